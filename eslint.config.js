@@ -1,0 +1,45 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+const layering = {
+  patterns: [
+    {
+      group: ['**/sandbox/**', '**/sandbox'],
+      message: 'src/steps, src/clients, src/engine and src/playbook must not import the sandbox: it meets the rest only over HTTP.',
+    },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.ledgerbook/**', 'test/fixtures/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-cycle': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.name='eval']", message: 'no eval' },
+        { selector: "NewExpression[callee.name='Function']", message: 'no Function constructor' },
+      ],
+    },
+  },
+  {
+    files: ['src/steps/**', 'src/clients/**', 'src/engine/**', 'src/playbook/**'],
+    rules: { 'no-restricted-imports': ['error', layering] },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,192 @@
+/**
+ * The typed event stream of a run. The engine emits; the listr2 tree, the plain-line log, the NDJSON stream
+ * (`--json`) and the Markdown summary consume. Source of `schemas/events.schema.json`; minor additions keep
+ * EVENTS_VERSION's major, a breaking change bumps it.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+
+export const EVENTS_VERSION = '1.0';
+
+const time = { type: 'string', description: 'ISO-8601 time the event was emitted' } as const;
+const stepId = { type: 'string' } as const;
+const errorInfo = {
+  type: 'object',
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    hint: { type: 'string' },
+    seen: { type: 'string', description: 'for ambiguous outcomes: what was observed' },
+  },
+  required: ['code', 'message'],
+  additionalProperties: false,
+} as const;
+const diagnostic = {
+  type: 'object',
+  properties: {
+    file: { type: 'string' },
+    line: { type: 'integer' },
+    col: { type: 'integer' },
+    pointer: { type: 'string' },
+    message: { type: 'string' },
+    expected: { type: 'string' },
+    hint: { type: 'string' },
+    rule: { type: 'string' },
+  },
+  required: ['file', 'line', 'col', 'pointer', 'message', 'rule'],
+  additionalProperties: false,
+} as const;
+const change = {
+  type: 'object',
+  properties: {
+    item: { type: 'string' },
+    action: { type: 'string' },
+    summary: { type: 'string' },
+    details: { type: 'object' },
+  },
+  required: ['item', 'action', 'summary'],
+  additionalProperties: false,
+} as const;
+
+function event<const T extends string, const P extends Record<string, unknown>, const R extends readonly string[]>(
+  type: T,
+  properties: P,
+  required: R,
+) {
+  return {
+    type: 'object',
+    properties: { type: { const: type }, time, ...properties },
+    required: ['type', 'time', ...required],
+    additionalProperties: false,
+  } as const;
+}
+
+const versionEvent = event(
+  'version',
+  { events: { const: EVENTS_VERSION }, ledgerbook: { type: 'string' } },
+  ['events', 'ledgerbook'],
+);
+const runStart = event(
+  'run.start',
+  {
+    run: { type: 'string' },
+    mode: { enum: ['run', 'plan'] },
+    playbook: { type: 'string' },
+    file: { type: 'string' },
+    target: { type: 'string' },
+    resumed: { type: 'boolean' },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: stepId, kind: { type: 'string' }, name: { type: 'string' } },
+        required: ['id', 'kind', 'name'],
+        additionalProperties: false,
+      },
+    },
+  },
+  ['run', 'mode', 'playbook', 'file', 'target', 'resumed', 'steps'],
+);
+const stepStart = event('step.start', { step: stepId, kind: { type: 'string' }, items: { type: 'integer' } }, [
+  'step',
+  'kind',
+  'items',
+]);
+const stepPlan = event(
+  'step.plan',
+  { step: stepId, inSync: { type: 'boolean' }, changes: { type: 'array', items: change } },
+  ['step', 'inSync', 'changes'],
+);
+const itemDone = event(
+  'item.done',
+  {
+    step: stepId,
+    item: { type: 'string' },
+    status: { enum: ['applied', 'in-sync', 'skipped', 'reconciled', 'failed'] },
+    error: errorInfo,
+  },
+  ['step', 'item', 'status'],
+);
+const stepProgress = event(
+  'step.progress',
+  { step: stepId, done: { type: 'integer' }, total: { type: 'integer' }, message: { type: 'string' } },
+  ['step', 'done', 'total'],
+);
+const retryEvent = event(
+  'retry',
+  {
+    step: stepId,
+    item: { type: 'string' },
+    attempt: { type: 'integer', description: 'the attempt that failed' },
+    delayMs: { type: 'integer' },
+    error: errorInfo,
+  },
+  ['step', 'item', 'attempt', 'delayMs', 'error'],
+);
+const logEvent = event(
+  'log',
+  { level: { enum: ['debug', 'info', 'warn', 'error'] }, step: stepId, message: { type: 'string' } },
+  ['level', 'message'],
+);
+const stepDone = event(
+  'step.done',
+  {
+    step: stepId,
+    status: { enum: ['applied', 'in-sync', 'skipped', 'resumed', 'planned', 'failed', 'paused', 'ambiguous'] },
+    changes: { type: 'integer', description: 'changes applied (run) or planned (plan)' },
+    outputs: { type: 'object' },
+    durationMs: { type: 'integer' },
+    error: errorInfo,
+  },
+  ['step', 'status', 'changes', 'durationMs'],
+);
+const runDone = event(
+  'run.done',
+  {
+    run: { type: 'string' },
+    status: { enum: ['succeeded', 'failed', 'paused', 'ambiguous', 'planned', 'interrupted'] },
+    exitCode: { type: 'integer' },
+    changes: { type: 'integer' },
+    durationMs: { type: 'integer' },
+    error: errorInfo,
+  },
+  ['run', 'status', 'exitCode', 'changes', 'durationMs'],
+);
+const errorEvent = event(
+  'error',
+  {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    hint: { type: 'string' },
+    exitCode: { type: 'integer' },
+    diagnostics: { type: 'array', items: diagnostic },
+  },
+  ['code', 'message', 'exitCode'],
+);
+
+export const eventsSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://ledgerbook.dev/schemas/events.schema.json',
+  title: 'ledgerbook --json event',
+  description: `One line of \`ledgerbook … --json\` output (NDJSON). The first line is a \`version\` event; events version ${EVENTS_VERSION}.`,
+  oneOf: [
+    versionEvent,
+    runStart,
+    stepStart,
+    stepPlan,
+    itemDone,
+    stepProgress,
+    retryEvent,
+    logEvent,
+    stepDone,
+    runDone,
+    errorEvent,
+  ],
+} as const;
+
+export type LedgerbookEvent = FromSchema<typeof eventsSchema>;
+export type EventType = LedgerbookEvent['type'];
+export type EventOf<T extends EventType> = Extract<LedgerbookEvent, { type: T }>;
+/** An event before the emitter stamps its time. */
+export type EventInput = LedgerbookEvent extends infer E ? (E extends { time: string } ? Omit<E, 'time'> : never) : never;
+
+export type EventListener = (event: LedgerbookEvent) => void;

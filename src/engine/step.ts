@@ -1,0 +1,147 @@
+/**
+ * The step contract (../../docs/architecture.md "The step contract"). A step kind is one module that knows its
+ * domain: what its `with` block looks like, how to read live state, what it would change, how to change it,
+ * and how to tell, after a crash, whether a side effect it announced happened. The engine owns everything else:
+ * retries, timeouts, checkpoints, fan-out, rendering and exit codes. A step never builds a client, reads
+ * process.env, sleeps on its own clock or retries by itself.
+ */
+import type { Clients } from '../clients/index.js';
+import type { Target } from '../playbook/target.js';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type Outputs = Record<string, JsonValue>;
+
+/** A JSON Schema (draft 2020-12) object, written `as const` in the step module so that types derive from it. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** One unit of work of a step, checkpointed on its own. Keys are stable across runs and unique in the step. */
+export interface Item<I = unknown> {
+  key: string;
+  value: I;
+}
+
+/** One change a step would make, for people (`summary`) and for `plan --json` (`action`, `details`). */
+export interface Change {
+  action: 'create' | 'update' | 'delete' | 'start' | 'run' | 'wait' | 'approve' | 'check';
+  summary: string;
+  /** structured details for machines; never a secret */
+  details?: Record<string, JsonValue>;
+}
+
+/** The outcome of planning one item: no changes means in sync; `outputs` are known when in sync. */
+export interface ItemPlan {
+  changes: Change[];
+  outputs?: Outputs;
+}
+
+/**
+ * The intent of a side effect, recorded durably in the journal before the side effect. `action` names it; the
+ * other fields are what reconcile needs to find it again (a workflow kind and instance, a command id, a time).
+ * Never a secret: the journal masks known secret values, but intents should carry identifiers only.
+ */
+export interface Intent {
+  action: string;
+  [field: string]: JsonValue;
+}
+
+export type Reconciliation =
+  /** the announced side effect happened and finished: the item is done */
+  | { status: 'done'; outputs?: Outputs }
+  /** it did not happen, or it is safe to do again: plan and apply the item as usual */
+  | { status: 'not-done'; note?: string }
+  /** it cannot be told: the run stops with exit 4 and prints what was seen */
+  | { status: 'ambiguous'; seen: string; hint?: string };
+
+export interface Clock {
+  now(): number;
+  /** resolves after `ms`, rejects with the signal's reason when aborted */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface StepContext {
+  readonly runId: string;
+  readonly stepId: string;
+  /** `plan` observes and plans only; `run` also applies */
+  readonly mode: 'plan' | 'run';
+  /** the resolved target; `undefined` when the playbook runs without one (core steps only) */
+  readonly target: Target | undefined;
+  /** typed service clients built from the target by the engine */
+  readonly clients: Clients;
+  readonly clock: Clock;
+  /** aborted on the step's timeout or on Ctrl-C */
+  readonly signal: AbortSignal;
+  /** step ids approved on this invocation with `--approve` */
+  readonly approvals: ReadonlySet<string>;
+  /** the working directory of the playbook file: relative paths in `with` resolve against it */
+  readonly baseDir: string;
+  log(level: LogLevel, message: string): void;
+  /** report progress inside a long item (e.g. a workflow's current step) */
+  progress(message: string): void;
+  /**
+   * Evaluate an expression the step keeps unresolved (a field marked `x-lazy-expression` in its schema),
+   * with extra names in scope such as `response` for core.wait.
+   */
+  evaluate(expression: string, extraScope?: Record<string, unknown>): unknown;
+}
+
+export interface ItemContext extends StepContext {
+  readonly item: Item;
+  /** 1 on the first try; the engine retries transient failures with the step's policy */
+  readonly attempt: number;
+  /** make the intent of a side effect durable; call it right before the side effect, await it */
+  record(intent: Intent): Promise<void>;
+}
+
+export interface ItemResult {
+  key: string;
+  outputs: Outputs;
+}
+
+/** What a static check found, relative to the step's `with` block. */
+export interface StaticFinding {
+  /** JSON pointer relative to `with`, e.g. `/coordinator` */
+  pointer: string;
+  message: string;
+  expected?: string;
+  hint?: string;
+}
+
+export interface StepKind<W = unknown, S = unknown, I = unknown> {
+  /** `<group>.<name>`, e.g. `core.shell`, `dpm.onboard-party` */
+  readonly kind: string;
+  /** one line, shown in `ledgerbook schema` and the editor */
+  readonly summary: string;
+  /** the `with` block; `x-secret: true` marks a field that must come from `${{ secrets.* }}` */
+  readonly withSchema: JsonSchema;
+  /** output keys and what each holds */
+  readonly outputs: Readonly<Record<string, string>>;
+  /** does the step need a target (service URLs, credentials)? */
+  readonly needsTarget: boolean;
+  /** default number of items applied at once (1 if omitted) */
+  readonly concurrency?: number;
+
+  /** checks that need the target but no network: node names exist, files exist and match their sha256 … */
+  check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
+  /** fan-out steps: the items, with stable keys. Omitted: one item, key `""`, value `with` */
+  items?(w: W, ctx: StepContext): Item<I>[] | Promise<Item<I>[]>;
+  /** read live state; no side effect */
+  observe(ctx: StepContext, w: W): Promise<S>;
+  /** pure: from observed state, what this item would change */
+  plan(w: W, state: S, item: Item<I>): ItemPlan;
+  /** make the changes; `ctx.record(intent)` before each side effect; returns the item's outputs */
+  apply(ctx: ItemContext, w: W, item: Item<I>, plan: ItemPlan, state: S): Promise<Outputs>;
+  /** after a crash or an ambiguous answer: did the recorded intents take effect? */
+  reconcile(ctx: ItemContext, w: W, item: Item<I>, intents: readonly Intent[]): Promise<Reconciliation>;
+  /** fan-out steps: the step's outputs from all items; omitted: the single item's outputs */
+  combine?(w: W, results: readonly ItemResult[]): Outputs;
+}
+
+/** Erases the type parameters for the registry. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyStepKind = StepKind<any, any, any>;
+
+export function defineStep<W, S, I = W>(kind: StepKind<W, S, I>): StepKind<W, S, I> {
+  return kind;
+}
