@@ -76,6 +76,15 @@ export interface StepContext {
   readonly approvals: ReadonlySet<string>;
   /** the working directory of the playbook file: relative paths in `with` resolve against it */
   readonly baseDir: string;
+  /** who runs this (`user@host`, or the CI actor): recorded with approvals */
+  readonly actor: string;
+  /**
+   * The outputs of the last finished execution of this step with the same resolved `with`, in any earlier run
+   * of this playbook and target. Only for steps with no live state to observe (core.shell without guards).
+   */
+  readonly previous: { outputs: Outputs } | undefined;
+  /** digest of the playbook's text and the run's inputs: what an approval is given for */
+  readonly fingerprint: string;
   log(level: LogLevel, message: string): void;
   /** report progress inside a long item (e.g. a workflow's current step) */
   progress(message: string): void;

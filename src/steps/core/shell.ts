@@ -1,0 +1,133 @@
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { FromSchema } from 'json-schema-to-ts';
+import { StepError } from '../../errors.js';
+import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+
+const withSchema = {
+  type: 'object',
+  properties: {
+    run: {
+      description:
+        'The command: a string run by the shell (`sh -c`), or a list [program, arg…] run without a shell.',
+      anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
+    },
+    creates: {
+      type: 'string',
+      minLength: 1,
+      description: 'A path the command creates: when it exists, the step is in sync and does not run.',
+    },
+    unless: {
+      type: 'string',
+      minLength: 1,
+      description: 'A read-only check command: when it exits 0, the step is in sync and does not run.',
+    },
+    cwd: { type: 'string', description: 'Working directory, relative to the playbook file (default its folder).' },
+    env: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Extra environment variables for the command.',
+    },
+  },
+  required: ['run'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+interface Observed {
+  /** a guard (creates / unless) holds, or an earlier run finished this very command */
+  satisfied: boolean;
+  reason: string;
+}
+
+function commandText(run: string | readonly string[]): string {
+  return typeof run === 'string' ? run : run.join(' ');
+}
+
+async function guardHolds(ctx: StepContext, w: With): Promise<{ holds: boolean; reason: string } | undefined> {
+  const cwd = resolve(ctx.baseDir, w.cwd ?? '.');
+  if (w.creates !== undefined) {
+    const path = resolve(cwd, w.creates);
+    const exists = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (exists) return { holds: true, reason: `${w.creates} exists` };
+    if (w.unless === undefined) return { holds: false, reason: `${w.creates} does not exist` };
+  }
+  if (w.unless !== undefined) {
+    const { execa } = await import('execa');
+    const check = await execa(w.unless, {
+      shell: true,
+      cwd,
+      env: w.env,
+      reject: false,
+      cancelSignal: ctx.signal,
+      stdin: 'ignore',
+    });
+    return check.exitCode === 0
+      ? { holds: true, reason: `\`${w.unless}\` succeeded` }
+      : { holds: false, reason: `\`${w.unless}\` exited ${String(check.exitCode)}` };
+  }
+  return undefined;
+}
+
+/**
+ * Runs a command. With `creates` or `unless` it observes live state, so a rerun skips work already done and a
+ * crash in the middle is reconciled. Without a guard, its only memory is the journal: an earlier run that
+ * finished the same command counts as in sync, and a crash mid-command is an ambiguous outcome.
+ */
+export const coreShell = defineStep<With, Observed>({
+  kind: 'core.shell',
+  summary: 'Run a command; `creates` / `unless` make a rerun idempotent.',
+  withSchema,
+  outputs: { stdout: 'standard output, trailing newline removed', stderr: 'standard error', exit_code: 'exit code' },
+  needsTarget: false,
+  async observe(ctx, w) {
+    const guard = await guardHolds(ctx, w);
+    if (guard) return { satisfied: guard.holds, reason: guard.reason };
+    if (ctx.previous) return { satisfied: true, reason: 'an earlier run finished this command' };
+    return { satisfied: false, reason: 'no guard' };
+  },
+  plan(w, observed) {
+    if (observed.satisfied) return { changes: [], outputs: { stdout: '', stderr: '', exit_code: 0 } };
+    return { changes: [{ action: 'run', summary: `run \`${commandText(w.run)}\` (${observed.reason})` }] };
+  },
+  async apply(ctx, w) {
+    const { execa } = await import('execa');
+    const options = {
+      cwd: resolve(ctx.baseDir, w.cwd ?? '.'),
+      env: w.env,
+      reject: false,
+      cancelSignal: ctx.signal,
+      stdin: 'ignore',
+      stripFinalNewline: true,
+    } as const;
+    await ctx.record({ action: 'exec', command: commandText(w.run) });
+    const result =
+      typeof w.run === 'string'
+        ? await execa(w.run, { ...options, shell: true })
+        : await execa(w.run[0] ?? '', w.run.slice(1), options);
+    if (result.isCanceled) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
+    const outputs: Outputs = { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode ?? -1 };
+    if (result.exitCode !== 0) {
+      const tail = result.stderr.split('\n').slice(-5).join('\n').trim();
+      const how = result.signal ? `was killed by ${result.signal}` : `exited ${String(result.exitCode)}`;
+      throw new StepError(`\`${commandText(w.run)}\` ${how}${tail ? `: ${tail}` : ''}`, {
+        hint: 'fix the command or its environment and run again; finished steps are skipped',
+      });
+    }
+    return outputs;
+  },
+  async reconcile(ctx, w) {
+    const guard = await guardHolds(ctx, w);
+    if (guard?.holds) return { status: 'done', outputs: { stdout: '', stderr: '', exit_code: 0 } };
+    if (guard) return { status: 'not-done', note: guard.reason };
+    return {
+      status: 'ambiguous',
+      seen: `\`${commandText(w.run)}\` was started but its end was not recorded (the run stopped meanwhile)`,
+      hint: 'add `creates:` or `unless:` so ledgerbook can check; after checking by hand, mark it with `ledgerbook state resolve`',
+    };
+  },
+});

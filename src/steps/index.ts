@@ -1,0 +1,11 @@
+import type { AnyStepKind } from '../engine/step.js';
+import { coreApprove } from './core/approve.js';
+import { coreAssert } from './core/assert.js';
+import { coreLog } from './core/log.js';
+import { coreShell } from './core/shell.js';
+import { coreWait } from './core/wait.js';
+
+const all: readonly AnyStepKind[] = [coreShell, coreWait, coreAssert, coreApprove, coreLog];
+
+/** Every step kind, by `uses` name. */
+export const stepKinds: ReadonlyMap<string, AnyStepKind> = new Map(all.map((kind) => [kind.kind, kind]));
