@@ -146,6 +146,8 @@ export class ServiceError extends LedgerbookError {
   readonly path: string;
   readonly status: number | undefined;
   readonly serviceMessage: string | undefined;
+  /** the service's parsed error body (e.g. the DPM's `missing_edges`), for steps that act on it; never printed */
+  readonly body: unknown;
 
   constructor(
     fields: {
@@ -156,6 +158,7 @@ export class ServiceError extends LedgerbookError {
       serviceMessage?: string | undefined;
       retryability: Retryability;
       hint?: string | undefined;
+      body?: unknown;
     },
     cause?: unknown,
   ) {
@@ -170,6 +173,7 @@ export class ServiceError extends LedgerbookError {
     this.path = fields.path;
     this.status = fields.status;
     this.serviceMessage = fields.serviceMessage;
+    this.body = fields.body;
   }
 }
 
