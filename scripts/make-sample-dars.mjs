@@ -7,9 +7,11 @@
  *
  *   node scripts/make-sample-dars.mjs
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { stdout } from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 
@@ -114,6 +116,6 @@ for (const sample of SAMPLES) {
   const { bytes, packages } = buildDar(sample);
   const file = join(outDir, `${sample.name}-${sample.version}.dar`);
   writeFileSync(file, bytes);
-  console.log(`${file.slice(root.length + 1)}  sha256 ${sha256(bytes)}`);
-  for (const p of packages) console.log(`  ${p.name} ${p.version}  ${p.packageId}`);
+  stdout.write(`${file.slice(root.length + 1)}  sha256 ${sha256(bytes)}\n`);
+  for (const p of packages) stdout.write(`  ${p.name} ${p.version}  ${p.packageId}\n`);
 }
