@@ -1,0 +1,108 @@
+/**
+ * Secret masking. Every resolved secret (and every access token a client obtains) is registered here; every
+ * sink (events, renderers, errors, the journal, the summary) passes its text through `mask`. A secret also
+ * leaks in encoded forms — in a Basic header, a form body, a URL, a JSON string — so those are registered too.
+ */
+
+export const MASK = '***';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/** The forms under which `secret` may appear in output, the secret itself first. */
+export function secretForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = [
+    secret,
+    bytes.toString('base64'),
+    bytes.toString('base64url'),
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+  ];
+  return [...new Set(forms)].filter((form) => form.length > 0);
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+export class Masker {
+  private readonly secrets = new Set<string>();
+  private readonly forms = new Set<string>();
+  private pattern: RegExp | undefined;
+
+  /** number of distinct secrets registered */
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  add(secret: string): void {
+    if (secret.length === 0 || this.secrets.has(secret)) return;
+    this.secrets.add(secret);
+    for (const form of secretForms(secret)) this.forms.add(form);
+    // Longest first, so that a secret containing another one is masked whole.
+    const alternatives = [...this.forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    this.pattern = new RegExp(alternatives.join('|'), 'g');
+  }
+
+  /**
+   * `text` with every occurrence of every registered form replaced by `***`. Occurrences that overlap (two
+   * secrets sharing characters) are merged, so no character of either is left visible.
+   */
+  mask(text: string): string {
+    const pattern = this.pattern;
+    if (!pattern) return text;
+    pattern.lastIndex = 0;
+    let match = pattern.exec(text);
+    if (!match) return text;
+    let out = '';
+    let copied = 0;
+    let start = match.index;
+    let end = start + match[0].length;
+    pattern.lastIndex = start + 1;
+    while ((match = pattern.exec(text))) {
+      const matchEnd = match.index + match[0].length;
+      if (match.index <= end) {
+        end = Math.max(end, matchEnd);
+      } else {
+        out += text.slice(copied, start) + MASK;
+        copied = end;
+        start = match.index;
+        end = matchEnd;
+      }
+      pattern.lastIndex = match.index + 1;
+    }
+    return out + text.slice(copied, start) + MASK + text.slice(end);
+  }
+
+  /**
+   * A copy of `value` with every string masked, keys included. Plain objects and arrays are copied; other
+   * values (numbers, class instances such as Date or Error) are returned as they are, so mask an error's
+   * message yourself. Without registered secrets, `value` itself is returned.
+   */
+  maskDeep<T>(value: T): T {
+    if (!this.pattern) return value;
+    return this.maskValue(value, new WeakMap()) as T;
+  }
+
+  private maskValue(value: unknown, seen: WeakMap<object, unknown>): unknown {
+    if (typeof value === 'string') return this.mask(value);
+    if (typeof value !== 'object' || value === null) return value;
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      seen.set(value, copy);
+      for (const element of value) copy.push(this.maskValue(element, seen));
+      return copy;
+    }
+    if (!isPlainObject(value)) return value;
+    const copy: Record<string, unknown> = {};
+    seen.set(value, copy);
+    for (const [key, element] of Object.entries(value)) copy[this.mask(key)] = this.maskValue(element, seen);
+    return copy;
+  }
+}
