@@ -1,0 +1,252 @@
+/**
+ * One run at a time per (playbook, target): `<runDir>/lock.json`, created with O_EXCL, says who holds it. A
+ * lock whose process is gone (same host, dead pid) is reported as stale with the command that clears it; it is
+ * never taken over silently, since only a person can tell that the old run really stopped.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { LockedError, StateError } from '../errors.js';
+
+export interface LockInfo {
+  id: string;
+  pid: number;
+  host: string;
+  user: string;
+  /** ISO-8601 time the lock was taken */
+  at: string;
+  /** the command line that holds it, e.g. `ledgerbook run playbooks/x.yaml --target testnet` */
+  command: string;
+  playbook: string;
+  target: string;
+}
+
+export interface Lock {
+  readonly info: LockInfo;
+  /** removes the lock file if it is still this lock; idempotent */
+  release(): Promise<void>;
+  /** the same, synchronously, for process exit handlers */
+  releaseSync(): void;
+}
+
+export const LOCK_FILE = 'lock.json';
+
+/** A writer creates the file and fills it in one write; a reader may see it empty for that instant. */
+const PARTIAL_READ_RETRIES = 5;
+const PARTIAL_READ_DELAY_MS = 20;
+
+export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>): Promise<Lock> {
+  const full: LockInfo = { ...info, id: randomUUID(), at: new Date().toISOString() };
+  const path = join(dir, LOCK_FILE);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw stateIoError(`cannot create the state directory ${dir}`, error);
+  }
+  // A holder that releases between our failed create and our read leaves nothing to report: try again.
+  for (let tries = 0; tries < 3; tries++) {
+    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) return heldLock(path, full);
+    const holder = await readLockSettled(path, info);
+    if (holder) throw lockedError(holder, path);
+  }
+  throw new LockedError(
+    `the lock ${path} is being taken and released by other runs right now`,
+    'wait a moment and run the command again',
+  );
+}
+
+async function createExclusive(path: string, content: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'wx', 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw stateIoError(`cannot create the lock file ${path}`, error);
+  }
+  try {
+    await handle.writeFile(content, 'utf8');
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+function heldLock(path: string, info: LockInfo): Lock {
+  let released = false;
+  return {
+    info,
+    async release() {
+      if (released) return;
+      released = true;
+      const current = parseLock(await readText(path));
+      if (current !== undefined && current !== 'corrupt' && current.id === info.id)
+        await removeIfPresent(path);
+    },
+    releaseSync() {
+      if (released) return;
+      released = true;
+      let text: string | undefined;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      const current = parseLock(text);
+      if (current === undefined || current === 'corrupt' || current.id !== info.id) return;
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    },
+  };
+}
+
+/** The lock of the run directory `dir`, or undefined when nobody holds it. */
+export async function readLock(dir: string): Promise<LockInfo | undefined> {
+  const path = join(dir, LOCK_FILE);
+  return readLockSettled(path);
+}
+
+/** Reads the lock, waiting briefly when it is caught between creation and content; corrupt → StateError. */
+async function readLockSettled(path: string, names?: RunNames): Promise<LockInfo | undefined> {
+  for (let tries = 0; ; tries++) {
+    const current = parseLock(await readText(path));
+    if (current !== 'corrupt') return current;
+    if (tries >= PARTIAL_READ_RETRIES) throw corruptLockError(path, names);
+    await new Promise((resolve) => setTimeout(resolve, PARTIAL_READ_DELAY_MS));
+  }
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw stateIoError(`cannot read the lock file ${path}`, error);
+  }
+}
+
+type RunNames = Pick<LockInfo, 'playbook' | 'target'>;
+
+/** undefined: no lock; 'corrupt': not a lock (or caught between creation and content). */
+function parseLock(text: string | undefined): LockInfo | 'corrupt' | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return 'corrupt';
+    throw error;
+  }
+  return isLockInfo(value) ? value : 'corrupt';
+}
+
+function isLockInfo(value: unknown): value is LockInfo {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.id === 'string' &&
+    typeof v.pid === 'number' &&
+    typeof v.host === 'string' &&
+    typeof v.user === 'string' &&
+    typeof v.at === 'string' &&
+    typeof v.command === 'string' &&
+    typeof v.playbook === 'string' &&
+    typeof v.target === 'string'
+  );
+}
+
+/** True when the holder ran on this host and its process no longer exists. Other hosts cannot be checked. */
+export function isStale(info: LockInfo): boolean {
+  return info.host === hostname() && !processExists(info.pid);
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return false;
+    // EPERM: it exists, under another user.
+    if (code === 'EPERM') return true;
+    throw error;
+  }
+}
+
+/**
+ * Removes the lock of `dir` and returns what it held (undefined when there was none). With `id`, only that
+ * lock is removed: a different holder is refused. An unreadable lock file is removed only without `id`.
+ */
+export async function unlock(dir: string, id?: string): Promise<LockInfo | undefined> {
+  const path = join(dir, LOCK_FILE);
+  const current = parseLock(await readText(path));
+  if (current === undefined) return undefined;
+  if (id !== undefined) {
+    if (current === 'corrupt') {
+      throw new StateError(
+        `the lock file ${path} is unreadable, so its id cannot be checked against ${id}`,
+        'run the unlock command without the lock id to remove it',
+      );
+    }
+    if (current.id !== id) {
+      throw new StateError(
+        `the lock of ${current.playbook} on ${current.target} has id ${current.id}, not ${id}: it was taken again by ${describeHolder(current)}`,
+        'check `ledgerbook status` and use the id it reports now',
+      );
+    }
+  }
+  await removeIfPresent(path);
+  return current === 'corrupt' ? undefined : current;
+}
+
+async function removeIfPresent(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw stateIoError(`cannot remove the lock file ${path}`, error);
+  }
+}
+
+function describeHolder(info: LockInfo): string {
+  return `${info.user}@${info.host} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
+}
+
+function unlockCommand(names: RunNames | undefined): string {
+  return `ledgerbook state unlock ${names?.playbook ?? '<playbook>'} --target ${names?.target ?? '<target>'}`;
+}
+
+/** The refusal a second run gets: who holds the lock, and what to do about it. */
+export function lockedError(info: LockInfo, path: string): LockedError {
+  const message = `${info.playbook} on target ${info.target} is locked by ${describeHolder(info)} (${path})`;
+  if (info.host !== hostname()) {
+    return new LockedError(
+      message,
+      `it is held from another host (${info.host}): wait for that run to finish; if it is certainly gone, run \`${unlockCommand(info)}\` (lock id ${info.id})`,
+    );
+  }
+  if (isStale(info)) {
+    return new LockedError(
+      message,
+      `the process that held it is gone: run \`${unlockCommand(info)}\` (lock id ${info.id})`,
+    );
+  }
+  return new LockedError(message, `wait for it to finish, or stop it (pid ${info.pid})`);
+}
+
+function corruptLockError(path: string, names: RunNames | undefined): StateError {
+  return new StateError(
+    `the lock file ${path} is not a ledgerbook lock (empty or damaged)`,
+    `make sure no run of this playbook and target is active, then remove it with \`${unlockCommand(names)}\``,
+  );
+}
+
+function stateIoError(what: string, error: unknown): StateError {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  return new StateError(`${what}: ${code}`, 'check that the state directory exists and is writable', error);
+}
