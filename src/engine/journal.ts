@@ -1,0 +1,363 @@
+/**
+ * The checkpoint journal of one (playbook, target): `<runDir>/journal.ndjson`, append-only, one JSON record per
+ * line. An intent is made durable (write + fdatasync) before its side effect; concurrent durable appends share
+ * one write + fdatasync (group commit), and plain appends ride along with the next one or a short timer, so a
+ * 10,000-item step is not bound by fsync. Every record is masked before it is serialised.
+ */
+import { mkdir, open, readFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { StateError } from '../errors.js';
+import type { Masker } from './masker.js';
+import type { Intent, Outputs } from './step.js';
+
+export const JOURNAL_FORMAT = 1;
+export const JOURNAL_FILE = 'journal.ndjson';
+/** the longest a plain `append` waits for a durable write to carry it */
+export const GROUP_COMMIT_DELAY_MS = 50;
+
+export type JournalRecord =
+  | {
+      t: 'run';
+      v: 1;
+      run: string;
+      at: string;
+      playbook: string;
+      file: string;
+      target: string;
+      digest: string;
+      inputsDigest: string;
+      pid: number;
+      host: string;
+      user: string;
+      mode: 'run';
+      /** started with --fresh: journal-only memory of earlier runs (see lastFinishedStep) is forgotten */
+      fresh?: boolean;
+    }
+  | { t: 'step'; run: string; step: string; at: string; withDigest: string; items: number }
+  | { t: 'intent'; run: string; step: string; item: string; at: string; intent: Intent }
+  | {
+      t: 'done';
+      run: string;
+      step: string;
+      item: string;
+      at: string;
+      status: 'applied' | 'in-sync' | 'reconciled';
+      outputs: Outputs;
+    }
+  | {
+      t: 'step-done';
+      run: string;
+      step: string;
+      at: string;
+      status: 'applied' | 'in-sync' | 'skipped';
+      outputs: Outputs;
+      withDigest: string;
+    }
+  | { t: 'approval'; run: string; step: string; at: string; by: string }
+  | {
+      t: 'end';
+      run: string;
+      at: string;
+      status: 'succeeded' | 'failed' | 'paused' | 'ambiguous' | 'interrupted';
+      exitCode: number;
+      error?: { code: string; message: string };
+    };
+
+export type JournalRecordType = JournalRecord['t'];
+
+const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
+  'run',
+  'step',
+  'intent',
+  'done',
+  'step-done',
+  'approval',
+  'end',
+]);
+
+/** What a journal file holds, and how much of it is whole. */
+export interface ParsedJournal {
+  records: JournalRecord[];
+  /** bytes up to and including the last complete line */
+  validBytes: number;
+  /** a last line without its newline: a write cut short by a crash; ignored */
+  tornBytes: number;
+}
+
+const DAMAGED_HINT = (file: string): string =>
+  `the file was edited or damaged. Keep a copy (mv ${file} ${file}.damaged) and run again: ledgerbook then ` +
+  'starts a fresh run that observes live state, so finished work is found, not repeated';
+
+/**
+ * Parses journal bytes. A torn last line is left out (see `tornBytes`); a bad complete line, a record of an
+ * unknown run, or a newer format is a StateError naming the file and line.
+ */
+export function parseJournal(bytes: Buffer, file: string): ParsedJournal {
+  const validBytes = bytes.lastIndexOf(0x0a) + 1;
+  const text = bytes.toString('utf8', 0, validBytes);
+  const lines = text.split('\n');
+  const records: JournalRecord[] = [];
+  const runs = new Set<string>();
+  // The text ends with '\n' (or is empty), so the last element is always ''.
+  for (let index = 0; index < lines.length - 1; index++) {
+    const line = lines[index] as string;
+    if (line.trim() === '') continue;
+    const where = `${file}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      throw new StateError(`${where}: not a journal record (not valid JSON)`, DAMAGED_HINT(file), error);
+    }
+    const record = checkRecord(value, where, file);
+    if (record.t === 'run') runs.add(record.run);
+    else if (!runs.has(record.run)) {
+      throw new StateError(
+        `${where}: a ${record.t} record of run ${record.run}, which has no run record before it`,
+        DAMAGED_HINT(file),
+      );
+    }
+    records.push(record);
+  }
+  return { records, validBytes, tornBytes: bytes.length - validBytes };
+}
+
+function checkRecord(value: unknown, where: string, file: string): JournalRecord {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new StateError(`${where}: not a journal record (not a JSON object)`, DAMAGED_HINT(file));
+  }
+  const record = value as Record<string, unknown>;
+  if (record.t === 'run' && record.v !== JOURNAL_FORMAT) {
+    if (typeof record.v === 'number' && record.v > JOURNAL_FORMAT) {
+      throw new StateError(
+        `${where}: written by a newer ledgerbook (journal format ${record.v}; this version reads format ${JOURNAL_FORMAT})`,
+        'upgrade ledgerbook to the version that wrote this journal, or newer',
+      );
+    }
+    throw new StateError(`${where}: a run record without a known format version`, DAMAGED_HINT(file));
+  }
+  if (typeof record.t !== 'string' || !RECORD_TYPES.has(record.t) || typeof record.run !== 'string') {
+    const what =
+      typeof record.t === 'string' ? `unknown record type "${record.t}"` : 'a record without a type';
+    throw new StateError(
+      `${where}: ${what}`,
+      `if a newer ledgerbook wrote this journal, upgrade ledgerbook; otherwise ${DAMAGED_HINT(file)}`,
+    );
+  }
+  return record as JournalRecord;
+}
+
+async function readBytes(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw ioError('cannot read the journal', file, error);
+  }
+}
+
+/** The records of the journal in run directory `dir`, read-only (a torn last line is ignored, not removed). */
+export async function readJournal(dir: string): Promise<JournalRecord[]> {
+  const file = join(dir, JOURNAL_FILE);
+  const bytes = await readBytes(file);
+  return bytes === undefined ? [] : parseJournal(bytes, file).records;
+}
+
+function ioError(what: string, file: string, error: unknown): StateError {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  return new StateError(
+    `${what} ${file}: ${code}`,
+    'check the free space and the permissions of the state directory (--state-dir)',
+    error,
+  );
+}
+
+export interface JournalStats {
+  /** write + fdatasync rounds */
+  batches: number;
+  /** records written */
+  records: number;
+  /** bytes written */
+  bytes: number;
+}
+
+export interface JournalOpenOptions {
+  /** read the records only (plan, status): create nothing, and refuse appends */
+  readOnly?: boolean;
+}
+
+/**
+ * The open journal of a run directory. Open it for writing only while holding the run's lock: appending
+ * truncates a torn last line left by a crash.
+ */
+export class Journal {
+  readonly file: string;
+  readonly stats: JournalStats = { batches: 0, records: 0, bytes: 0 };
+  private readonly all: JournalRecord[];
+  private pending: string[] = [];
+  private writing: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private truncateTo: number | undefined;
+  private failure: StateError | undefined;
+  private closed = false;
+
+  private constructor(
+    file: string,
+    private readonly handle: FileHandle | undefined,
+    private readonly masker: Masker,
+    parsed: ParsedJournal,
+  ) {
+    this.file = file;
+    this.all = parsed.records;
+    this.truncateTo = parsed.tornBytes > 0 ? parsed.validBytes : undefined;
+  }
+
+  /** Creates the directory and the file as needed and reads the records already there. */
+  static async open(dir: string, masker: Masker, options: JournalOpenOptions = {}): Promise<Journal> {
+    const file = join(dir, JOURNAL_FILE);
+    if (options.readOnly) {
+      const bytes = await readBytes(file);
+      const parsed =
+        bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
+      return new Journal(file, undefined, masker, { ...parsed, tornBytes: 0 });
+    }
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      throw ioError('cannot create the directory of the journal', file, error);
+    }
+    const bytes = await readBytes(file);
+    const parsed =
+      bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'a', 0o600);
+      // A new file is durable only once its directory entry is.
+      if (bytes === undefined) await syncDirectory(dirname(file));
+    } catch (error) {
+      throw ioError('cannot open the journal', file, error);
+    }
+    return new Journal(file, handle, masker, parsed);
+  }
+
+  /** every record read at open and appended since, as written (masked) */
+  get records(): readonly JournalRecord[] {
+    return this.all;
+  }
+
+  /** Buffers a record; it is written with the next durable append, by a timer within ~50 ms, or on flush. */
+  append(record: JournalRecord): void {
+    if (this.closed) throw new StateError(`the journal ${this.file} is closed`);
+    if (!this.handle) throw new StateError(`the journal ${this.file} was opened read-only`);
+    if (this.failure) throw this.failure;
+    const masked = this.masker.maskDeep(record);
+    this.all.push(masked);
+    this.pending.push(`${JSON.stringify(masked)}\n`);
+    if (this.timer === undefined && this.queued === undefined) {
+      this.timer = setTimeout(() => this.flushInBackground(), GROUP_COMMIT_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Resolves once this record and every record before it are written and fdatasync'ed. */
+  async appendDurable(record: JournalRecord): Promise<void> {
+    this.append(record);
+    return this.flush();
+  }
+
+  /** Writes and fdatasyncs whatever is buffered; resolves when everything appended so far is durable. */
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    // A batch is already waiting for the one in flight: it will take everything buffered by then.
+    if (this.queued) return this.queued;
+    if (this.writing) {
+      if (this.pending.length === 0) return this.writing;
+      this.queued = this.writing.then(() => {
+        this.queued = undefined;
+        return this.startBatch();
+      });
+      return this.queued;
+    }
+    return this.startBatch();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.handle?.close();
+    }
+  }
+
+  private flushInBackground(): void {
+    this.timer = undefined;
+    this.flush().catch((error: unknown) => {
+      // Kept: every later append, flush and close rejects with it.
+      this.failure ??=
+        error instanceof StateError ? error : ioError('cannot write the journal', this.file, error);
+    });
+  }
+
+  private startBatch(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return Promise.resolve();
+    const lines = this.pending;
+    this.pending = [];
+    const batch = this.write(lines).then(
+      () => {
+        this.writing = undefined;
+      },
+      (error: unknown) => {
+        this.writing = undefined;
+        this.failure =
+          error instanceof StateError ? error : ioError('cannot write the journal', this.file, error);
+        throw this.failure;
+      },
+    );
+    this.writing = batch;
+    return batch;
+  }
+
+  /** One write and one fdatasync for the whole batch. */
+  private async write(lines: string[]): Promise<void> {
+    const data = Buffer.from(lines.join(''), 'utf8');
+    const handle = this.handle;
+    if (!handle) throw new StateError(`the journal ${this.file} was opened read-only`);
+    try {
+      if (this.truncateTo !== undefined) {
+        await handle.truncate(this.truncateTo);
+        this.truncateTo = undefined;
+      }
+      let offset = 0;
+      while (offset < data.length) {
+        const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+        offset += bytesWritten;
+      }
+      await handle.datasync();
+    } catch (error) {
+      throw ioError('cannot write the journal', this.file, error);
+    }
+    this.stats.batches++;
+    this.stats.records += lines.length;
+    this.stats.bytes += data.length;
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Windows cannot open a directory as a file; NTFS makes the entry durable with the file.
+  if (process.platform === 'win32') return;
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
