@@ -115,7 +115,7 @@ export function parseJournal(bytes: Buffer, file: string): ParsedJournal {
     if (record.t === 'run') runs.add(record.run);
     else if (!runs.has(record.run)) {
       throw new StateError(
-        `${where}: a ${record.t} record of run ${record.run}, which has no run record before it`,
+        `${where}: record "${record.t}" of run ${record.run}, which has no run record before it`,
         DAMAGED_HINT(file),
       );
     }
