@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { Masker, secretForms } from './masker.js';
+
+const SECRET = 'p@ss word/+"\\é!';
+
+describe('Masker.mask', () => {
+  it('masks the secret and each of its encoded forms', () => {
+    const masker = new Masker();
+    masker.add(SECRET);
+    const forms = {
+      raw: SECRET,
+      base64: Buffer.from(SECRET).toString('base64'),
+      base64url: Buffer.from(SECRET).toString('base64url'),
+      url: encodeURIComponent(SECRET),
+      form: new URLSearchParams({ s: SECRET }).toString().slice(2),
+      json: JSON.stringify(SECRET).slice(1, -1),
+    };
+    // the test means something only if the forms really differ from each other
+    expect(new Set(Object.values(forms)).size).toBe(6);
+    for (const [name, form] of Object.entries(forms)) {
+      expect(masker.mask(`before ${form} after`), name).toBe('before *** after');
+    }
+  });
+
+  it('masks secrets inside a JSON document and an Authorization header', () => {
+    const masker = new Masker();
+    masker.add('hunter2"x');
+    const body = JSON.stringify({ password: 'hunter2"x', user: 'alice' });
+    expect(masker.mask(body)).toBe('{"password":"***","user":"alice"}');
+    masker.add('alice:s3cr3t');
+    const header = `Basic ${Buffer.from('alice:s3cr3t').toString('base64')}`;
+    expect(masker.mask(header)).toBe('Basic ***');
+  });
+
+  it('masks every occurrence, and leaves text without secrets as it is', () => {
+    const masker = new Masker();
+    expect(masker.mask('nothing registered')).toBe('nothing registered');
+    masker.add('tok');
+    expect(masker.mask('tok tok,tok')).toBe('*** ***,***');
+    expect(masker.mask('clean')).toBe('clean');
+  });
+
+  it('masks a secret that contains another one whole', () => {
+    const masker = new Masker();
+    masker.add('abc');
+    masker.add('xxabcxx');
+    expect(masker.mask('[xxabcxx] [abc]')).toBe('[***] [***]');
+  });
+
+  it('leaves no character visible where two secrets overlap', () => {
+    const masker = new Masker();
+    masker.add('abcd');
+    masker.add('cdef');
+    expect(masker.mask('>abcdef<')).toBe('>***<');
+    expect(masker.mask('>cdefab abcd<')).toBe('>***ab ***<');
+  });
+
+  it('treats regular-expression characters literally', () => {
+    const masker = new Masker();
+    masker.add('a.b*c');
+    expect(masker.mask('a.b*c axbbbc')).toBe('*** axbbbc');
+  });
+
+  it('ignores empty strings and counts distinct secrets', () => {
+    const masker = new Masker();
+    masker.add('');
+    expect(masker.size).toBe(0);
+    expect(masker.mask('anything')).toBe('anything');
+    masker.add('one');
+    masker.add('one');
+    masker.add('two');
+    expect(masker.size).toBe(2);
+  });
+
+  it('lists a form once when encodings coincide', () => {
+    expect(secretForms('abc')).toEqual(['abc', 'YWJj']);
+  });
+});
+
+describe('Masker.maskDeep', () => {
+  it('masks strings in nested objects and arrays, keys included, without changing the input', () => {
+    const masker = new Masker();
+    masker.add('s3cr3t');
+    const input = {
+      url: 'https://idp/token?client_secret=s3cr3t',
+      list: ['a', 's3cr3t', 3, null, true, { inner: 'x s3cr3t y' }],
+      s3cr3t: 'as a key',
+      n: 42,
+    };
+    const copy = structuredClone(input);
+    expect(masker.maskDeep(input)).toEqual({
+      url: 'https://idp/token?client_secret=***',
+      list: ['a', '***', 3, null, true, { inner: 'x *** y' }],
+      '***': 'as a key',
+      n: 42,
+    });
+    expect(input).toEqual(copy);
+  });
+
+  it('copes with cycles and leaves class instances alone', () => {
+    const masker = new Masker();
+    masker.add('k');
+    const node: Record<string, unknown> = { name: 'k' };
+    node.self = node;
+    const date = new Date(0);
+    const masked = masker.maskDeep({ node, date });
+    expect(masked.node.name).toBe('***');
+    expect(masked.node.self).toBe(masked.node);
+    expect(masked.date).toBe(date);
+  });
+
+  it('returns the value itself when no secret is registered', () => {
+    const value = { a: ['b'] };
+    expect(new Masker().maskDeep(value)).toBe(value);
+  });
+});
