@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LockedError, StateError } from '../errors.js';
+import { LOCK_FILE, acquireLock, isStale, readLock, unlock } from './lock.js';
+import type { LockInfo } from './lock.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lb-lock-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const holder = {
+  pid: process.pid,
+  host: hostname(),
+  user: 'alice',
+  command: 'ledgerbook run playbooks/onboard-party.yaml --target testnet',
+  playbook: 'onboard-party',
+  target: 'testnet',
+};
+
+async function refusal(promise: Promise<unknown>): Promise<LockedError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(LockedError);
+  return error as LockedError;
+}
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+  await once(child, 'exit');
+  expect(child.pid).toBeTypeOf('number');
+  return child.pid as number;
+}
+
+describe('acquireLock', () => {
+  it('refuses a second acquire and says who holds the lock and since when', async () => {
+    const runDir = join(dir, 'onboard-party@testnet');
+    const first = await acquireLock(runDir, holder);
+    expect(first.info).toMatchObject(holder);
+    const error = await refusal(acquireLock(runDir, { ...holder, user: 'bob', pid: 1 }));
+    expect(error.code).toBe('LB_LOCKED');
+    expect(error.exitCode).toBe(75);
+    expect(error.message).toContain(`alice@${hostname()}`);
+    expect(error.message).toContain(`pid ${process.pid}`);
+    expect(error.message).toContain(first.info.at);
+    expect(error.message).toContain(holder.command);
+    expect(error.hint).toBe(`wait for it to finish, or stop it (pid ${process.pid})`);
+    await first.release();
+    const second = await acquireLock(runDir, holder);
+    expect(second.info.id).not.toBe(first.info.id);
+    await second.release();
+  });
+
+  it('writes who holds it into lock.json', async () => {
+    const lock = await acquireLock(dir, holder);
+    const onDisk = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as LockInfo;
+    expect(onDisk).toEqual(lock.info);
+    expect(await readLock(dir)).toEqual(lock.info);
+    await lock.release();
+    expect(await readLock(dir)).toBeUndefined();
+  });
+
+  it('reports a lock whose process is gone as stale, with the unlock command and the lock id', async () => {
+    const pid = await deadPid();
+    const stale: LockInfo = { ...holder, pid, id: 'abc-123', at: '2025-01-01T00:00:00.000Z' };
+    await writeFile(join(dir, LOCK_FILE), JSON.stringify(stale));
+    expect(isStale(stale)).toBe(true);
+    expect(isStale({ ...stale, pid: process.pid })).toBe(false);
+    const error = await refusal(acquireLock(dir, holder));
+    expect(error.hint).toBe(
+      'the process that held it is gone: run `ledgerbook state unlock onboard-party --target testnet` (lock id abc-123)',
+    );
+  });
+
+  it('cannot tell about another host, and says so', async () => {
+    const remote: LockInfo = {
+      ...holder,
+      host: 'elsewhere.example',
+      id: 'r-1',
+      at: '2025-01-01T00:00:00.000Z',
+    };
+    await writeFile(join(dir, LOCK_FILE), JSON.stringify(remote));
+    expect(isStale(remote)).toBe(false);
+    const error = await refusal(acquireLock(dir, holder));
+    expect(error.hint).toContain('held from another host (elsewhere.example)');
+    expect(error.hint).toContain('(lock id r-1)');
+  });
+
+  it('reports a damaged lock file as a state problem with the unlock command', async () => {
+    await writeFile(join(dir, LOCK_FILE), '');
+    const error = await acquireLock(dir, holder).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StateError);
+    expect((error as StateError).hint).toContain('ledgerbook state unlock onboard-party --target testnet');
+  });
+});
+
+describe('release', () => {
+  it('removes only its own lock', async () => {
+    const lock = await acquireLock(dir, holder);
+    const theirs: LockInfo = { ...holder, id: 'someone-else', at: '2025-01-01T00:00:00.000Z' };
+    await writeFile(join(dir, LOCK_FILE), JSON.stringify(theirs));
+    await lock.release();
+    expect(await readLock(dir)).toEqual(theirs);
+  });
+
+  it('releaseSync removes it for exit handlers, once', async () => {
+    const lock = await acquireLock(dir, holder);
+    lock.releaseSync();
+    expect(await readLock(dir)).toBeUndefined();
+    lock.releaseSync();
+    await lock.release();
+  });
+});
+
+describe('unlock', () => {
+  it('removes the lock and returns what it held; with a wrong id it refuses', async () => {
+    const lock = await acquireLock(dir, holder);
+    await expect(unlock(dir, 'not-the-id')).rejects.toSatisfy(
+      (e: unknown) =>
+        e instanceof StateError && e.message.includes(lock.info.id) && e.message.includes('not-the-id'),
+    );
+    expect(await readLock(dir)).toEqual(lock.info);
+    expect(await unlock(dir, lock.info.id)).toEqual(lock.info);
+    expect(await readLock(dir)).toBeUndefined();
+    expect(await unlock(dir)).toBeUndefined();
+  });
+
+  it('removes a damaged lock file when no id is given', async () => {
+    await writeFile(join(dir, LOCK_FILE), '{"half');
+    await expect(unlock(dir, 'x')).rejects.toBeInstanceOf(StateError);
+    expect(await unlock(dir)).toBeUndefined();
+    const lock = await acquireLock(dir, holder);
+    await lock.release();
+  });
+});
