@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalRecord } from './journal.js';
+import { allRuns, lastFinishedStep, lastRun, summarizeRun } from './journal-state.js';
+
+const AT = '2025-01-01T00:00:00.000Z';
+
+function run(id: string, extra: { pid?: number; fresh?: boolean } = {}): JournalRecord {
+  return {
+    t: 'run',
+    v: 1,
+    run: id,
+    at: AT,
+    playbook: 'pb',
+    file: 'pb.yaml',
+    target: 'sandbox',
+    digest: 'd',
+    inputsDigest: 'i',
+    pid: extra.pid ?? 100,
+    host: 'h',
+    user: 'u',
+    mode: 'run',
+    ...(extra.fresh === undefined ? {} : { fresh: extra.fresh }),
+  };
+}
+const step = (r: string, s: string, items: number, withDigest = 'w'): JournalRecord => ({
+  t: 'step',
+  run: r,
+  step: s,
+  at: AT,
+  withDigest,
+  items,
+});
+const intent = (r: string, s: string, item: string, n = 1): JournalRecord => ({
+  t: 'intent',
+  run: r,
+  step: s,
+  item,
+  at: AT,
+  intent: { action: 'transfer', n },
+});
+const done = (r: string, s: string, item: string): JournalRecord => ({
+  t: 'done',
+  run: r,
+  step: s,
+  item,
+  at: AT,
+  status: 'applied',
+  outputs: { item },
+});
+const stepDone = (
+  r: string,
+  s: string,
+  withDigest: string,
+  status: 'applied' | 'in-sync' | 'skipped',
+  out: string,
+): JournalRecord => ({ t: 'step-done', run: r, step: s, at: AT, status, outputs: { out }, withDigest });
+const end = (r: string, status: 'succeeded' | 'failed' | 'interrupted', exitCode: number): JournalRecord => ({
+  t: 'end',
+  run: r,
+  at: AT,
+  status,
+  exitCode,
+  ...(status === 'failed' ? { error: { code: 'LB_STEP_FAILED', message: 'boom' } } : {}),
+});
+
+describe('lastRun', () => {
+  it('is undefined for an empty journal', () => {
+    expect(lastRun([])).toBeUndefined();
+  });
+
+  it('folds the last run: done items, pending intents, finished steps, approvals, running without end', () => {
+    const records: JournalRecord[] = [
+      run('old'),
+      step('old', 'pay', 1),
+      done('old', 'pay', 'zed'),
+      end('old', 'succeeded', 0),
+      run('r2', { pid: 222 }),
+      step('r2', 'gate', 1),
+      { t: 'approval', run: 'r2', step: 'gate', at: AT, by: 'alice' },
+      stepDone('r2', 'gate', 'w', 'applied', 'ok'),
+      step('r2', 'pay', 4, 'pay-digest'),
+      intent('r2', 'pay', 'a'),
+      done('r2', 'pay', 'a'),
+      intent('r2', 'pay', 'b', 1),
+      intent('r2', 'pay', 'b', 2),
+      intent('r2', 'pay', 'c'),
+      done('r2', 'pay', 'c'),
+      intent('r2', 'pay', 'c', 2),
+    ];
+    const state = lastRun(records);
+    expect(state).toBeDefined();
+    if (!state) return;
+    expect(state).toMatchObject({
+      run: 'r2',
+      pid: 222,
+      status: 'running',
+      playbook: 'pb',
+      target: 'sandbox',
+    });
+    expect(state.endedAt).toBeUndefined();
+    expect([...state.approvals]).toEqual(['gate']);
+    expect(state.steps.get('gate')?.finished).toEqual({
+      status: 'applied',
+      outputs: { out: 'ok' },
+      withDigest: 'w',
+    });
+    const pay = state.steps.get('pay');
+    expect(pay?.items).toBe(4);
+    expect(pay?.withDigest).toBe('pay-digest');
+    expect(pay?.finished).toBeUndefined();
+    expect([...(pay?.done.keys() ?? [])]).toEqual(['a', 'c']);
+    // c is done, but an intent recorded after its done makes it pending again
+    expect([...(pay?.pending ?? [])]).toEqual([
+      [
+        'b',
+        [
+          { action: 'transfer', n: 1 },
+          { action: 'transfer', n: 2 },
+        ],
+      ],
+      ['c', [{ action: 'transfer', n: 2 }]],
+    ]);
+    expect(state.steps.has('zed')).toBe(false);
+  });
+
+  it('continues a run whose run record appears again (a resumed invocation)', () => {
+    const records: JournalRecord[] = [
+      run('r1', { pid: 1 }),
+      step('r1', 'pay', 2),
+      done('r1', 'pay', 'a'),
+      end('r1', 'failed', 1),
+      run('r1', { pid: 2 }),
+      done('r1', 'pay', 'b'),
+    ];
+    const state = lastRun(records);
+    expect(state?.pid).toBe(2);
+    expect(state?.status).toBe('running');
+    expect(state?.error).toBeUndefined();
+    expect(state?.exitCode).toBeUndefined();
+    expect(state?.steps.get('pay')?.done.size).toBe(2);
+    expect(allRuns(records)).toHaveLength(1);
+  });
+
+  it('folds 10,000 items of one step', () => {
+    const records: JournalRecord[] = [run('big'), step('big', 'pay', 10_000)];
+    for (let i = 0; i < 10_000; i++) {
+      records.push(intent('big', 'pay', `k${i}`));
+      if (i % 1000 !== 999) records.push(done('big', 'pay', `k${i}`));
+    }
+    const pay = lastRun(records)?.steps.get('pay');
+    expect(pay?.done.size).toBe(9990);
+    expect([...(pay?.pending.keys() ?? [])].slice(0, 2)).toEqual(['k999', 'k1999']);
+    expect(pay?.pending.size).toBe(10);
+  });
+});
+
+describe('allRuns', () => {
+  it('lists every run oldest first with its end', () => {
+    const runs = allRuns([
+      run('a'),
+      end('a', 'failed', 1),
+      run('b'),
+      end('b', 'interrupted', 130),
+      run('c'),
+      end('c', 'succeeded', 0),
+    ]);
+    expect(runs.map((r) => [r.run, r.status, r.exitCode])).toEqual([
+      ['a', 'failed', 1],
+      ['b', 'interrupted', 130],
+      ['c', 'succeeded', 0],
+    ]);
+    expect(runs[0]?.error).toEqual({ code: 'LB_STEP_FAILED', message: 'boom' });
+  });
+});
+
+describe('lastFinishedStep', () => {
+  const records: JournalRecord[] = [
+    run('r1'),
+    stepDone('r1', 'sh', 'cmd-1', 'applied', 'first'),
+    stepDone('r1', 'other', 'cmd-1', 'applied', 'not this step'),
+    end('r1', 'succeeded', 0),
+    run('r2'),
+    stepDone('r2', 'sh', 'cmd-1', 'in-sync', 'second'),
+    stepDone('r2', 'sh', 'cmd-2', 'applied', 'other command'),
+    stepDone('r2', 'sh', 'cmd-1', 'skipped', 'skipped does not count'),
+    end('r2', 'failed', 1),
+  ];
+
+  it('finds the latest applied or in-sync step-done with the same withDigest, across runs', () => {
+    expect(lastFinishedStep(records, 'sh', 'cmd-1')).toEqual({ outputs: { out: 'second' } });
+    expect(lastFinishedStep(records, 'sh', 'cmd-2')).toEqual({ outputs: { out: 'other command' } });
+    expect(lastFinishedStep(records.slice(0, 4), 'sh', 'cmd-1')).toEqual({ outputs: { out: 'first' } });
+    expect(lastFinishedStep(records, 'sh', 'cmd-3')).toBeUndefined();
+  });
+
+  it('does not look past a run started with --fresh', () => {
+    const withFresh = [...records, run('r3', { fresh: true }), step('r3', 'sh', 1, 'cmd-1')];
+    expect(lastFinishedStep(withFresh, 'sh', 'cmd-1')).toBeUndefined();
+    const after = [...withFresh, stepDone('r3', 'sh', 'cmd-1', 'applied', 'third')];
+    expect(lastFinishedStep(after, 'sh', 'cmd-1')).toEqual({ outputs: { out: 'third' } });
+    const notFresh = [...records, run('r4', { fresh: false })];
+    expect(lastFinishedStep(notFresh, 'sh', 'cmd-1')).toEqual({ outputs: { out: 'second' } });
+  });
+});
+
+describe('summarizeRun', () => {
+  it('gives plain data for status', () => {
+    const state = lastRun([
+      run('r'),
+      step('r', 'pay', 3),
+      done('r', 'pay', 'a'),
+      intent('r', 'pay', 'b'),
+      end('r', 'failed', 1),
+    ]);
+    expect(state && summarizeRun(state)).toEqual({
+      run: 'r',
+      playbook: 'pb',
+      target: 'sandbox',
+      status: 'failed',
+      startedAt: AT,
+      endedAt: AT,
+      exitCode: 1,
+      error: { code: 'LB_STEP_FAILED', message: 'boom' },
+      approvals: [],
+      steps: [{ step: 'pay', status: 'unfinished', items: 3, done: 1, pending: ['b'] }],
+    });
+  });
+});
