@@ -36,6 +36,7 @@ export default tseslint.config(
   },
   {
     files: ['src/steps/**', 'src/clients/**', 'src/engine/**', 'src/playbook/**'],
+    ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', layering] },
   },
   {

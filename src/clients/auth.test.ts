@@ -4,7 +4,6 @@ import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../errors.js';
 // The test starts the sandbox's identity provider and talks to it over HTTP only, as the layering rule intends.
-// eslint-disable-next-line no-restricted-imports -- a test fixture, not a runtime dependency of src/clients
 import { sandboxRealm, startIdp, type IdpHandle } from '../sandbox/idp.js';
 import { TokenProvider, isLoopback, type Credentials } from './auth.js';
 
