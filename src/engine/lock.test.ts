@@ -5,7 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockedError, StateError } from '../errors.js';
-import { LOCK_FILE, acquireLock, isStale, readLock, unlock } from './lock.js';
+import { LOCK_FILE, acquireLock, isStale, lockedError, readLock, unlock } from './lock.js';
 import type { LockInfo } from './lock.js';
 
 let dir: string;
@@ -70,14 +70,22 @@ describe('acquireLock', () => {
     expect(await readLock(dir)).toBeUndefined();
   });
 
-  it('reports a lock whose process is gone as stale, with the unlock command and the lock id', async () => {
+  it('takes over a lock whose process is gone on this host, and says whose it replaced', async () => {
     const pid = await deadPid();
     const stale: LockInfo = { ...holder, pid, id: 'abc-123', at: '2025-01-01T00:00:00.000Z' };
     await writeFile(join(dir, LOCK_FILE), JSON.stringify(stale));
     expect(isStale(stale)).toBe(true);
     expect(isStale({ ...stale, pid: process.pid })).toBe(false);
-    const error = await refusal(acquireLock(dir, holder));
-    expect(error.hint).toBe(
+    const lock = await acquireLock(dir, holder);
+    expect(lock.replaced).toEqual(stale);
+    expect(await readLock(dir)).toEqual(lock.info);
+    await lock.release();
+  });
+
+  it('explains a stale lock with the command that clears it', async () => {
+    const pid = await deadPid();
+    const stale: LockInfo = { ...holder, pid, id: 'abc-123', at: '2025-01-01T00:00:00.000Z' };
+    expect(lockedError(stale, join(dir, LOCK_FILE)).hint).toBe(
       'the process that held it is gone: run `ledgerbook state unlock onboard-party --target testnet` (lock id abc-123)',
     );
   });

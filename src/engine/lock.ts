@@ -1,7 +1,8 @@
 /**
  * One run at a time per (playbook, target): `<runDir>/lock.json`, created with O_EXCL, says who holds it. A
- * lock whose process is gone (same host, dead pid) is reported as stale with the command that clears it; it is
- * never taken over silently, since only a person can tell that the old run really stopped.
+ * lock whose process is certainly gone (this host, dead pid) is taken over, so that running the same command
+ * again resumes a run killed by SIGKILL or a crash; the new lock says whose it replaced. A lock held from
+ * another host cannot be checked from here: it is refused with the command that clears it.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
@@ -25,6 +26,8 @@ export interface LockInfo {
 
 export interface Lock {
   readonly info: LockInfo;
+  /** the stale lock this one replaced (its process had died on this host) */
+  readonly replaced: LockInfo | undefined;
   /** removes the lock file if it is still this lock; idempotent */
   release(): Promise<void>;
   /** the same, synchronously, for process exit handlers */
@@ -46,9 +49,18 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
     throw stateIoError(`cannot create the state directory ${dir}`, error);
   }
   // A holder that releases between our failed create and our read leaves nothing to report: try again.
+  let replaced: LockInfo | undefined;
   for (let tries = 0; tries < 3; tries++) {
-    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) return heldLock(path, full);
+    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) return heldLock(path, full, replaced);
     const holder = await readLockSettled(path, info);
+    if (holder && isStale(holder)) {
+      // Only the exact stale lock is removed: a run that took it meanwhile keeps its own.
+      await unlock(dir, holder.id).catch((error: unknown) => {
+        if (!(error instanceof StateError)) throw error;
+      });
+      replaced = holder;
+      continue;
+    }
     if (holder) throw lockedError(holder, path);
   }
   throw new LockedError(
@@ -73,10 +85,11 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   return true;
 }
 
-function heldLock(path: string, info: LockInfo): Lock {
+function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): Lock {
   let released = false;
   return {
     info,
+    replaced,
     async release() {
       if (released) return;
       released = true;
