@@ -1,0 +1,212 @@
+/**
+ * The DPM's own errors with a known cause (../shared/reference/dpm-api.md §0.1, §5–§8), each mapped to what an
+ * operator should do next, in one table. `explainDpmError` gives a ServiceError from the DPM client the hint of the
+ * first matching rule (and, for the few refusals that clear up by themselves, a transient retryability).
+ */
+import { ServiceError } from '../errors.js';
+import type { Retryability } from '../errors.js';
+import { onboardingMeshErrorResponseSchema } from './dpm-wire.js';
+import type { OnboardingMeshErrorResponse } from './dpm-wire.js';
+import { wireProblems } from './schema-check.js';
+
+export interface DpmErrorRule {
+  /** a short name, for tests and docs */
+  name: string;
+  statuses: readonly number[];
+  /** matched against the DPM's error text; omitted: any text (or none) */
+  match?: RegExp;
+  hint(match: RegExpMatchArray | null, error: ServiceError): string | undefined;
+  /** overrides the HTTP layer's retryability */
+  retryability?: Retryability;
+}
+
+const MAX_EDGES_SHOWN = 6;
+
+function meshHint(error: ServiceError): string | undefined {
+  if (wireProblems(onboardingMeshErrorResponseSchema, error.body).length > 0) return undefined;
+  const edges = (error.body as OnboardingMeshErrorResponse).missing_edges;
+  const described = edges
+    .slice(0, MAX_EDGES_SHOWN)
+    .map((e) =>
+      e.kind === 'mesh_hole'
+        ? `${e.from} does not list ${e.to}`
+        : `the coordinator ${e.from} cannot reach ${e.to}`,
+    );
+  const more = edges.length > MAX_EDGES_SHOWN ? `; … (${edges.length - MAX_EDGES_SHOWN} more)` : '';
+  return (
+    `the peer mesh is incomplete: ${described.join('; ')}${more}. Every member's POST /network-config must list ` +
+    'every other member with its current key and address (the dpm.network step), and each must be reachable'
+  );
+}
+
+export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
+  {
+    name: 'mesh-preflight',
+    statuses: [422],
+    hint: (_m, error) => meshHint(error),
+  },
+  {
+    name: 'version-gate',
+    statuses: [409],
+    match: /every invited peer must run dec-party-manager >= 0\.1\.9/,
+    hint: () =>
+      'a peer is unreachable or older than 0.1.9 (the message names the blocking peers): check GET ' +
+      '/participants-status on this node (every invited peer Connected, version ≥ 0.1.9), bring it up or upgrade ' +
+      'it, or leave it out; then start again',
+  },
+  {
+    name: 'same-party-in-flight',
+    statuses: [409],
+    match: /already has an? (\w+) workflow in flight \(run ([^)]+)\)/,
+    hint: (m) =>
+      `run ${m?.[2] ?? '?'} (${m?.[1] ?? '?'}) is in flight for this party on this node: wait for it to finish ` +
+      `(GET /workflows) or cancel it (POST /workflows/${m?.[2] ?? '<instance>'}/cancel) before starting another`,
+  },
+  {
+    name: 'admin-role',
+    statuses: [403],
+    match: /missing required role: (.+)/,
+    hint: (m) =>
+      `the token lacks the DPM admin role '${m?.[1] ?? '?'}' (DECPM_ADMIN_ROLE on that node): grant it to the ` +
+      'client or user in the identity provider',
+  },
+  {
+    name: 'token-refused',
+    statuses: [401],
+    hint: () =>
+      'the DPM refused the token: the node must trust its issuer (DECPM_KEYCLOAK_URL and realm, or a party ' +
+      "IdP saved with PUT /party-config), its azp must be the node's configured client id, and it must not be expired",
+  },
+  {
+    name: 'prefix-taken',
+    statuses: [409],
+    match: /A decentralized party with the prefix '([^']*)' already exists \(([^)]+)\)/,
+    hint: (m) => `party ${m?.[2] ?? '?'} already uses this prefix: adopt that party or choose another prefix`,
+  },
+  {
+    name: 'instance-running',
+    statuses: [409],
+    match: /A workflow with instance (\S+) is already running/,
+    hint: (m) =>
+      `a run named ${m?.[1] ?? '?'} is already registered on this node: an onboarding of the same prefix is in ` +
+      'flight (see GET /workflows); two DAR distributions started in the same second collide — start again',
+  },
+  {
+    name: 'party-cache-stale',
+    statuses: [409],
+    match: /is not present in cached decentralized party|No cached membership for/,
+    hint: () =>
+      "the node's party cache lacks the members or their owner keys: GET /decentralized-parties?refresh=true, " +
+      "then read it again until every member's owner_key appears, and start again",
+  },
+  {
+    name: 'run-initializing',
+    statuses: [409],
+    match: /workflow is still initializing/,
+    retryability: 'transient',
+    hint: () => 'the run is still starting; try again in a moment',
+  },
+  {
+    name: 'bootstrap-race',
+    statuses: [409],
+    match: /bootstrap already in progress/,
+    retryability: 'transient',
+    hint: () => 'another first PUT /party-config is being saved on this node; try again in a moment',
+  },
+  {
+    name: 'nothing-to-cancel',
+    statuses: [409],
+    match: /No in-flight workflow run named|No [\w-]+ workflow in progress/,
+    hint: () =>
+      'the run is not in flight on this node (finished, failed, a peer row, or unknown): read GET /workflows',
+  },
+  {
+    name: 'retry-not-failed',
+    statuses: [409],
+    match: /Cannot retry a workflow in status (\w+)/,
+    hint: (m) => `only a failed coordinator run can be retried; this one is ${m?.[1] ?? 'not failed'}`,
+  },
+  {
+    name: 'retry-on-peer',
+    statuses: [409],
+    match: /Retry must be initiated from the coordinator side/,
+    hint: () => 'call retry on the coordinator node; the peer rows follow by themselves',
+  },
+  {
+    name: 'dismiss-in-progress',
+    statuses: [409],
+    match: /is still in progress — cancel it first/,
+    hint: () => 'cancel the run (POST /workflows/{instance}/cancel) before dismissing it',
+  },
+  {
+    name: 'run-not-found',
+    statuses: [404],
+    match: /workflow run .* not found/,
+    hint: () => 'no run of that name on this node: read GET /workflows',
+  },
+  {
+    name: 'invitation-gone',
+    statuses: [404],
+    match: /Invitation not found/,
+    hint: () =>
+      'the invitation is gone (already accepted or declined here, or never received): read GET /invitations and GET /workflows',
+  },
+  {
+    name: 'already-participating',
+    statuses: [409],
+    match: /Already participating in workflow run (\S+)/,
+    hint: (m) => `this node already accepted run ${m?.[1] ?? '?'}; its peer row is in GET /workflows`,
+  },
+  {
+    name: 'request-not-parsed',
+    statuses: [400],
+    match: /^(?:Json deserialize error|Content type error|Query deserialize error|Json payload error)/,
+    hint: () => 'the DPM could not parse the request: is its version one this ledgerbook supports?',
+  },
+  {
+    name: 'payload-too-large',
+    statuses: [413],
+    hint: () => "the request exceeds the DPM's 100 MiB limit: send fewer or smaller DARs per request",
+  },
+  {
+    name: 'unknown-route',
+    statuses: [404],
+    match: /^$/,
+    hint: () => 'the DPM does not know this route (an empty 404): is its version recent enough?',
+  },
+  {
+    name: 'web-ui-answered',
+    statuses: [200],
+    match: /^unexpected response: expected a JSON body, got text\/html/,
+    hint: () =>
+      'the DPM answered with its web UI, as it does for GET paths it does not know: the route is missing on this ' +
+      'DPM version, or the URL points at the UI rather than the API',
+  },
+];
+
+/** The same error with the hint (and retryability) of the first matching rule; unchanged when none matches. */
+export function explainDpmError(error: ServiceError): ServiceError {
+  if (error.status === undefined) return error;
+  const text = error.serviceMessage ?? '';
+  for (const rule of DPM_ERROR_RULES) {
+    if (!rule.statuses.includes(error.status)) continue;
+    const match = rule.match ? text.match(rule.match) : null;
+    if (rule.match && match === null) continue;
+    const hint = rule.hint(match, error);
+    if (hint === undefined) continue;
+    return new ServiceError(
+      {
+        service: error.service,
+        method: error.method,
+        path: error.path,
+        status: error.status,
+        serviceMessage: error.serviceMessage,
+        retryability: rule.retryability ?? error.retryability,
+        hint,
+        body: error.body,
+      },
+      error.cause,
+    );
+  }
+  return error;
+}
