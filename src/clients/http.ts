@@ -468,7 +468,7 @@ export class HttpService {
         method,
         path,
         response.status,
-        `the body is not valid JSON (${response.jsonError})`,
+        scrub(`the body is not valid JSON (${response.jsonError})`, secrets),
       );
     }
     if (options.check) {
