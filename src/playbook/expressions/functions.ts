@@ -1,0 +1,182 @@
+/** The functions an expression may call: a fixed set over plain data. */
+import { ExpressionEvaluationError } from './errors.js';
+import { isPlainObject, sameValue, toText, typeName } from './values.js';
+
+export interface ExpressionFunction {
+  minArgs: number;
+  maxArgs: number;
+  /** `contains(haystack, needle)`: shown in messages */
+  signature: string;
+  call(args: readonly unknown[]): unknown;
+}
+
+function typeError(
+  signature: string,
+  which: string,
+  expected: string,
+  got: unknown,
+): ExpressionEvaluationError {
+  return new ExpressionEvaluationError(`${signature}: ${which} must be ${expected}, got ${typeName(got)}`);
+}
+
+function stringArg(signature: string, which: string, value: unknown): string {
+  if (typeof value !== 'string') throw typeError(signature, which, 'a string', value);
+  return value;
+}
+
+function format(signature: string, template: string, args: readonly unknown[]): string {
+  let out = '';
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    const next = template[i + 1];
+    if ((c === '{' && next === '{') || (c === '}' && next === '}')) {
+      out += c;
+      i++;
+    } else if (c === '{') {
+      const close = template.indexOf('}', i);
+      const index = close < 0 ? NaN : Number(template.slice(i + 1, close));
+      if (!Number.isInteger(index) || index < 0) {
+        throw new ExpressionEvaluationError(
+          `${signature}: bad placeholder at character ${i + 1}`,
+          'placeholders are {0}, {1}, …; write {{ or }} for a brace',
+        );
+      }
+      if (index >= args.length) {
+        throw new ExpressionEvaluationError(
+          `${signature}: placeholder {${index}} but only ${args.length} value(s) given`,
+        );
+      }
+      out += toText(args[index]);
+      i = close;
+    } else if (c === '}') {
+      throw new ExpressionEvaluationError(
+        `${signature}: lone '}' at character ${i + 1}`,
+        'write }} for a brace',
+      );
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+export const FUNCTIONS: ReadonlyMap<string, ExpressionFunction> = new Map<string, ExpressionFunction>([
+  [
+    'contains',
+    {
+      minArgs: 2,
+      maxArgs: 2,
+      signature: 'contains(haystack, needle)',
+      call([haystack, needle]) {
+        if (typeof haystack === 'string') {
+          if (typeof needle === 'object' && needle !== null) {
+            throw typeError('contains(haystack, needle)', 'needle', 'a string, number or boolean', needle);
+          }
+          return haystack.includes(toText(needle));
+        }
+        if (Array.isArray(haystack)) return haystack.some((element) => sameValue(element, needle));
+        throw typeError('contains(haystack, needle)', 'haystack', 'a string or an array', haystack);
+      },
+    },
+  ],
+  [
+    'startsWith',
+    {
+      minArgs: 2,
+      maxArgs: 2,
+      signature: 'startsWith(text, prefix)',
+      call: ([text, prefix]) =>
+        stringArg('startsWith(text, prefix)', 'text', text).startsWith(
+          stringArg('startsWith(text, prefix)', 'prefix', prefix),
+        ),
+    },
+  ],
+  [
+    'endsWith',
+    {
+      minArgs: 2,
+      maxArgs: 2,
+      signature: 'endsWith(text, suffix)',
+      call: ([text, suffix]) =>
+        stringArg('endsWith(text, suffix)', 'text', text).endsWith(
+          stringArg('endsWith(text, suffix)', 'suffix', suffix),
+        ),
+    },
+  ],
+  [
+    'format',
+    {
+      minArgs: 1,
+      maxArgs: Infinity,
+      signature: "format('{0} of {1}', a, b)",
+      call: ([template, ...args]) =>
+        format('format()', stringArg('format()', 'the template', template), args),
+    },
+  ],
+  [
+    'join',
+    {
+      minArgs: 1,
+      maxArgs: 2,
+      signature: 'join(array, separator)',
+      call([list, separator = ',']) {
+        const sep = stringArg('join(array, separator)', 'separator', separator);
+        if (typeof list === 'string') return list;
+        if (!Array.isArray(list)) throw typeError('join(array, separator)', 'array', 'an array', list);
+        return list.map(toText).join(sep);
+      },
+    },
+  ],
+  [
+    'length',
+    {
+      minArgs: 1,
+      maxArgs: 1,
+      signature: 'length(value)',
+      call([value]) {
+        if (typeof value === 'string' || Array.isArray(value)) return value.length;
+        if (isPlainObject(value)) return Object.keys(value).length;
+        throw typeError('length(value)', 'value', 'a string, an array or an object', value);
+      },
+    },
+  ],
+  [
+    'toJSON',
+    {
+      minArgs: 1,
+      maxArgs: 1,
+      signature: 'toJSON(value)',
+      call: ([value]) => JSON.stringify(value ?? null),
+    },
+  ],
+  [
+    'fromJSON',
+    {
+      minArgs: 1,
+      maxArgs: 1,
+      signature: 'fromJSON(text)',
+      call([text]) {
+        const source = stringArg('fromJSON(text)', 'text', text);
+        try {
+          return JSON.parse(source) as unknown;
+        } catch (error) {
+          // JSON.parse quotes the text in its message; the text may hold a secret, so it stays out.
+          if (!(error instanceof SyntaxError)) throw error;
+          throw new ExpressionEvaluationError('fromJSON(text): the text is not valid JSON');
+        }
+      },
+    },
+  ],
+  [
+    'keys',
+    {
+      minArgs: 1,
+      maxArgs: 1,
+      signature: 'keys(object)',
+      call([value]) {
+        if (!isPlainObject(value)) throw typeError('keys(object)', 'object', 'an object', value);
+        return Object.keys(value);
+      },
+    },
+  ],
+]);

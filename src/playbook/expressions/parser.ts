@@ -1,0 +1,204 @@
+/**
+ * Recursive-descent parser. Precedence, lowest first: `||`, `&&`, `==` `!=`, `<` `<=` `>` `>=`, `!`, then
+ * property access, indexing and calls.
+ */
+import { didYouMean } from '../closest.js';
+import type { Expr } from './ast.js';
+import { ExpressionSyntaxError } from './errors.js';
+import { FUNCTIONS } from './functions.js';
+import { tokenize, type Token } from './tokenizer.js';
+
+/** Parse the expression in `text[from, to)`; offsets in the result and in errors are offsets in `text`. */
+export function parseExpression(text: string, from = 0, to = text.length): Expr {
+  return new Parser(text, tokenize(text, from, to), from).parse();
+}
+
+const KEYWORDS: Readonly<Record<string, null | boolean>> = { true: true, false: false, null: null };
+
+class Parser {
+  private position = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly tokens: Token[],
+    private readonly from: number,
+  ) {}
+
+  parse(): Expr {
+    if (this.peek().kind === 'eof') throw new ExpressionSyntaxError('empty expression', this.from);
+    const expr = this.or();
+    const rest = this.peek();
+    if (rest.kind !== 'eof') throw this.unexpected(rest, 'an operator or the end of the expression');
+    return expr;
+  }
+
+  private peek(): Token {
+    return this.tokens[this.position] as Token;
+  }
+
+  private next(): Token {
+    const token = this.peek();
+    if (token.kind !== 'eof') this.position++;
+    return token;
+  }
+
+  private isOperator(...operators: string[]): boolean {
+    const token = this.peek();
+    return token.kind === 'op' && operators.includes(token.value);
+  }
+
+  private isPunct(value: string): boolean {
+    const token = this.peek();
+    return token.kind === 'punct' && token.value === value;
+  }
+
+  private expectPunct(value: string, what: string): Token {
+    const token = this.next();
+    if (token.kind !== 'punct' || token.value !== value) throw this.unexpected(token, what);
+    return token;
+  }
+
+  private unexpected(token: Token, expected: string): ExpressionSyntaxError {
+    if (token.kind === 'eof')
+      return new ExpressionSyntaxError(`unexpected end of expression, expected ${expected}`, token.start);
+    const text = this.text.slice(token.start, token.end);
+    return new ExpressionSyntaxError(`unexpected '${text}', expected ${expected}`, token.start);
+  }
+
+  private or(): Expr {
+    let left = this.and();
+    while (this.isOperator('||')) {
+      this.next();
+      const right = this.and();
+      left = { type: 'logical', operator: '||', left, right, start: left.start, end: right.end };
+    }
+    return left;
+  }
+
+  private and(): Expr {
+    let left = this.equality();
+    while (this.isOperator('&&')) {
+      this.next();
+      const right = this.equality();
+      left = { type: 'logical', operator: '&&', left, right, start: left.start, end: right.end };
+    }
+    return left;
+  }
+
+  private equality(): Expr {
+    let left = this.comparison();
+    while (this.isOperator('==', '!=')) {
+      const operator = this.next().value as '==' | '!=';
+      const right = this.comparison();
+      left = { type: 'compare', operator, left, right, start: left.start, end: right.end };
+    }
+    return left;
+  }
+
+  private comparison(): Expr {
+    let left = this.unary();
+    while (this.isOperator('<', '<=', '>', '>=')) {
+      const operator = this.next().value as '<' | '<=' | '>' | '>=';
+      const right = this.unary();
+      left = { type: 'compare', operator, left, right, start: left.start, end: right.end };
+    }
+    return left;
+  }
+
+  private unary(): Expr {
+    if (this.isOperator('!')) {
+      const bang = this.next();
+      const operand = this.unary();
+      return { type: 'not', operand, start: bang.start, end: operand.end };
+    }
+    return this.postfix();
+  }
+
+  private postfix(): Expr {
+    let expr = this.primary();
+    for (;;) {
+      if (this.isPunct('.')) {
+        this.next();
+        const name = this.next();
+        if (name.kind !== 'ident') throw this.unexpected(name, 'a property name after .');
+        expr = { type: 'member', object: expr, property: name.value, start: expr.start, end: name.end };
+      } else if (this.isPunct('[')) {
+        this.next();
+        const index = this.or();
+        const close = this.expectPunct(']', "']'");
+        expr =
+          index.type === 'literal' && typeof index.value === 'string'
+            ? { type: 'member', object: expr, property: index.value, start: expr.start, end: close.end }
+            : { type: 'index', object: expr, index, start: expr.start, end: close.end };
+      } else {
+        return expr;
+      }
+    }
+  }
+
+  private primary(): Expr {
+    const token = this.next();
+    switch (token.kind) {
+      case 'number':
+      case 'string':
+        return { type: 'literal', value: token.value, start: token.start, end: token.end };
+      case 'ident': {
+        if (Object.hasOwn(KEYWORDS, token.value)) {
+          return {
+            type: 'literal',
+            value: KEYWORDS[token.value] ?? null,
+            start: token.start,
+            end: token.end,
+          };
+        }
+        if (this.isPunct('(')) return this.call(token);
+        return { type: 'root', name: token.value, start: token.start, end: token.end };
+      }
+      case 'punct':
+        if (token.value === '(') {
+          const inner = this.or();
+          this.expectPunct(')', "')'");
+          return inner;
+        }
+        throw this.unexpected(token, 'a value');
+      default:
+        throw this.unexpected(token, 'a value');
+    }
+  }
+
+  private call(name: Token & { kind: 'ident' }): Expr {
+    const fn = FUNCTIONS.get(name.value);
+    if (!fn) {
+      throw new ExpressionSyntaxError(
+        `unknown function '${name.value}'`,
+        name.start,
+        didYouMean(name.value, FUNCTIONS.keys()) ?? `functions: ${[...FUNCTIONS.keys()].join(', ')}`,
+      );
+    }
+    this.next();
+    const args: Expr[] = [];
+    if (!this.isPunct(')')) {
+      for (;;) {
+        args.push(this.or());
+        if (!this.isPunct(',')) break;
+        this.next();
+      }
+    }
+    const close = this.expectPunct(')', "',' or ')'");
+    if (args.length < fn.minArgs || args.length > fn.maxArgs) {
+      const count =
+        fn.minArgs === fn.maxArgs
+          ? String(fn.minArgs)
+          : fn.maxArgs === Infinity
+            ? `at least ${fn.minArgs}`
+            : `${fn.minArgs} or ${fn.maxArgs}`;
+      const plural = (fn.maxArgs === Infinity ? fn.minArgs : fn.maxArgs) === 1 ? '' : 's';
+      throw new ExpressionSyntaxError(
+        `${name.value}() takes ${count} argument${plural}, got ${args.length}`,
+        name.start,
+        `use ${fn.signature}`,
+      );
+    }
+    return { type: 'call', name: name.value, args, start: name.start, end: close.end };
+  }
+}
