@@ -1,0 +1,296 @@
+/**
+ * YAML files with source positions: the plain data of a document, and where any JSON pointer in it starts, so
+ * that every finding can say `file:line:col`.
+ */
+import { readFile } from 'node:fs/promises';
+import {
+  LineCounter,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit,
+  type Document,
+  type Node,
+  type YAMLError,
+} from 'yaml';
+import { ValidationError } from '../errors.js';
+import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
+import type { Position, SourceDoc } from './model.js';
+import { childPointer, parsePointer } from './pointer.js';
+
+type Code = 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID';
+
+/** Parse YAML text. The document's data is `null` when the text has a YAML error (every error is reported). */
+export function parseSource(file: string, text: string): { doc: SourceDoc; diagnostics: Diagnostic[] } {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true });
+  const located = new LocatedDocument(file, text, document, lineCounter);
+  const diagnostics = [...document.errors, ...document.warnings].map((error) =>
+    located.yamlDiagnostic(error),
+  );
+  diagnostics.push(...located.unresolvedAliases());
+  let data: unknown = null;
+  if (diagnostics.length === 0) {
+    try {
+      data = document.toJS();
+    } catch (error) {
+      // toJS refuses alias bombs (too many aliases) with a ReferenceError; anything else is a bug.
+      if (!(error instanceof ReferenceError)) throw error;
+      diagnostics.push(
+        located.diagnostic(0, `cannot expand the document: ${error.message}`, 'use fewer aliases'),
+      );
+    }
+  }
+  const doc: SourceDoc = {
+    file,
+    text,
+    data,
+    positionOf: (pointer, which = 'value') => located.positionOf(pointer, which),
+  };
+  return { doc, diagnostics: diagnostics.sort(compareDiagnostics) };
+}
+
+/**
+ * Read and parse a YAML file. A file that cannot be read throws a ValidationError (code `code`) with one
+ * diagnostic at 1:1 saying why.
+ */
+export async function readSource(
+  file: string,
+  code: Code = 'LB_PLAYBOOK_INVALID',
+): Promise<{ doc: SourceDoc; diagnostics: Diagnostic[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ValidationError(code, [unreadable(file, error)]);
+  }
+  return parseSource(file, text);
+}
+
+function unreadable(file: string, error: unknown): Diagnostic {
+  const reason = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    reason === 'ENOENT'
+      ? 'no such file'
+      : reason === 'EISDIR'
+        ? 'it is a directory'
+        : reason === 'EACCES' || reason === 'EPERM'
+          ? 'permission denied'
+          : error instanceof Error
+            ? error.message
+            : String(error);
+  return {
+    file,
+    line: 1,
+    col: 1,
+    pointer: '',
+    message: `cannot read the file: ${why}`,
+    hint:
+      reason === 'ENOENT' ? 'check the path (relative paths start from the current directory)' : undefined,
+    rule: 'file',
+  };
+}
+
+const YAML_HINTS: Partial<Record<string, string>> = {
+  TAB_AS_INDENT: 'YAML indents with spaces only: replace the tab with spaces',
+  DUPLICATE_KEY: 'remove one of the two, or merge them',
+  MULTIPLE_DOCS: 'one document per file: remove the `---` line or split the file',
+  TAG_RESOLVE_FAILED: 'ledgerbook files use no YAML tags: remove it',
+  BAD_INDENT: 'check the indentation: items of one block start in the same column',
+  MISSING_CHAR: 'close the quote or bracket that was opened',
+};
+
+class LocatedDocument {
+  constructor(
+    private readonly file: string,
+    private readonly text: string,
+    private readonly document: Document,
+    private readonly lineCounter: LineCounter,
+  ) {}
+
+  position(offset: number): Position {
+    const { line, col } = this.lineCounter.linePos(Math.max(0, Math.min(offset, this.text.length)));
+    return { line, col };
+  }
+
+  diagnostic(offset: number, message: string, hint?: string): Diagnostic {
+    return {
+      file: this.file,
+      ...this.position(offset),
+      pointer: this.pointerAt(offset),
+      message,
+      hint,
+      rule: 'yaml',
+    };
+  }
+
+  yamlDiagnostic(error: YAMLError): Diagnostic {
+    if (error.code === 'MISSING_CHAR' && /quote/.test(error.message)) {
+      // yaml reports an unclosed quote where the text ends; the opening quote is where to look.
+      const start = this.unclosedQuoteBefore(error.pos[0]);
+      if (start !== undefined) {
+        return this.diagnostic(start, 'this string has no closing quote', YAML_HINTS[error.code]);
+      }
+    }
+    const offset = error.pos[0];
+    return this.diagnostic(offset, this.yamlMessage(error, offset), YAML_HINTS[error.code]);
+  }
+
+  private unclosedQuoteBefore(offset: number): number | undefined {
+    let start: number | undefined;
+    visit(this.document, {
+      Scalar: (_key, scalar) => {
+        const range = scalar.range;
+        const quoted = scalar.type === 'QUOTE_DOUBLE' || scalar.type === 'QUOTE_SINGLE';
+        if (quoted && range && range[0] < offset && offset <= range[1]) start = range[0];
+      },
+    });
+    return start;
+  }
+
+  private yamlMessage(error: YAMLError, offset: number): string {
+    switch (error.code) {
+      case 'DUPLICATE_KEY': {
+        const key = this.keyAt(offset);
+        return key === undefined
+          ? 'duplicate key: keys of a mapping must be unique'
+          : `duplicate key '${key}'`;
+      }
+      case 'TAB_AS_INDENT':
+        return 'tab character used for indentation';
+      case 'MULTIPLE_DOCS':
+        return 'more than one YAML document in the file';
+      case 'TAG_RESOLVE_FAILED':
+        return `unknown YAML tag '${this.text.slice(error.pos[0], error.pos[1])}'`;
+      default: {
+        // yaml's own wording is precise; make it one sentence in our style.
+        const message = error.message.split('\n')[0] ?? error.message;
+        return (message.charAt(0).toLowerCase() + message.slice(1)).replace(/[.:]\s*$/, '');
+      }
+    }
+  }
+
+  /** Aliases that name no anchor (yaml reports them only when converting). */
+  unresolvedAliases(): Diagnostic[] {
+    const found: Diagnostic[] = [];
+    visit(this.document, {
+      Alias: (_key, alias) => {
+        if (alias.resolve(this.document) === undefined) {
+          found.push(
+            this.diagnostic(
+              alias.range?.[0] ?? 0,
+              `alias '*${alias.source}' refers to no anchor`,
+              `define '&${alias.source}' before this line`,
+            ),
+          );
+        }
+      },
+    });
+    return found;
+  }
+
+  private keyAt(offset: number): string | undefined {
+    let key: string | undefined;
+    visit(this.document, {
+      Pair: (_key, pair) => {
+        if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
+          key = String(pair.key.value);
+          return visit.BREAK;
+        }
+        return undefined;
+      },
+    });
+    return key;
+  }
+
+  /** The pointer of the innermost node that contains `offset`. */
+  pointerAt(offset: number): string {
+    let pointer = '';
+    let node: unknown = this.document.contents;
+    for (;;) {
+      if (isMap(node)) {
+        const pair = node.items.find((p) => {
+          const start = (p.key as Node | null)?.range?.[0];
+          const end = (p.value as Node | null)?.range?.[2] ?? (p.key as Node | null)?.range?.[2];
+          return start !== undefined && end !== undefined && start <= offset && offset < end;
+        });
+        if (!pair || !isScalar(pair.key)) return pointer;
+        pointer = childPointer(pointer, String(pair.key.value));
+        node = pair.value;
+      } else if (isSeq(node)) {
+        const index = node.items.findIndex((item) => {
+          const range = (item as Node | null)?.range;
+          return range !== undefined && range !== null && range[0] <= offset && offset < range[2];
+        });
+        if (index < 0) return pointer;
+        pointer = childPointer(pointer, index);
+        node = node.items[index];
+      } else {
+        return pointer;
+      }
+    }
+  }
+
+  positionOf(pointer: string, which: 'key' | 'value'): Position {
+    let node: unknown = this.document.contents;
+    let keyNode: Node | undefined;
+    let complete = true;
+    for (const segment of parsePointer(pointer)) {
+      const container = this.deref(node);
+      let next: { key: Node | undefined; value: unknown } | undefined;
+      if (isMap(container)) {
+        const pair = this.findPair(container, segment);
+        if (pair) next = { key: pair.key as Node, value: pair.value };
+      } else if (isSeq(container) && /^(0|[1-9]\d*)$/.test(segment)) {
+        const index = Number(segment);
+        if (index < container.items.length) next = { key: undefined, value: container.items[index] };
+      }
+      if (!next) {
+        complete = false;
+        break;
+      }
+      keyNode = next.key;
+      node = next.value;
+    }
+    const range = (node as Node | null | undefined)?.range;
+    // `key:` with nothing after it has an empty value node just after the colon: the key is the place to show.
+    const valueStart = range && range[0] !== range[2] ? range[0] : undefined;
+    const keyStart = keyNode?.range?.[0];
+    const preferKey = which === 'key' || !complete;
+    const offset = preferKey ? (keyStart ?? valueStart) : (valueStart ?? keyStart);
+    return this.position(offset ?? 0);
+  }
+
+  private deref(node: unknown): unknown {
+    let current = node;
+    for (let hops = 0; isAlias(current) && hops < 100; hops++) current = current.resolve(this.document);
+    return current;
+  }
+
+  /** The pair for `key`, looking through `<<` merge keys as the merged data does. */
+  private findPair(map: unknown, key: string, depth = 0): { key: unknown; value: unknown } | undefined {
+    if (!isMap(map) || depth > 20) return undefined;
+    const direct = map.items.find(
+      (pair) => !isMergeKey(pair.key) && isScalar(pair.key) && String(pair.key.value) === key,
+    );
+    if (direct) return direct;
+    for (const pair of map.items) {
+      if (!isPair(pair) || !isMergeKey(pair.key)) continue;
+      const sources = this.deref(pair.value);
+      const list = isSeq(sources) ? sources.items : [sources];
+      for (const source of list) {
+        const found = this.findPair(this.deref(source), key, depth + 1);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** With `merge: true`, yaml gives a `<<` key a symbol value. */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && typeof key.value === 'symbol';
+}
