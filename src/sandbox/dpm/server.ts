@@ -1,0 +1,99 @@
+/**
+ * Dispatches one HTTP request to a DPM route: middleware, extractor, admin gate, handler; an unknown GET path is
+ * the web UI's index page (200), an unknown path of another method is an empty 404 (dpm-api.md §0.1).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { authenticate, requireAdmin } from '../auth/middleware.js';
+import { type Reply, empty, spaPage, text } from '../http/reply.js';
+import { Router } from '../http/router.js';
+import { DecodeError, decodeJsonBody } from '../http/serde.js';
+import type { DpmNode } from './node.js';
+import { configRoutes } from './routes/config.js';
+import { controlRoutes } from './routes/control.js';
+import { governanceRoutes } from './routes/governance.js';
+import { invitationRoutes } from './routes/invitations.js';
+import { packageRoutes } from './routes/packages.js';
+import { partyRoutes } from './routes/parties.js';
+import type { DpmRoute } from './routes/route.js';
+import { startRoutes } from './routes/start.js';
+
+export const MAX_JSON_BYTES = 100 * 1024 * 1024;
+
+export function dpmRouter(): Router<DpmRoute> {
+  const router = new Router<DpmRoute>();
+  for (const r of [
+    ...configRoutes,
+    ...partyRoutes,
+    ...startRoutes,
+    ...controlRoutes,
+    ...invitationRoutes,
+    ...packageRoutes,
+    ...governanceRoutes,
+  ]) {
+    router.add(r);
+  }
+  return router;
+}
+
+export interface IncomingCall {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export async function dispatchDpm(
+  node: DpmNode,
+  router: Router<DpmRoute>,
+  call: IncomingCall,
+): Promise<Reply> {
+  const auth = await authenticate(node, call.method, call.path, call.headers);
+  if (auth.kind === 'rejected') return auth.reply;
+  const match = router.match(call.method, call.path);
+  if (match === undefined) return call.method === 'GET' ? spaPage() : empty(404);
+  const route = match.route;
+
+  let body: unknown;
+  if (route.body !== undefined) {
+    if (!isJsonContentType(call.headers['content-type'])) return text(400, 'Content type error');
+    if (call.body.length > MAX_JSON_BYTES) {
+      return text(
+        413,
+        `JSON payload (${call.body.length} bytes) is larger than allowed (limit: ${MAX_JSON_BYTES} bytes).`,
+      );
+    }
+    try {
+      body = decodeJsonBody(call.body.toString('utf8'), route.body);
+    } catch (error) {
+      if (error instanceof DecodeError) return text(400, error.message);
+      throw error;
+    }
+  }
+
+  if (route.access === 'admin') {
+    const refused = requireAdmin(node, auth);
+    if (refused !== undefined) return refused;
+  }
+
+  if (route.template === '/party-config' && auth.kind === 'bootstrap') {
+    if (node.bootstrapInProgress) return { ...conflict('bootstrap already in progress') };
+    node.bootstrapInProgress = true;
+    try {
+      return await route.handle({ node, ...call, params: match.params, auth, body } as never);
+    } finally {
+      node.bootstrapInProgress = false;
+    }
+  }
+  return route.handle({ node, ...call, params: match.params, auth, body } as never);
+}
+
+function conflict(error: string): Reply {
+  return { status: 409, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error }) };
+}
+
+/** actix's JSON extractor accepts application/json and any `+json` type */
+function isJsonContentType(value: string | undefined): boolean {
+  const mime = (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
+}

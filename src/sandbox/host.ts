@@ -1,0 +1,355 @@
+/**
+ * The sandbox host: in one process on loopback, an identity provider, N operator nodes (each a DPM API and a
+ * participant JSON Ledger API) sharing one simulated synchronizer, and an admin API for tests. State lives in the
+ * state dir, so a sandbox started again on it keeps its participant ids, keys, parties and packages.
+ */
+import { isIP } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { UsageError } from '../errors.js';
+import { type AdminHost, adminHandler } from './admin.js';
+import { Synchronizer } from './canton.js';
+import { DpmNode, type NodeEnv } from './dpm/node.js';
+import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
+import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec } from './faults.js';
+import { Listener, RequestLog, nodeHandler } from './http/listener.js';
+import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
+import { SECRET_FILES, loadOrCreateNodes, loadOrCreateSecrets, secretsDir } from './identity.js';
+import { dispatchLedger, ledgerRouter } from './ledger/server.js';
+import { Mesh } from './mesh.js';
+import { PROFILES, type ProfileName } from './profile.js';
+
+export interface SandboxOptions {
+  /** default 3 */
+  nodes?: number;
+  /** default 127.0.0.1; must be a loopback address */
+  host?: string;
+  /** 0 (default): every listener on a free port; P > 0: admin P, idp P+1, node i (0-based) dpm P+2+2i, ledger P+3+2i */
+  port?: number;
+  /** created if missing; reused on restart (same participant ids, keys, parties, packages) */
+  stateDir: string;
+  /** `fast` for tests (tens of ms per step), `realistic` per the reference (seconds); default fast */
+  profile?: ProfileName;
+  /** initial faults (from a --faults file) */
+  faults?: FaultSpec[];
+  /** DECPM_INSECURE: any token accepted; only with network devnet */
+  insecure?: boolean;
+  /** default devnet */
+  network?: 'devnet' | 'testnet' | 'mainnet';
+  /** the IdP's access-token lifetime, default 300 */
+  accessTokenTtlSeconds?: number;
+}
+
+export interface SandboxUrls {
+  idp: { issuer: string; tokenUrl: string };
+  nodes: Array<{ name: string; participantId: string; dpm: string; ledger: string }>;
+  admin: string;
+}
+
+export interface Sandbox {
+  /** what `sandbox up` prints as one JSON line */
+  urls: SandboxUrls;
+  /** a target file (schemas/target.schema.json) for --target */
+  targetYaml(): string;
+  /** the sandbox credentials by secret name, for an in-process run */
+  secrets(): Record<string, string>;
+  /** closes every listener and stops every node */
+  stop(): Promise<void>;
+}
+
+export const REALM = 'ledgerbook';
+export const CLI_CLIENT_ID = 'ledgerbook-cli';
+export const CI_CLIENT_ID = 'ledgerbook-ci';
+export const ADMIN_ROLE = 'dpm-admin';
+export const OPERATOR_PASSWORD_SECRET = 'SANDBOX_OPERATOR_PASSWORD';
+export const CI_CLIENT_SECRET_SECRET = 'SANDBOX_CI_CLIENT_SECRET';
+const TARGET_SCHEMA_URL = 'https://ledgerbook.dev/schemas/target.schema.json';
+
+interface NodeHost {
+  node: DpmNode;
+  dpm: Listener;
+  ledger: Listener;
+  restartTimer: NodeJS.Timeout | undefined;
+}
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const settings = checkOptions(options);
+  const { nodeCount, host, port, profile, network, insecure } = settings;
+  const stateDir = resolve(options.stateDir);
+  mkdirSync(stateDir, { recursive: true });
+  const stored = loadOrCreateNodes(stateDir, nodeCount);
+  const credentials = loadOrCreateSecrets(stateDir);
+  const faults = new FaultBook();
+  for (const fault of options.faults ?? []) {
+    if ('node' in fault && fault.node !== undefined && !stored.some((n) => n.name === fault.node)) {
+      throw new UsageError(
+        `the fault ${JSON.stringify(fault)} names ${fault.node}, but the sandbox has ${stored.map((n) => n.name).join(', ')}`,
+        'use a node of this sandbox, or start it with more --nodes',
+      );
+    }
+  }
+
+  const requests = new RequestLog();
+  const timings = PROFILES[profile];
+  const log = process.env.LEDGERBOOK_SANDBOX_LOG
+    ? (line: string) => process.stderr.write(`sandbox: ${line}\n`)
+    : () => undefined;
+
+  let idp: IdpHandle | undefined;
+  const hosts = new Map<string, NodeHost>();
+  const admin = new Listener(host, (req, res) => adminHandler(adminHost)(req, res));
+  let stopped = false;
+
+  const restartNode = (name: string, downMs: number): void => {
+    const entry = hosts.get(name);
+    if (entry === undefined || stopped) return;
+    if (entry.restartTimer !== undefined) clearTimeout(entry.restartTimer);
+    entry.node.stop();
+    void entry.dpm.close().then(() => {
+      entry.restartTimer = setTimeout(() => {
+        entry.restartTimer = undefined;
+        if (stopped) return;
+        entry.node.start();
+        entry.dpm
+          .open()
+          .catch((error: unknown) =>
+            log(`${name}: cannot listen again after a restart: ${(error as Error).message}`),
+          );
+      }, downMs);
+    });
+  };
+
+  const adminHost: AdminHost = {
+    requests,
+    faults,
+    nodeNames: () => [...hosts.keys()],
+    restartNode,
+    state: () => ({
+      canton: canton.dump(),
+      nodes: Object.fromEntries(
+        [...hosts.values()].map(({ node }) => [
+          node.name,
+          {
+            participantId: node.participantId,
+            up: node.isUp(),
+            runs: node.state.runs.map((r) => ({
+              ...r,
+              config_json: r.kind === 'Dars' ? '(DAR bundle omitted)' : r.config_json,
+            })),
+            invitations: node.state.invitations,
+            peers: node.state.peers,
+            registered: [...node.coordinators.keys()],
+          },
+        ]),
+      ),
+    }),
+    setAccessTokenTtl: (seconds) => idp?.setAccessTokenTtl(seconds),
+  };
+
+  const canton = new Synchronizer(stateDir);
+  const mesh = new Mesh(faults, timings.meshLatencyMs);
+  try {
+    idp = await startIdp({
+      host,
+      port: port === 0 ? 0 : port + 1,
+      ...sandboxRealm(nodeCount, {
+        password: credentials.operatorPassword,
+        clientSecret: credentials.ciClientSecret,
+      }),
+      accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 300,
+      stateDir: join(stateDir, 'idp'),
+    });
+    const keycloakUrl = idp.issuer.slice(0, idp.issuer.length - `/realms/${REALM}`.length);
+    const router = dpmRouter();
+    const ledgerRoutes = ledgerRouter();
+    for (const [i, identity] of stored.entries()) {
+      const env: NodeEnv = {
+        stateDir,
+        network,
+        timings,
+        faults,
+        mesh,
+        canton,
+        auth: insecure
+          ? { insecure: true, adminRole: ADMIN_ROLE }
+          : {
+              insecure: false,
+              keycloak: { url: keycloakUrl, realm: REALM, clientId: CLI_CLIENT_ID },
+              adminRole: ADMIN_ROLE,
+            },
+        requestRestart: (name, downMs) => {
+          setImmediate(() => restartNode(name, downMs));
+        },
+        log,
+      };
+      const node = new DpmNode({ ...identity, index: i + 1 }, env);
+      const onError = (error: unknown): void => {
+        process.stderr.write(
+          `sandbox ${identity.name}: internal error: ${(error as Error).stack ?? String(error)}\n`,
+        );
+      };
+      const dpm = new Listener(
+        host,
+        nodeHandler({
+          node: identity.name,
+          faults,
+          log: requests,
+          templateOf: (method, path) => router.match(method, path)?.route.template,
+          dispatch: (call) => dispatchDpm(node, router, call),
+          maxBodyBytes: MAX_JSON_BYTES,
+          onError,
+        }),
+      );
+      const ledgerEnv = {
+        node: identity.name,
+        participantId: identity.participantId,
+        network,
+        insecure,
+        canton,
+        faults,
+        verifier: node.verifier,
+      };
+      const ledger = new Listener(
+        host,
+        nodeHandler({
+          node: identity.name,
+          faults,
+          log: requests,
+          templateOf: (method, path) => ledgerRoutes.match(method, path)?.route.template,
+          dispatch: (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call),
+          maxBodyBytes: MAX_JSON_BYTES,
+          onError,
+        }),
+      );
+      node.start();
+      await dpm.open(port === 0 ? 0 : port + 2 + 2 * i);
+      await ledger.open(port === 0 ? 0 : port + 3 + 2 * i);
+      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined });
+    }
+    await admin.open(port);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  faults.onAdd((fault) => {
+    if (fault.spec.kind === 'restart' && fault.spec.at === undefined) {
+      faults.remove(fault.id);
+      restartNode(fault.spec.node, fault.spec.downMs ?? DEFAULT_DOWN_MS);
+    }
+  });
+  for (const fault of options.faults ?? []) faults.add(fault);
+
+  async function stopAll(): Promise<void> {
+    stopped = true;
+    for (const entry of hosts.values()) {
+      if (entry.restartTimer !== undefined) clearTimeout(entry.restartTimer);
+      entry.node.stop();
+    }
+    await Promise.all([...hosts.values()].flatMap((e) => [e.dpm.close(), e.ledger.close()]));
+    await admin.close();
+    await idp?.close();
+  }
+
+  const issuer = idp.issuer;
+  const urls: SandboxUrls = {
+    idp: { issuer, tokenUrl: idp.tokenUrl },
+    nodes: [...hosts.values()].map(({ node, dpm, ledger }) => ({
+      name: node.name,
+      participantId: node.participantId,
+      dpm: dpm.url,
+      ledger: ledger.url,
+    })),
+    admin: admin.url,
+  };
+
+  return {
+    urls,
+    targetYaml: () => targetYaml(urls, network, stateDir),
+    secrets: () => ({
+      [OPERATOR_PASSWORD_SECRET]: credentials.operatorPassword,
+      [CI_CLIENT_SECRET_SECRET]: credentials.ciClientSecret,
+    }),
+    stop: stopAll,
+  };
+}
+
+function checkOptions(options: SandboxOptions): {
+  nodeCount: number;
+  host: string;
+  port: number;
+  profile: ProfileName;
+  network: 'devnet' | 'testnet' | 'mainnet';
+  insecure: boolean;
+} {
+  const nodeCount = options.nodes ?? 3;
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 32) {
+    throw new UsageError(`--nodes must be a whole number from 1 to 32, got ${String(options.nodes)}`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopback(host)) {
+    throw new UsageError(
+      `the sandbox listens on loopback only, got --host ${host}`,
+      'use 127.0.0.1 (the default), another 127.x.y.z address, or ::1',
+    );
+  }
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port + 3 + 2 * (nodeCount - 1) > 65535) {
+    throw new UsageError(
+      `--port must be 0 or a port P with room for P..P+${3 + 2 * (nodeCount - 1)}, got ${String(options.port)}`,
+    );
+  }
+  const profile = options.profile ?? 'fast';
+  if (!(profile in PROFILES))
+    throw new UsageError(`--profile must be fast or realistic, got ${String(profile)}`);
+  const network = options.network ?? 'devnet';
+  if (!['devnet', 'testnet', 'mainnet'].includes(network)) {
+    throw new UsageError(`the network must be devnet, testnet or mainnet, got ${String(network)}`);
+  }
+  const insecure = options.insecure ?? false;
+  if (insecure && network !== 'devnet') {
+    throw new UsageError(
+      `--insecure is refused on ${network}: like the real server (DECPM_INSECURE), insecure mode runs on devnet only`,
+      'drop --insecure, or use network devnet',
+    );
+  }
+  return { nodeCount, host, port, profile, network, insecure };
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+/** the target file for --target: the IdP, each node's URLs and operator user, and where the password is */
+function targetYaml(urls: SandboxUrls, network: string, stateDir: string): string {
+  const auth = (username: string): Record<string, unknown> => ({
+    issuer: urls.idp.issuer,
+    clientId: CLI_CLIENT_ID,
+    grant: 'password',
+    username,
+    password: { secret: OPERATOR_PASSWORD_SECRET },
+  });
+  const target = {
+    name: 'sandbox',
+    network,
+    auth: auth('operator1'),
+    nodes: Object.fromEntries(
+      urls.nodes.map((n, i) => [
+        n.name,
+        {
+          participantId: n.participantId,
+          dpm: n.dpm,
+          ledger: n.ledger,
+          ...(i === 0 ? {} : { auth: auth(`operator${i + 1}`) }),
+        },
+      ]),
+    ),
+    secrets: {
+      [OPERATOR_PASSWORD_SECRET]: { file: join(secretsDir(stateDir), SECRET_FILES.operatorPassword) },
+      [CI_CLIENT_SECRET_SECRET]: { file: join(secretsDir(stateDir), SECRET_FILES.ciClientSecret) },
+    },
+  };
+  return `# yaml-language-server: $schema=${TARGET_SCHEMA_URL}\n# written by the ledgerbook sandbox (state dir ${stateDir})\n${stringify(target)}`;
+}

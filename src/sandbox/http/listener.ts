@@ -1,0 +1,168 @@
+/**
+ * The sandbox's HTTP listeners on loopback. A node's listener counts every request by route template (admin
+ * `GET /requests`), applies the node's HTTP faults (5xx, latency) and writes the handler's Reply. A listener can
+ * be closed and opened again on the same port (a node restart refuses connections while it is down).
+ */
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FaultBook } from '../faults.js';
+import { sleep } from '../time.js';
+import { type Reply, jsonError, text } from './reply.js';
+
+export interface Call {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** what the admin API reports: requests per node, method and route template */
+export class RequestLog {
+  private readonly counts = new Map<string, { node: string; method: string; route: string; count: number }>();
+
+  record(node: string, method: string, route: string): void {
+    const key = `${node} ${method} ${route}`;
+    const entry = this.counts.get(key);
+    if (entry === undefined) this.counts.set(key, { node, method, route, count: 1 });
+    else entry.count++;
+  }
+
+  list(): Array<{ node: string; method: string; route: string; count: number }> {
+    return [...this.counts.values()].sort(
+      (a, b) =>
+        a.node.localeCompare(b.node) || a.route.localeCompare(b.route) || a.method.localeCompare(b.method),
+    );
+  }
+
+  reset(): void {
+    this.counts.clear();
+  }
+}
+
+export interface NodeFrontDoor {
+  /** `node1`, or `node1` for its ledger: the name faults and counts use */
+  node: string;
+  faults: FaultBook;
+  log: RequestLog;
+  /** the route template of a path, or undefined when no route matches */
+  templateOf(method: string, path: string): string | undefined;
+  dispatch(call: Call): Promise<Reply>;
+  /** requests larger than this are refused before they are read whole */
+  maxBodyBytes: number;
+  onError(error: unknown): void;
+}
+
+/** the request handler of a node's listener */
+export function nodeHandler(door: NodeFrontDoor): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(door, req)
+      .then((reply) => write(res, reply))
+      .catch((error: unknown) => {
+        door.onError(error);
+        write(res, jsonError(500, `internal sandbox error: ${(error as Error).message}`));
+      });
+  };
+}
+
+async function handle(door: NodeFrontDoor, req: IncomingMessage): Promise<Reply> {
+  const url = new URL(req.url ?? '/', 'http://sandbox');
+  const method = req.method ?? 'GET';
+  const path = url.pathname;
+  const route = door.templateOf(method, path) ?? path;
+  door.log.record(door.node, method, route);
+  const body = await readBody(req, door.maxBodyBytes);
+  let reply: Reply;
+  const before = door.faults.takeHttpError(door.node, method, route, 'before');
+  if (body === undefined) {
+    reply = text(
+      413,
+      `JSON payload (${req.headers['content-length'] ?? '?'} bytes) is larger than allowed (limit: ${door.maxBodyBytes} bytes).`,
+    );
+  } else if (before !== undefined) {
+    reply = injected(before);
+  } else {
+    reply = await door.dispatch({ method, path, query: url.searchParams, headers: req.headers, body });
+    const after = door.faults.takeHttpError(door.node, method, route, 'after');
+    if (after !== undefined) reply = injected(after);
+  }
+  const latency = door.faults.latencyMs(door.node);
+  if (latency > 0) await sleep(latency);
+  return reply;
+}
+
+function injected(status: number): Reply {
+  return jsonError(status, `injected fault: the sandbox answered ${status} on purpose`);
+}
+
+/** the whole body, or undefined when it is larger than `limit` */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = Number(req.headers['content-length'] ?? 0) > limit;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function write(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent) return;
+  const body = reply.body ?? '';
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** A listener that can be closed and reopened on the same port. */
+export class Listener {
+  private server: Server | undefined;
+  private boundPort = 0;
+
+  constructor(
+    private readonly host: string,
+    private readonly handler: (req: IncomingMessage, res: ServerResponse) => void,
+  ) {}
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get url(): string {
+    const host = this.host.includes(':') ? `[${this.host}]` : this.host;
+    return `http://${host}:${this.boundPort}`;
+  }
+
+  async open(port = this.boundPort): Promise<void> {
+    const server = createServer(this.handler);
+    server.keepAliveTimeout = 1000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.boundPort = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (server === undefined) return;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+}

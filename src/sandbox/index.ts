@@ -1,0 +1,3 @@
+/** The sandbox: simulated DPM nodes, participants and identity provider on loopback (see README.md here). */
+export { startSandbox, type Sandbox, type SandboxOptions, type SandboxUrls } from './host.js';
+export { loadFaultsFile, type FaultSpec } from './faults.js';

@@ -1,0 +1,75 @@
+/**
+ * How long things take in the sandbox. `realistic` follows the reference (dpm-api.md §7, §14): a 2 s poll, a 2 s
+ * start delay, coordinator steps of seconds, a 5 s / 2 s Disconnect linger. `fast` keeps every pause in the tens
+ * of milliseconds so that a test runs a whole onboarding well under a second, with the same ordering.
+ */
+export interface Timings {
+  /** after the 202, before the invitations go out */
+  inviteDelayMs: number;
+  /** after the invitations, before the coordinator's state machine starts (its init window answers 503) */
+  coordinatorStartDelayMs: number;
+  /** a peer's pause between polls of the coordinator */
+  peerPollMs: number;
+  /** a peer's work on one step (signing, uploading) */
+  peerStepMs: number;
+  /** the coordinator's Canton work on one step */
+  coordinatorStepMs: number;
+  /** Disconnect linger at Complete: Onboarding/Contracts/Dars (long) and the others (short) */
+  lingerLongMs: number;
+  lingerShortMs: number;
+  /** a peer's pause after a poll that could not reach the coordinator (3 in a row fail the peer) */
+  peerTransportRetryMs: number;
+  /** a peer's pause after a poll the coordinator answered 503 (4 in a row fail the peer) */
+  peerUnavailableRetryMs: number;
+  /** a peer's pause between attempts to notify a decline */
+  declineRetryMs: number;
+  /** the background cache write after a live /decentralized-parties read */
+  cacheWriteMs: number;
+  /** resolving other members' owner keys after a cache write */
+  ownerKeysMs: number;
+  /** one simulated Noise round trip */
+  meshLatencyMs: number;
+  /** how often a waiting coordinator re-checks its gate */
+  gateTickMs: number;
+  /** the party cache's automatic refresh after a node starts */
+  bootRefreshMs: number;
+}
+
+export type ProfileName = 'fast' | 'realistic';
+
+export const PROFILES: Record<ProfileName, Timings> = {
+  fast: {
+    inviteDelayMs: 2,
+    coordinatorStartDelayMs: 8,
+    peerPollMs: 4,
+    peerStepMs: 2,
+    coordinatorStepMs: 3,
+    lingerLongMs: 30,
+    lingerShortMs: 15,
+    peerTransportRetryMs: 400,
+    peerUnavailableRetryMs: 25,
+    declineRetryMs: 8,
+    cacheWriteMs: 2,
+    ownerKeysMs: 10,
+    meshLatencyMs: 0,
+    gateTickMs: 2,
+    bootRefreshMs: 20,
+  },
+  realistic: {
+    inviteDelayMs: 200,
+    coordinatorStartDelayMs: 2000,
+    peerPollMs: 2000,
+    peerStepMs: 1000,
+    coordinatorStepMs: 3000,
+    lingerLongMs: 5000,
+    lingerShortMs: 2000,
+    peerTransportRetryMs: 5000,
+    peerUnavailableRetryMs: 5000,
+    declineRetryMs: 2000,
+    cacheWriteMs: 200,
+    ownerKeysMs: 1500,
+    meshLatencyMs: 20,
+    gateTickMs: 250,
+    bootRefreshMs: 5000,
+  },
+};
