@@ -1,0 +1,192 @@
+/**
+ * Target files: the target schema with the same readable findings as playbooks, plus the rules a schema cannot
+ * say (unique participant ids, credentials complete for their grant, every node able to authenticate).
+ */
+import { ValidationError } from '../errors.js';
+import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
+import { readSource } from './load.js';
+import type { SourceDoc } from './model.js';
+import { childPointer, parsePointer } from './pointer.js';
+import { isRecord } from './rule-context.js';
+import { checkSchema, genericWhere, type Finding } from './schema-check.js';
+import type { Target } from './target.js';
+import { targetSchema, type TargetFile } from './target-schema.js';
+
+export interface TargetValidation {
+  /** only when there is no error */
+  target?: Target;
+  diagnostics: Diagnostic[];
+  /** findings that do not stop a run (a secret left to the environment, a target without credentials) */
+  warnings: Diagnostic[];
+}
+
+export interface LoadTargetOptions {
+  /** receives the warnings of a valid target */
+  warn?: (warning: Diagnostic) => void;
+}
+
+/** Load and validate a target file; throws ValidationError('LB_TARGET_INVALID') with every problem. */
+export async function loadTarget(file: string, options: LoadTargetOptions = {}): Promise<Target> {
+  const { doc, diagnostics } = await readSource(file, 'LB_TARGET_INVALID');
+  if (diagnostics.length > 0) throw new ValidationError('LB_TARGET_INVALID', diagnostics);
+  const result = validateTarget(doc);
+  if (!result.target) throw new ValidationError('LB_TARGET_INVALID', result.diagnostics);
+  for (const warning of result.warnings) options.warn?.(warning);
+  return result.target;
+}
+
+export function validateTarget(doc: SourceDoc): TargetValidation {
+  const errors: Diagnostic[] = [];
+  const warnings: Diagnostic[] = [];
+  const report = (
+    into: Diagnostic[],
+    pointer: string,
+    rule: string,
+    message: string,
+    hint?: string,
+    atKey = false,
+  ): void => {
+    const position = doc.positionOf(pointer, atKey ? 'key' : 'value');
+    into.push({ file: doc.file, ...position, pointer, rule, message, hint });
+  };
+  if (doc.data === null || doc.data === undefined) {
+    report(errors, '', 'schema', 'the file is empty', 'a target needs at least name and network');
+    return { diagnostics: errors, warnings };
+  }
+  for (const finding of checkSchema(targetSchema, doc.data, { where: targetWhere }))
+    errors.push(toDiagnostic(doc, finding));
+
+  const data = isRecord(doc.data) ? doc.data : {};
+  const nodes = isRecord(data['nodes']) ? data['nodes'] : {};
+  const declaredSecrets = isRecord(data['secrets']) ? data['secrets'] : {};
+
+  // Participant ids are unique: two names for one participant would act on it twice.
+  const owners = new Map<string, string>();
+  for (const [name, node] of Object.entries(nodes)) {
+    if (!isRecord(node) || typeof node['participantId'] !== 'string') continue;
+    const owner = owners.get(node['participantId']);
+    if (owner === undefined) {
+      owners.set(node['participantId'], name);
+      continue;
+    }
+    report(
+      errors,
+      childPointer(childPointer('/nodes', name), 'participantId'),
+      'duplicate-participant-id',
+      `node '${name}' has the participant id of node '${owner}'`,
+      'each node is one participant: remove the duplicate or correct its id',
+    );
+  }
+
+  const authBlocks: { pointer: string; auth: Record<string, unknown> }[] = [];
+  if (isRecord(data['auth'])) authBlocks.push({ pointer: '/auth', auth: data['auth'] });
+  for (const [name, node] of Object.entries(nodes)) {
+    if (isRecord(node) && isRecord(node['auth']))
+      authBlocks.push({ pointer: childPointer(childPointer('/nodes', name), 'auth'), auth: node['auth'] });
+  }
+  for (const { pointer, auth } of authBlocks) {
+    const grant = auth['grant'];
+    const needs =
+      grant === 'password'
+        ? ['username', 'password']
+        : grant === 'client_credentials'
+          ? ['clientSecret']
+          : [];
+    for (const key of needs) {
+      if (auth[key] !== undefined) continue;
+      report(
+        errors,
+        pointer,
+        'auth-grant',
+        `the ${String(grant)} grant needs '${key}'`,
+        grantHint(String(grant)),
+        true,
+      );
+    }
+    if (grant === 'client_credentials') {
+      for (const key of ['username', 'password']) {
+        if (auth[key] === undefined) continue;
+        report(
+          errors,
+          `${pointer}/${key}`,
+          'auth-grant',
+          `'${key}' is not used by the client_credentials grant`,
+          'remove it, or use grant: password',
+          true,
+        );
+      }
+    }
+    for (const key of ['password', 'clientSecret']) {
+      const ref = auth[key];
+      const secret = isRecord(ref) ? ref['secret'] : undefined;
+      if (typeof secret !== 'string' || Object.hasOwn(declaredSecrets, secret)) continue;
+      report(
+        warnings,
+        `${pointer}/${key}/secret`,
+        'undeclared-secret',
+        `secret '${secret}' is not declared under secrets:; it must come from --secrets-file or the environment variable ${secret}`,
+        `declare where it comes from: secrets: { ${secret}: { env: ${secret} } }`,
+      );
+    }
+  }
+
+  // Every node authenticates, with its own auth or the target's. Only a devnet may go without: the DPM accepts
+  // any token only in its insecure mode, which it refuses on other networks.
+  if (!isRecord(data['auth'])) {
+    const bare = Object.entries(nodes).filter(([, node]) => isRecord(node) && node['auth'] === undefined);
+    for (const [name] of bare) {
+      if (data['network'] === 'devnet') continue;
+      report(
+        errors,
+        childPointer('/nodes', name),
+        'missing-auth',
+        `node '${name}' has no auth and the target has none`,
+        'add auth: to the target (for every node) or to this node; only a devnet target may run without credentials',
+        true,
+      );
+    }
+    if (data['network'] === 'devnet' && bare.length > 0) {
+      report(
+        warnings,
+        '/network',
+        'no-auth',
+        `no credentials for ${bare.map(([name]) => `'${name}'`).join(', ')}: requests are sent without a token`,
+        'this works only with DPM nodes in insecure mode (devnet); add auth: otherwise',
+      );
+    }
+  }
+
+  errors.sort(compareDiagnostics);
+  warnings.sort(compareDiagnostics);
+  if (errors.length > 0) return { diagnostics: errors, warnings };
+  return { target: { ...(data as TargetFile), file: doc.file }, diagnostics: [], warnings };
+}
+
+function grantHint(grant: string): string {
+  return grant === 'password'
+    ? 'add username: and password: { secret: NAME } (IDP_USERNAME / IDP_PASSWORD)'
+    : 'add clientSecret: { secret: NAME }';
+}
+
+function toDiagnostic(doc: SourceDoc, finding: Finding): Diagnostic {
+  const position = doc.positionOf(finding.pointer, finding.atKey ? 'key' : 'value');
+  return {
+    file: doc.file,
+    ...position,
+    pointer: finding.pointer,
+    message: finding.message,
+    expected: finding.expected,
+    hint: finding.hint,
+    rule: 'schema',
+  };
+}
+
+/** "in node 'node1'", "in `auth` of node 'node1'", "in secret 'DPM_PASSWORD'" */
+function targetWhere(pointer: string): string {
+  const [top, name, ...rest] = parsePointer(pointer);
+  if (top === 'nodes' && name !== undefined) {
+    return rest.length === 0 ? `in node '${name}'` : `in \`${rest.join('.')}\` of node '${name}'`;
+  }
+  if (top === 'secrets' && name !== undefined && rest.length === 0) return `in secret '${name}'`;
+  return genericWhere(pointer);
+}

@@ -1,0 +1,234 @@
+/**
+ * Playbook validation in three passes, every problem of a file at once, sorted by position:
+ *  1. the playbook schema (keys, types, patterns);
+ *  2. each step's `with` against its kind's schema (values that are whole `${{ … }}` expressions are checked
+ *     again, resolved, at run time with checkResolvedWith);
+ *  3. named semantic rules (rules.ts, expression-rules.ts) and the step kinds' own `check()`.
+ */
+import { createHash } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import { ValidationError } from '../errors.js';
+import type { AnyStepKind } from '../engine/step.js';
+import { didYouMean } from './closest.js';
+import { RETRY_DEFAULTS } from './defaults.js';
+import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
+import { parseDuration } from './duration.js';
+import { checkExpressions } from './expression-rules.js';
+import { collectReferences } from './expressions/references.js';
+import { hasExpression } from './expressions/template.js';
+import { readSource } from './load.js';
+import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from './model.js';
+import {
+  playbookSchema,
+  stepSchema,
+  type PlaybookFile,
+  type RetryFile,
+  type StepFile,
+} from './playbook-schema.js';
+import { parsePointer } from './pointer.js';
+import { RuleContext, isRecord, strings, type StepInfo } from './rule-context.js';
+import {
+  durations,
+  duplicateStepIds,
+  inputDefaults,
+  keyWithoutForEach,
+  secretsInPlainFields,
+  stepChecks,
+} from './rules.js';
+import {
+  checkSchema,
+  explainErrors,
+  genericWhere,
+  secretPointers,
+  validatorFor,
+  wholeExpressions,
+  withWhere,
+  type Finding,
+} from './schema-check.js';
+import type { Target } from './target.js';
+
+export { checkResolvedWith } from './schema-check.js';
+
+export interface ValidateOptions {
+  /** step kinds by `uses` */
+  registry: ReadonlyMap<string, AnyStepKind>;
+  /** the target, passed to the step kinds' `check()` */
+  target?: Target | undefined;
+}
+
+export function validatePlaybook(
+  doc: SourceDoc,
+  opts: ValidateOptions,
+): { playbook?: Playbook; diagnostics: Diagnostic[] } {
+  if (doc.data === null || doc.data === undefined) {
+    const diagnostic: Diagnostic = {
+      file: doc.file,
+      line: 1,
+      col: 1,
+      pointer: '',
+      rule: 'schema',
+      message: 'the file is empty',
+      expected: 'a playbook: name, steps, and optionally description, inputs, vars',
+    };
+    return { diagnostics: [diagnostic] };
+  }
+  const ctx = new RuleContext(doc, opts.registry, opts.target);
+  const schemaFindings: Diagnostic[] = checkSchema(playbookSchema, doc.data, {
+    where: playbookWhere(ctx),
+  }).map((finding) => toDiagnostic(doc, '', finding));
+  const validWith = checkStepKinds(ctx, schemaFindings);
+
+  duplicateStepIds(ctx);
+  keyWithoutForEach(ctx);
+  checkExpressions(ctx);
+  secretsInPlainFields(ctx);
+  durations(ctx);
+  inputDefaults(ctx);
+  stepChecks(ctx, validWith);
+
+  const diagnostics = [...schemaFindings, ...ctx.diagnostics].sort(compareDiagnostics);
+  if (diagnostics.length > 0) return { diagnostics };
+  return { playbook: buildPlaybook(doc, doc.data as PlaybookFile), diagnostics };
+}
+
+/** Load, parse and validate a playbook file; throws ValidationError('LB_PLAYBOOK_INVALID') with every problem. */
+export async function loadPlaybook(file: string, opts: ValidateOptions): Promise<Playbook> {
+  const { doc, diagnostics } = await readSource(file, 'LB_PLAYBOOK_INVALID');
+  if (diagnostics.length > 0) throw new ValidationError('LB_PLAYBOOK_INVALID', diagnostics);
+  const result = validatePlaybook(doc, opts);
+  if (!result.playbook) throw new ValidationError('LB_PLAYBOOK_INVALID', result.diagnostics);
+  return result.playbook;
+}
+
+/** Pass 2: `uses` names a registered kind, and `with` fits its schema. Returns the steps whose `with` fits. */
+function checkStepKinds(ctx: RuleContext, out: Diagnostic[]): Set<StepInfo> {
+  const valid = new Set<StepInfo>();
+  const kinds = [...ctx.registry.keys()].sort();
+  const usesPattern = new RegExp(stepSchema.properties.uses.pattern);
+  for (const step of ctx.steps) {
+    if (step.uses === undefined) continue;
+    if (!step.kind) {
+      if (!usesPattern.test(step.uses)) continue; // the schema reported it
+      ctx.report({
+        pointer: `${step.pointer}/uses`,
+        rule: 'unknown-step-kind',
+        message: `unknown step kind '${step.uses}'`,
+        expected: `one of ${kinds.join(', ')}`,
+        hint: didYouMean(step.uses, kinds) ?? 'run `ledgerbook schema --list` to see the step kinds',
+      });
+      continue;
+    }
+    const value = step.raw['with'] ?? {};
+    if (!isRecord(value)) continue; // the schema reported it
+    const validate = validatorFor(step.kind.withSchema);
+    if (validate(value)) {
+      valid.add(step);
+      continue;
+    }
+    const kind = step.kind;
+    const secrets = secretPointers(kind, value);
+    const findings = explainErrors(validate.errors ?? [], {
+      where: (pointer) => withWhere(kind.kind, pointer),
+      expressions: wholeExpressions(value),
+      secret: (pointer) => secrets.has(pointer),
+    });
+    if (findings.length === 0) valid.add(step);
+    for (const finding of findings) out.push(toDiagnostic(ctx.doc, `${step.pointer}/with`, finding));
+  }
+  return valid;
+}
+
+function toDiagnostic(doc: SourceDoc, base: string, finding: Finding): Diagnostic {
+  const pointer = `${base}${finding.pointer}`;
+  const position = doc.positionOf(pointer, finding.atKey ? 'key' : 'value');
+  return {
+    file: doc.file,
+    line: position.line,
+    col: position.col,
+    pointer,
+    message: finding.message,
+    expected: finding.expected,
+    hint: finding.hint,
+    rule: 'schema',
+  };
+}
+
+/** Where a pointer of the playbook is, in words: "in step 'deploy'", "in retry of step 'deploy'". */
+function playbookWhere(ctx: RuleContext): (pointer: string) => string {
+  return (pointer) => {
+    const [top, index, field, ...rest] = parsePointer(pointer);
+    if (top === 'steps' && index !== undefined) {
+      const step = ctx.steps.find((s) => String(s.index) === index);
+      const name = step ? ctx.describeStep(step) : `step ${Number(index) + 1}`;
+      if (field === undefined) return `in ${name}`;
+      return `in \`${[field, ...rest].join('.')}\` of ${name}`;
+    }
+    if (top === 'inputs' && index !== undefined && field === undefined) return `in input '${index}'`;
+    return genericWhere(pointer);
+  };
+}
+
+function buildPlaybook(doc: SourceDoc, data: PlaybookFile): Playbook {
+  const file = doc.file;
+  return {
+    file,
+    baseDir: dirname(resolve(file)),
+    name: data.name,
+    description: data.description,
+    inputs: data.inputs ?? {},
+    vars: data.vars ?? {},
+    steps: data.steps.map((step, index) => buildStep(step, index)),
+    digest: createHash('sha256').update(doc.text).digest('hex'),
+    source: doc,
+  };
+}
+
+function buildStep(step: StepFile, index: number): StepSpec {
+  return {
+    id: step.id,
+    name: step.name ?? step.id,
+    uses: step.uses,
+    with: step.with ?? {},
+    if: step.if,
+    forEach: step.for_each,
+    key: step.key,
+    concurrency: step.concurrency,
+    retry: retryPolicy(step.retry),
+    timeoutMs: step.timeout === undefined ? undefined : parseDuration(step.timeout),
+    pointer: `/steps/${index}`,
+  };
+}
+
+function retryPolicy(retry: RetryFile | undefined): RetryPolicy {
+  return {
+    attempts: retry?.attempts ?? RETRY_DEFAULTS.attempts,
+    delayMs: parseDuration(retry?.delay ?? RETRY_DEFAULTS.delay),
+    factor: retry?.factor ?? RETRY_DEFAULTS.factor,
+    maxDelayMs: parseDuration(retry?.max_delay ?? RETRY_DEFAULTS.max_delay),
+    jitter: retry?.jitter ?? RETRY_DEFAULTS.jitter,
+  };
+}
+
+/**
+ * The secrets and environment variables a playbook reads (`${{ secrets.NAME }}`, `${{ env.NAME }}`), so that
+ * the CLI can check that each exists before anything runs.
+ */
+export function referencedNames(playbook: Playbook): { secrets: Set<string>; env: Set<string> } {
+  const found = { secrets: new Set<string>(), env: new Set<string>() };
+  const visit = (text: string, bare = false): void => {
+    if (!bare && !hasExpression(text)) return;
+    for (const reference of collectReferences(text, { bare })) {
+      const name = reference.path[0];
+      if (name === undefined) continue;
+      if (reference.root === 'secrets') found.secrets.add(name);
+      else if (reference.root === 'env') found.env.add(name);
+    }
+  };
+  for (const { text } of strings(playbook.vars, '/vars')) visit(text);
+  for (const step of playbook.steps) {
+    for (const value of [step.with, step.forEach, step.key])
+      for (const { text } of strings(value, '')) visit(text);
+    if (typeof step.if === 'string') visit(step.if, !hasExpression(step.if));
+  }
+  return found;
+}
