@@ -64,6 +64,8 @@ export interface ExplainContext {
   where(pointer: string): string;
   /** pointers of values that are whole `${{ … }}` expressions: their type cannot be known before the run */
   expressions?: ReadonlySet<string>;
+  /** pointers of strings that mix text with `${{ … }}`: strings, but their content is known only at run time */
+  templates?: ReadonlySet<string>;
   /** pointers whose values must not be shown */
   secret?: (pointer: string) => boolean;
 }
@@ -116,15 +118,22 @@ export function secretPointers(kind: AnyStepKind, value: unknown): Set<string> {
   return found;
 }
 
-/** Pointers (relative to `value`) of the strings that are exactly one `${{ … }}` expression. */
-export function wholeExpressions(value: unknown, pointer = '', found = new Set<string>()): Set<string> {
+/**
+ * Pointers (relative to `value`) of the strings that are exactly one `${{ … }}` expression (`whole`) and of
+ * those that mix text with expressions (`templates`).
+ */
+export function expressionPointers(
+  value: unknown,
+  pointer = '',
+  found = { whole: new Set<string>(), templates: new Set<string>() },
+): { whole: Set<string>; templates: Set<string> } {
   if (typeof value === 'string') {
-    if (hasExpression(value) && isWholeExpression(value)) found.add(pointer);
+    if (hasExpression(value)) (isWholeExpression(value) ? found.whole : found.templates).add(pointer);
   } else if (Array.isArray(value)) {
-    value.forEach((element, i) => wholeExpressions(element, childPointer(pointer, i), found));
+    value.forEach((element, i) => expressionPointers(element, childPointer(pointer, i), found));
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, child] of Object.entries(value))
-      wholeExpressions(child, childPointer(pointer, key), found);
+      expressionPointers(child, childPointer(pointer, key), found);
   }
   return found;
 }
@@ -196,6 +205,15 @@ export function explainErrors(errors: readonly ErrorObject[], context: ExplainCo
 }
 
 const TYPE_MISMATCH: ReadonlySet<string> = new Set(['type', 'const', 'enum']);
+/** What an interpolated string's text decides: unknown until the run. */
+const STRING_CONTENT: ReadonlySet<string> = new Set([
+  'pattern',
+  'format',
+  'enum',
+  'const',
+  'minLength',
+  'maxLength',
+]);
 
 class Explainer {
   constructor(private readonly context: ExplainContext) {}
@@ -203,6 +221,7 @@ class Explainer {
   explain(node: ErrorNode): Finding[] {
     const { error } = node;
     if (this.context.expressions?.has(error.instancePath)) return [];
+    if (STRING_CONTENT.has(error.keyword) && this.context.templates?.has(error.instancePath)) return [];
     switch (error.keyword) {
       case 'anyOf':
       case 'oneOf':

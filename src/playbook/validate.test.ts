@@ -513,10 +513,15 @@ describe('pass 2: each step’s with', () => {
     ).toEqual([]);
   });
 
-  it('still checks a value that mixes text with an expression', () => {
+  it('checks that a value mixing text with an expression is a string, not what the string says', () => {
     expect(summary(step('coordinator: n1', 'threshold: "${{ 1 }}x"'))).toEqual([
       '7:18 /steps/0/with/threshold [schema] expected integer, got string',
     ]);
+    expect(
+      summary(
+        step('coordinator: "Node ${{ 1 }}"', 'threshold: 1', 'mode: "${{ 1 }}x"', 'prefix: "${{ 1 }}"'),
+      ),
+    ).toEqual([]);
   });
 
   it('never shows the value of a secret field', () => {

@@ -41,7 +41,7 @@ import {
   genericWhere,
   secretPointers,
   validatorFor,
-  wholeExpressions,
+  expressionPointers,
   withWhere,
   type Finding,
 } from './schema-check.js';
@@ -127,9 +127,11 @@ function checkStepKinds(ctx: RuleContext, out: Diagnostic[]): Set<StepInfo> {
     }
     const kind = step.kind;
     const secrets = secretPointers(kind, value);
+    const expressions = expressionPointers(value);
     const findings = explainErrors(validate.errors ?? [], {
       where: (pointer) => withWhere(kind.kind, pointer),
-      expressions: wholeExpressions(value),
+      expressions: expressions.whole,
+      templates: expressions.templates,
       secret: (pointer) => secrets.has(pointer),
     });
     if (findings.length === 0) valid.add(step);
