@@ -36,7 +36,6 @@ describe('v1-interrupted-fanout.ndjson', () => {
       target: 'sandbox',
       status: 'running',
       startedAt: '2025-03-01T10:15:00.120Z',
-      approvals: [],
       steps: [
         { step: 'mint', status: 'applied', items: 1, done: 1, pending: [] },
         { step: 'pay', status: 'unfinished', items: 5, done: 3, pending: ['bob'] },
@@ -90,7 +89,6 @@ describe('v1-finished.ndjson', () => {
       startedAt: '2025-03-02T08:15:00.000Z',
       endedAt: '2025-03-02T08:16:41.700Z',
       exitCode: 0,
-      approvals: ['approve-onboarding'],
       steps: [
         { step: 'prepare', status: 'in-sync', items: 1, done: 0, pending: [] },
         { step: 'approve-onboarding', status: 'applied', items: 1, done: 1, pending: [] },

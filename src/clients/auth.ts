@@ -8,10 +8,7 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { ServiceError, type Retryability } from '../errors.js';
 
-export interface TokenSource {
-  token(signal?: AbortSignal): Promise<string>;
-  invalidate(): void;
-}
+import type { TokenSource } from './http.js';
 
 export interface Credentials {
   issuer: string;

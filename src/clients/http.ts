@@ -10,9 +10,11 @@ import { LedgerbookError, ServiceError } from '../errors.js';
 import type { Retryability } from '../errors.js';
 import type { HttpClient, HttpResponse } from './index.js';
 
+/** Where bearer tokens come from (src/clients/auth.ts implements it). */
 export interface TokenSource {
   token(signal?: AbortSignal): Promise<string>;
-  invalidate(): void;
+  /** drop the cached token; with `rejected`, only if it is still that token (so parallel 401s fetch once) */
+  invalidate(rejected?: string): void;
 }
 
 export interface HttpServiceOptions {
@@ -452,7 +454,7 @@ export class HttpService {
     if (token !== undefined) secrets.add(token);
     let response = await this.send(method, path, url, payload, token, idempotent, options.signal, secrets);
     if (response.status === 401 && this.auth !== undefined) {
-      this.auth.invalidate();
+      this.auth.invalidate(token);
       token = await this.token(method, path, options.signal);
       if (token !== undefined) secrets.add(token);
       response = await this.send(method, path, url, payload, token, idempotent, options.signal, secrets);

@@ -1,7 +1,10 @@
 /**
- * The typed clients a step receives from its context. The engine builds them from the target; steps never
- * construct a client themselves. Every error leaving src/clients is a ServiceError (src/errors.ts).
+ * The typed clients a step receives from its context. The engine builds them from the target
+ * (src/clients/factory.ts); steps never construct a client themselves. Every error leaving src/clients is a
+ * ServiceError (src/errors.ts).
  */
+import type { DpmClient } from './dpm.js';
+
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
@@ -16,4 +19,7 @@ export interface HttpClient {
 
 export interface Clients {
   readonly http: HttpClient;
+  /** the decentralized-party manager of a target node, by node name */
+  dpm(node: string): DpmClient;
+  close(): Promise<void>;
 }

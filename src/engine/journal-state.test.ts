@@ -64,11 +64,27 @@ const end = (r: string, status: 'succeeded' | 'failed' | 'interrupted', exitCode
 });
 
 describe('lastRun', () => {
+  it('settles intents: `resolve done` finishes the item; `resolve redo` and a definite failure forget its intents', () => {
+    const records: JournalRecord[] = [
+      run('r1'),
+      step('r1', 'pay', 2),
+      intent('r1', 'pay', 'a'),
+      intent('r1', 'pay', 'b'),
+      { t: 'resolve', run: 'r1', step: 'pay', item: 'a', at: AT, as: 'done', by: 'alice' },
+      { t: 'resolve', run: 'r1', step: 'pay', item: 'b', at: AT, as: 'redo', by: 'alice' },
+      intent('r1', 'pay', 'c'),
+      { t: 'failed', run: 'r1', step: 'pay', item: 'c', at: AT, error: { code: 'LB_STEP_FAILED', message: 'exit 3' } },
+    ];
+    const pay = lastRun(records)?.steps.get('pay');
+    expect([...(pay?.done.keys() ?? [])]).toEqual(['a']);
+    expect(pay?.pending.size).toBe(0);
+  });
+
   it('is undefined for an empty journal', () => {
     expect(lastRun([])).toBeUndefined();
   });
 
-  it('folds the last run: done items, pending intents, finished steps, approvals, running without end', () => {
+  it('folds the last run: done items, pending intents, finished steps, running without end', () => {
     const records: JournalRecord[] = [
       run('old'),
       step('old', 'pay', 1),
@@ -76,7 +92,6 @@ describe('lastRun', () => {
       end('old', 'succeeded', 0),
       run('r2', { pid: 222 }),
       step('r2', 'gate', 1),
-      { t: 'approval', run: 'r2', step: 'gate', at: AT, by: 'alice' },
       stepDone('r2', 'gate', 'w', 'applied', 'ok'),
       step('r2', 'pay', 4, 'pay-digest'),
       intent('r2', 'pay', 'a'),
@@ -98,7 +113,6 @@ describe('lastRun', () => {
       target: 'sandbox',
     });
     expect(state.endedAt).toBeUndefined();
-    expect([...state.approvals]).toEqual(['gate']);
     expect(state.steps.get('gate')?.finished).toEqual({
       status: 'applied',
       outputs: { out: 'ok' },
@@ -221,7 +235,6 @@ describe('summarizeRun', () => {
       endedAt: AT,
       exitCode: 1,
       error: { code: 'LB_STEP_FAILED', message: 'boom' },
-      approvals: [],
       steps: [{ step: 'pay', status: 'unfinished', items: 3, done: 1, pending: ['b'] }],
     });
   });

@@ -23,7 +23,6 @@ export interface RunState {
   exitCode?: number;
   error?: { code: string; message: string };
   steps: Map<string, StepState>;
-  approvals: Set<string>;
 }
 
 export interface StepState {
@@ -51,7 +50,6 @@ function newRun(record: RunRecord): RunState {
     pid: record.pid,
     status: 'running',
     steps: new Map(),
-    approvals: new Set(),
   };
 }
 
@@ -115,9 +113,15 @@ function fold(records: readonly JournalRecord[], only?: string): RunState[] {
           withDigest: record.withDigest,
         };
         break;
-      case 'approval':
-        run.approvals.add(record.step);
+      case 'failed':
+        stepOf(run, record.step).pending.delete(record.item);
         break;
+      case 'resolve': {
+        const step = stepOf(run, record.step);
+        step.pending.delete(record.item);
+        if (record.as === 'done') step.done.set(record.item, { status: 'resolved', outputs: {} });
+        break;
+      }
       case 'end':
         run.status = record.status;
         run.endedAt = record.at;
@@ -179,7 +183,6 @@ export interface RunSummary {
   endedAt?: string;
   exitCode?: number;
   error?: { code: string; message: string };
-  approvals: string[];
   steps: Array<{
     step: string;
     status: 'applied' | 'in-sync' | 'skipped' | 'unfinished';
@@ -197,7 +200,6 @@ export function summarizeRun(run: RunState): RunSummary {
     target: run.target,
     status: run.status,
     startedAt: run.startedAt,
-    approvals: [...run.approvals],
     steps: [...run.steps.values()].map((step) => ({
       step: step.step,
       status: step.finished?.status ?? 'unfinished',

@@ -46,6 +46,15 @@ export type JournalRecord =
       outputs: Outputs;
     }
   | {
+      /** an item's attempt ended with a definite error: its intents are settled, the next run plans it anew */
+      t: 'failed';
+      run: string;
+      step: string;
+      item: string;
+      at: string;
+      error: { code: string; message: string };
+    }
+  | {
       t: 'step-done';
       run: string;
       step: string;
@@ -54,7 +63,16 @@ export type JournalRecord =
       outputs: Outputs;
       withDigest: string;
     }
-  | { t: 'approval'; run: string; step: string; at: string; by: string }
+  | {
+      /** an operator's decision about an item whose outcome was ambiguous (`ledgerbook state resolve`) */
+      t: 'resolve';
+      run: string;
+      step: string;
+      item: string;
+      at: string;
+      as: 'done' | 'redo';
+      by: string;
+    }
   | {
       t: 'end';
       run: string;
@@ -72,7 +90,8 @@ const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
   'intent',
   'done',
   'step-done',
-  'approval',
+  'resolve',
+  'failed',
   'end',
 ]);
 

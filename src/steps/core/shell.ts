@@ -41,6 +41,31 @@ interface Observed {
   reason: string;
 }
 
+/** SIGTERM to the command's process group, SIGKILL two seconds later if it is still there. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  const signal = (sig: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, sig);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  };
+  signal('SIGTERM');
+  setTimeout(() => signal('SIGKILL'), 2000).unref();
+}
+
+/** Whether a process exists (EPERM: it does, under another user). */
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function commandText(run: string | readonly string[]): string {
   return typeof run === 'string' ? run : run.join(' ');
 }
@@ -76,7 +101,8 @@ async function guardHolds(ctx: StepContext, w: With): Promise<{ holds: boolean; 
 /**
  * Runs a command. With `creates` or `unless` it observes live state, so a rerun skips work already done and a
  * crash in the middle is reconciled. Without a guard, its only memory is the journal: an earlier run that
- * finished the same command counts as in sync, and a crash mid-command is an ambiguous outcome.
+ * finished the same command counts as in sync; a crash before the command started is safe to redo, a crash
+ * after it started is an ambiguous outcome for the operator to resolve.
  */
 export const coreShell = defineStep<With, Observed>({
   kind: 'core.shell',
@@ -96,20 +122,29 @@ export const coreShell = defineStep<With, Observed>({
   },
   async apply(ctx, w) {
     const { execa } = await import('execa');
-    const options = {
+    // The command starts gated: the shell waits for one line on stdin before it execs the command. The gate
+    // opens only after the child's pid is journalled, so a crash before that leaves a shell that exits on
+    // EOF without running anything, and a crash after it leaves a pid that reconcile can wait for.
+    const gate = 'read -r _ || exit 97; exec "$@"';
+    const argv = typeof w.run === 'string' ? ['sh', '-c', w.run] : w.run;
+    await ctx.record({ action: 'exec', command: commandText(w.run) });
+    // Its own process group, so that a timeout or Ctrl-C stops the whole command, not just its shell.
+    const child = execa('sh', ['-c', gate, 'ledgerbook-gate', ...argv], {
       cwd: resolve(ctx.baseDir, w.cwd ?? '.'),
       env: w.env,
       reject: false,
-      cancelSignal: ctx.signal,
-      stdin: 'ignore',
+      detached: true,
+      stdin: 'pipe',
       stripFinalNewline: true,
-    } as const;
-    await ctx.record({ action: 'exec', command: commandText(w.run) });
-    const result =
-      typeof w.run === 'string'
-        ? await execa(w.run, { ...options, shell: true })
-        : await execa(w.run[0] ?? '', w.run.slice(1), options);
-    if (result.isCanceled) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
+    });
+    const stop = (): void => killGroup(child.pid);
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    if (child.pid !== undefined) {
+      await ctx.record({ action: 'started', pid: child.pid });
+      child.stdin.end('go\n');
+    }
+    const result = await child.finally(() => ctx.signal.removeEventListener('abort', stop));
+    if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
     const outputs: Outputs = { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode ?? -1 };
     if (result.exitCode !== 0) {
       const tail = result.stderr.split('\n').slice(-5).join('\n').trim();
@@ -120,14 +155,23 @@ export const coreShell = defineStep<With, Observed>({
     }
     return outputs;
   },
-  async reconcile(ctx, w) {
+  async reconcile(ctx, w, _item, intents) {
+    const started = intents.find((i) => i.action === 'started');
+    if (started === undefined) {
+      return { status: 'not-done', note: 'the command never started: its gate was not opened' };
+    }
+    const pid = Number(started['pid']);
+    while (processAlive(pid)) {
+      ctx.progress(`waiting for the command of the interrupted run (pid ${pid}) to finish`);
+      await ctx.clock.sleep(200, ctx.signal);
+    }
     const guard = await guardHolds(ctx, w);
     if (guard?.holds) return { status: 'done', outputs: { stdout: '', stderr: '', exit_code: 0 } };
     if (guard) return { status: 'not-done', note: guard.reason };
     return {
       status: 'ambiguous',
-      seen: `\`${commandText(w.run)}\` was started but its end was not recorded (the run stopped meanwhile)`,
-      hint: 'add `creates:` or `unless:` so ledgerbook can check; after checking by hand, mark it with `ledgerbook state resolve`',
+      seen: `\`${commandText(w.run)}\` ran (pid ${pid}) but its result was not recorded: the run stopped meanwhile`,
+      hint: 'check by hand; then `ledgerbook state resolve <playbook> --step <id> --done` (or --redo). Adding `creates:` or `unless:` lets ledgerbook check by itself',
     };
   },
 });

@@ -1,0 +1,127 @@
+import { appendFile, writeFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
+import { createClients } from '../../clients/factory.js';
+import { EXIT } from '../../errors.js';
+import { systemClock } from '../../engine/clock.js';
+import { EventBus } from '../../engine/event-bus.js';
+import { runPlaybook, type RunMode } from '../../engine/run.js';
+import { stepKinds } from '../../steps/index.js';
+import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
+import { prepare } from '../prepare.js';
+import { listrReporter } from '../reporters/listr.js';
+import { plainReporter } from '../reporters/plain.js';
+import { SummaryReporter } from '../reporters/summary.js';
+
+export interface RunCommandOptions extends GlobalOptions {
+  target: string;
+  input: string[];
+  secretsFile?: string;
+  fresh?: boolean;
+  approve?: string[];
+  summary?: string;
+  detailedExitcode?: boolean;
+}
+
+/** `ledgerbook run` and `ledgerbook plan`. Returns the exit code. */
+export async function runCommand(mode: RunMode, playbookFile: string, options: RunCommandOptions): Promise<number> {
+  const out = makeOutput(options);
+  out.event(versionEvent());
+  let masker;
+  try {
+    const prepared = await prepare({
+      playbookFile,
+      target: options.target,
+      inputs: options.input,
+      secretsFile: options.secretsFile,
+      env: process.env,
+    });
+    masker = prepared.masker;
+    const approvals = options.approve ?? [];
+    const unknownApprovals = approvals.filter((id) => !prepared.playbook.steps.some((s) => s.id === id));
+    if (unknownApprovals.length > 0) {
+      const ids = prepared.playbook.steps.filter((s) => s.uses === 'core.approve').map((s) => s.id);
+      process.stderr.write(
+        `warning: --approve ${unknownApprovals.join(', ')}: no such step (approval steps: ${ids.join(', ') || 'none'})\n`,
+      );
+    }
+
+    const events = new EventBus(prepared.masker);
+    const summary = new SummaryReporter();
+    events.on(summary.listener);
+    let finishRenderer: () => Promise<void> = () => Promise.resolve();
+    if (out.json) {
+      events.on((e) => out.event(e));
+      events.on(plainReporter((t) => process.stderr.write(t), out.color));
+    } else if (out.interactive) {
+      const listr = await listrReporter((t) => process.stdout.write(t));
+      events.on(listr.listener);
+      finishRenderer = listr.finished;
+    } else {
+      events.on(plainReporter((t) => process.stdout.write(t), out.color));
+    }
+
+    const controller = new AbortController();
+    let interrupts = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      interrupts++;
+      if (interrupts > 1) process.exit(130);
+      process.stderr.write(`\n${signal}: stopping after the steps in flight settle (again to quit at once)\n`);
+      controller.abort(new Error(`interrupted by ${signal}`));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+
+    const clients = createClients({
+      target: prepared.target,
+      secrets: prepared.secrets,
+      onToken: (token) => prepared.masker.add(token),
+    });
+    try {
+      const result = await runPlaybook({
+        playbook: prepared.playbook,
+        inputs: prepared.inputs,
+        target: prepared.target,
+        targetName: prepared.targetName,
+        mode,
+        stateDir: options.stateDir ?? '.ledgerbook',
+        fresh: options.fresh === true,
+        approvals: new Set(approvals),
+        secrets: prepared.secrets,
+        env: prepared.env,
+        registry: stepKinds,
+        clients,
+        clock: systemClock,
+        masker: prepared.masker,
+        events,
+        signal: controller.signal,
+        command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+        actor: actor(),
+      });
+      await finishRenderer();
+      await writeSummary(summary.markdown(), options.summary, prepared.masker.mask.bind(prepared.masker));
+      if (mode === 'plan') return options.detailedExitcode && result.changes > 0 ? EXIT.CHANGES : result.exitCode;
+      if (out.debug && result.error?.stack) process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
+      return result.exitCode;
+    } finally {
+      await clients.close();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  } catch (error) {
+    return reportError(error, out, masker);
+  }
+}
+
+async function writeSummary(markdown: string, file: string | undefined, mask: (text: string) => string): Promise<void> {
+  if (!markdown) return;
+  const text = mask(markdown);
+  if (file) await writeFile(file, text);
+  const github = process.env['GITHUB_STEP_SUMMARY'];
+  if (github) await appendFile(github, `${text}\n`);
+}
+
+function actor(): string {
+  const ci = process.env['GITHUB_ACTOR'];
+  if (ci) return `${ci} (GitHub Actions)`;
+  return `${userInfo().username}@${hostname()}`;
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+/**
+ * The ledgerbook command line. Kept small: each command's module is imported only when that command runs, so
+ * `--help` and `validate` start fast.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, EXIT_CODE_HELP } from '../errors.js';
+import { globalOptions, optionsFor, type OptionSpec } from './options.js';
+import { VERSION } from './version.js';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function addOptions(command: Command, specs: readonly OptionSpec[]): Command {
+  for (const spec of specs) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.repeatable) option.argParser(collect);
+    if (spec.default !== undefined) option.default(spec.default);
+    command.addOption(option);
+  }
+  return command;
+}
+
+const exitCodes = EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n');
+
+function build(setExit: (code: number) => void): Command {
+  const program = new Command('ledgerbook')
+    .description(
+      'Run declarative YAML playbooks against Canton decentralized-party nodes and the wrapped-BTC services:\nvalidate, plan, run (resumable), status, and a built-in sandbox.',
+    )
+    .version(VERSION)
+    .showSuggestionAfterError(true)
+    .addHelpText('after', `\nExit codes:\n${exitCodes}\n  130  interrupted (Ctrl-C): run the same command again to resume\n`);
+  addOptions(program, globalOptions());
+
+  const cmd = (name: string, description: string): Command => addOptions(program.command(name).description(description), optionsFor(name));
+
+  cmd('validate', 'check playbooks, their inputs and target against the schemas; nothing runs')
+    .argument('<playbooks...>', 'playbook files')
+    .action(async (files: string[], _opts, command: Command) => {
+      const { validateCommand } = await import('./commands/validate.js');
+      setExit(await validateCommand(files, command.optsWithGlobals()));
+    });
+
+  cmd('plan', 'observe live state and show what a run would change; no side effect')
+    .argument('<playbook>', 'playbook file')
+    .action(async (file: string, _opts, command: Command) => {
+      const { runCommand } = await import('./commands/run.js');
+      setExit(await runCommand('plan', file, command.optsWithGlobals()));
+    });
+
+  cmd('run', 'run a playbook; running it again resumes an unfinished run or converges a finished one')
+    .argument('<playbook>', 'playbook file')
+    .action(async (file: string, _opts, command: Command) => {
+      const { runCommand } = await import('./commands/run.js');
+      setExit(await runCommand('run', file, command.optsWithGlobals()));
+    });
+
+  cmd('status', 'show the runs in the state dir and where each stands')
+    .argument('[playbook]', 'playbook file or name')
+    .addOption(new Option('-t, --target <target>', 'only this target'))
+    .action(async (playbook: string | undefined, _opts, command: Command) => {
+      const { statusCommand } = await import('./commands/status.js');
+      setExit(await statusCommand(playbook, command.optsWithGlobals()));
+    });
+
+  cmd('schema', 'print a JSON Schema: playbook (default), target, events, or a step kind')
+    .argument('[name]', 'schema name, e.g. core.shell')
+    .option('--list', 'list the schema names')
+    .action(async (name: string | undefined, _opts, command: Command) => {
+      const { schemaCommand } = await import('./commands/schema.js');
+      setExit(schemaCommand(name, command.optsWithGlobals()));
+    });
+
+  const state = program.command('state').description('inspect and repair the state dir');
+  state
+    .command('unlock')
+    .description('remove the lock of a playbook and target left by a process that is gone')
+    .argument('<playbook>', 'playbook file or name')
+    .option('-t, --target <target>', 'target name', 'sandbox')
+    .option('--id <lock-id>', 'only remove the lock with this id')
+    .option('--force', 'remove it even if its process is alive')
+    .action(async (playbook: string, _opts, command: Command) => {
+      const { unlockCommand } = await import('./commands/state.js');
+      setExit(await unlockCommand(playbook, command.optsWithGlobals()));
+    });
+
+  state
+    .command('resolve')
+    .description('decide an ambiguous outcome (exit 4): --done records the item as finished, --redo runs it again')
+    .argument('<playbook>', 'playbook file or name')
+    .requiredOption('--step <step-id>', 'the step')
+    .option('--item <key>', 'the item, for fan-out steps')
+    .option('--done', 'the side effect happened: record the item as finished')
+    .option('--redo', 'the side effect did not happen: let the next run do it')
+    .option('-t, --target <target>', 'target name', 'sandbox')
+    .action(async (playbook: string, _opts, command: Command) => {
+      const { resolveCommand } = await import('./commands/state.js');
+      setExit(await resolveCommand(playbook, command.optsWithGlobals()));
+    });
+
+  return program;
+}
+
+/** A reader that goes away (`ledgerbook … | head`) must not crash a run: stop writing to it and carry on. */
+function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      stream.write = () => true;
+    });
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  ignoreClosedPipes();
+  let code: number = EXIT.OK;
+  const program = build((c) => (code = c));
+  program.exitOverride();
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        return EXIT.OK;
+      }
+      return EXIT.USAGE;
+    }
+    throw error;
+  }
+  return code;
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = EXIT.INTERNAL;
+  },
+);

@@ -1,0 +1,80 @@
+import { LedgerbookError, ValidationError, exitCodeOf, type ExitCode } from '../errors.js';
+import { EVENTS_VERSION, type EventInput, type LedgerbookEvent } from '../engine/events.js';
+import type { Masker } from '../engine/masker.js';
+import { formatDiagnostics } from '../playbook/format.js';
+import { VERSION } from './version.js';
+
+export interface GlobalOptions {
+  json?: boolean;
+  color?: boolean;
+  debug?: boolean;
+  stateDir?: string;
+}
+
+/** How to talk to this terminal, pipeline or program. */
+export interface Output {
+  json: boolean;
+  /** human text: stdout, or stderr with --json */
+  human: NodeJS.WriteStream;
+  color: boolean;
+  /** listr2's task tree: only in an interactive terminal, never under CI, NO_COLOR, TERM=dumb or --json */
+  interactive: boolean;
+  debug: boolean;
+  /** write an event as NDJSON to stdout (only with --json) */
+  event(event: LedgerbookEvent): void;
+}
+
+export function makeOutput(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Output {
+  const json = options.json === true;
+  const human = json ? process.stderr : process.stdout;
+  const noColor = (env['NO_COLOR'] ?? '') !== '' || env['TERM'] === 'dumb' || options.color === false;
+  const ci = env['CI'] !== undefined && env['CI'] !== '' && env['CI'] !== 'false';
+  return {
+    json,
+    human,
+    color: human.isTTY === true && !noColor,
+    interactive: !json && process.stdout.isTTY === true && !ci && !noColor,
+    debug: options.debug === true,
+    event(event) {
+      if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    },
+  };
+}
+
+export function versionEvent(): LedgerbookEvent {
+  return { type: 'version', time: new Date().toISOString(), events: EVENTS_VERSION, ledgerbook: VERSION };
+}
+
+/**
+ * Report an error that ended a command: diagnostics with positions for bad input, message and hint for the
+ * rest, a stack only for bugs or with --debug. Returns the exit code. Everything passes the masker.
+ */
+export function reportError(error: unknown, out: Output, masker?: Masker): ExitCode {
+  const mask = (text: string): string => (masker ? masker.mask(text) : text);
+  const code = exitCodeOf(error);
+  const write = (text: string): boolean => process.stderr.write(`${mask(text)}\n`);
+  if (error instanceof ValidationError) {
+    write(formatDiagnostics(error.diagnostics, { color: out.color && process.stderr.isTTY === true }));
+  } else if (error instanceof LedgerbookError) {
+    write(`error: ${error.message}`);
+    if (error.hint) write(`  hint: ${error.hint}`);
+    if (out.debug && error.stack) write(error.stack);
+  } else {
+    write(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    write('  this is a bug in ledgerbook; please report it with the output of the same command run with --debug');
+    if (out.debug && error instanceof Error && error.stack) write(error.stack);
+  }
+  if (out.json) {
+    const input: EventInput = {
+      type: 'error',
+      code: error instanceof LedgerbookError ? error.code : 'LB_INTERNAL',
+      message: error instanceof Error ? error.message : String(error),
+      exitCode: code,
+      ...(error instanceof LedgerbookError && error.hint ? { hint: error.hint } : {}),
+      ...(error instanceof ValidationError ? { diagnostics: [...error.diagnostics] } : {}),
+    };
+    const event = { ...input, time: new Date().toISOString() } as LedgerbookEvent;
+    out.event(masker ? masker.maskDeep(event) : event);
+  }
+  return code;
+}

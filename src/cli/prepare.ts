@@ -1,0 +1,122 @@
+/**
+ * Everything `validate`, `plan` and `run` check before any step runs: the playbook, the target, the inputs,
+ * every secret and environment variable the playbook refers to. A problem here exits 65 and sends nothing.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError, ValidationError } from '../errors.js';
+import { digestOf } from '../engine/digest.js';
+import { Masker } from '../engine/masker.js';
+import { resolveSecrets } from '../engine/secrets.js';
+import type { Diagnostic } from '../playbook/diagnostics.js';
+import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
+import type { Playbook } from '../playbook/model.js';
+import type { Target } from '../playbook/target.js';
+import { loadTarget } from '../playbook/target-load.js';
+import { loadPlaybook, referencedNames } from '../playbook/validate.js';
+import { stepKinds } from '../steps/index.js';
+
+export const BUILTIN_TARGET = 'sandbox';
+
+export interface PrepareOptions {
+  playbookFile: string;
+  /** a target file, or `sandbox` for the built-in sandbox */
+  target: string;
+  inputs: string[];
+  secretsFile?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** check required inputs (default true; `validate` only checks inputs it is given) */
+  requireInputs?: boolean;
+  /** check that every secret and env var is set (default true; `validate` checks the files only) */
+  requireSecrets?: boolean;
+}
+
+export interface Prepared {
+  playbook: Playbook;
+  /** undefined for the built-in sandbox until it is started, and when no step needs a target */
+  target: Target | undefined;
+  targetName: string;
+  builtinTarget: boolean;
+  needsTarget: boolean;
+  inputs: Record<string, unknown>;
+  inputsDigest: string;
+  secrets: Record<string, string>;
+  env: Record<string, string | undefined>;
+  masker: Masker;
+}
+
+export async function prepare(options: PrepareOptions): Promise<Prepared> {
+  const masker = new Masker();
+  const builtinTarget = options.target === BUILTIN_TARGET;
+  if (!builtinTarget && !existsSync(options.target)) {
+    throw new UsageError(
+      `target '${options.target}' is neither a file nor the built-in target`,
+      `give the path of a target file (see playbooks/targets/) or \`--target ${BUILTIN_TARGET}\``,
+    );
+  }
+  const target = builtinTarget ? undefined : await loadTarget(options.target);
+  const playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
+  const needsTarget = playbook.steps.some((s) => stepKinds.get(s.uses)?.needsTarget === true);
+  const given = parseInputFlags(options.inputs);
+  const inputs = options.requireInputs === false ? given : resolveInputs(playbook, given);
+
+  const names = referencedNames(playbook);
+  const secretNames = new Set(names.secrets);
+  for (const auth of target ? authBlocks(target) : []) {
+    for (const ref of [auth.password, auth.clientSecret]) if (ref) secretNames.add(ref.secret);
+  }
+  const found = await resolveSecrets(secretNames, {
+    file: options.secretsFile,
+    env: options.env,
+    declared: target?.secrets,
+    baseDir: target?.file ? resolve(target.file, '..') : process.cwd(),
+  });
+  for (const value of Object.values(found.values)) masker.add(value);
+
+  const problems: Diagnostic[] = found.missing.map((m) => ({
+    file: options.target === BUILTIN_TARGET ? playbook.file : options.target,
+    line: 1,
+    col: 1,
+    pointer: '',
+    rule: 'missing-secret',
+    message: `secret '${m.name}' is not set`,
+    expected: `a value from ${m.tried.join(', or ')}`,
+    hint: `export ${m.name}=… before running, or pass --secrets-file with a line ${m.name}=…`,
+  }));
+  const env: Record<string, string | undefined> = {};
+  for (const name of names.env) {
+    env[name] = options.env[name];
+    if (options.env[name] === undefined) {
+      problems.push({
+        file: playbook.file,
+        line: 1,
+        col: 1,
+        pointer: '',
+        rule: 'missing-env',
+        message: `environment variable '${name}' is not set`,
+        hint: `export ${name}=… before running, or give the value as an input instead`,
+      });
+    }
+  }
+  if (problems.length > 0 && options.requireSecrets !== false) throw new ValidationError('LB_INPUT_INVALID', problems);
+
+  return {
+    playbook,
+    target,
+    targetName: target?.name ?? BUILTIN_TARGET,
+    builtinTarget,
+    needsTarget,
+    inputs,
+    inputsDigest: digestOf(inputs),
+    secrets: found.values,
+    env,
+    masker,
+  };
+}
+
+function authBlocks(target: Target): NonNullable<Target['auth']>[] {
+  const blocks: NonNullable<Target['auth']>[] = [];
+  if (target.auth) blocks.push(target.auth);
+  for (const node of Object.values(target.nodes ?? {})) if (node.auth) blocks.push(node.auth);
+  return blocks;
+}

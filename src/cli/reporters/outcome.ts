@@ -1,0 +1,23 @@
+import type { EventOf } from '../../engine/events.js';
+import { seconds } from './style.js';
+
+/** The last line of a run, in words, with what to do next. */
+export function describeOutcome(event: EventOf<'run.done'>): string {
+  const n = event.changes;
+  const changes = `${n} change${n === 1 ? '' : 's'}`;
+  const took = seconds(event.durationMs);
+  switch (event.status) {
+    case 'succeeded':
+      return n === 0 ? `Nothing to do: everything is in sync (${took}).` : `Done: ${changes} applied (${took}).`;
+    case 'planned':
+      return n === 0 ? 'No changes: everything is in sync.' : `Plan: ${changes} to apply.`;
+    case 'paused':
+      return `Paused (exit ${event.exitCode}): ${event.error?.hint ?? 'run the same command again to resume'}.`;
+    case 'ambiguous':
+      return `Stopped for an operator decision (exit ${event.exitCode}): check what was seen above, then run again.`;
+    case 'interrupted':
+      return `Interrupted (exit ${event.exitCode}): run the same command again to resume.`;
+    case 'failed':
+      return `Failed (exit ${event.exitCode}) after ${changes}: fix the cause and run the same command again; finished steps are skipped.`;
+  }
+}

@@ -1,0 +1,74 @@
+import type { LedgerbookEvent } from '../../engine/events.js';
+import { describeOutcome } from './outcome.js';
+import { seconds, style as makeStyle } from './style.js';
+
+/**
+ * Line-by-line text for logs and pipelines: no cursor movement, no spinners. Progress of big fan-outs (20 items
+ * or more) is printed at every 10 %, so a 10,000-item step does not flood the log.
+ */
+export function plainReporter(write: (text: string) => void, color: boolean): (event: LedgerbookEvent) => void {
+  const s = makeStyle(color);
+  const lastDecile = new Map<string, number>();
+  const line = (text: string): void => write(`${text}\n`);
+  return (event) => {
+    switch (event.type) {
+      case 'run.start':
+        line(
+          s.bold(
+            `${event.mode === 'plan' ? 'plan' : event.resumed ? 'resume' : 'run'} ${event.playbook} (${event.file}) on ${event.target}` +
+              (event.mode === 'run' ? ` — run ${event.run}` : ''),
+          ),
+        );
+        break;
+      case 'step.start':
+        line(`● ${event.step} ${s.dim(`(${event.kind}${event.items > 1 ? `, ${event.items} items` : ''})`)}`);
+        break;
+      case 'step.plan':
+        for (const change of event.changes) line(`  ${s.warn('~')} ${change.item ? `${change.item}: ` : ''}${change.summary}`);
+        break;
+      case 'step.progress':
+        if (event.message !== undefined) line(s.dim(`  … ${event.message}`));
+        else if (event.total >= 20) {
+          const decile = Math.floor((event.done * 10) / event.total);
+          if (decile !== lastDecile.get(event.step)) {
+            lastDecile.set(event.step, decile);
+            line(s.dim(`  ${event.done}/${event.total}`));
+          }
+        }
+        break;
+      case 'retry':
+        line(s.warn(`  ↻ ${event.item ? `${event.item}: ` : ''}attempt ${event.attempt} failed (${event.error.message}); retrying in ${seconds(event.delayMs)}`));
+        break;
+      case 'log': {
+        const text = `  ${event.message}`;
+        line(event.level === 'error' ? s.bad(text) : event.level === 'warn' ? s.warn(text) : event.level === 'debug' ? s.dim(text) : text);
+        break;
+      }
+      case 'step.done': {
+        const mark = event.status === 'failed' || event.status === 'ambiguous' ? s.bad('✖') : event.status === 'paused' ? s.warn('‖') : s.ok('✔');
+        const what =
+          event.status === 'applied'
+            ? `applied ${event.changes} change${event.changes === 1 ? '' : 's'}`
+            : event.status === 'planned'
+              ? event.changes > 0
+                ? `${event.changes} change${event.changes === 1 ? '' : 's'} to apply`
+                : 'known after apply'
+              : event.status;
+        line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
+        if (event.error) {
+          line(s.bad(`  ${event.error.message}`));
+          if (event.error.seen) line(`  seen: ${event.error.seen}`);
+          if (event.error.hint) line(`  hint: ${event.error.hint}`);
+        }
+        break;
+      }
+      case 'run.done':
+        line(s.bold(describeOutcome(event)));
+        break;
+      case 'error':
+      case 'version':
+      case 'item.done':
+        break;
+    }
+  };
+}

@@ -1,0 +1,759 @@
+/**
+ * The run loop: steps in order; per step `if`, `with` resolution, observe, plan, apply with retry and timeout,
+ * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
+ */
+import { hostname } from 'node:os';
+import type { Clients } from '../clients/index.js';
+import {
+  AmbiguousOutcomeError,
+  EXIT,
+  LedgerbookError,
+  PausedError,
+  StepError,
+  TimeoutError,
+  type ExitCode,
+} from '../errors.js';
+import { collectReferences, evaluateCondition, evaluateString, resolveDeep, type Scope } from '../playbook/expressions/index.js';
+import type { Playbook, StepSpec } from '../playbook/model.js';
+import type { Target } from '../playbook/target.js';
+import { checkResolvedWith } from '../playbook/validate.js';
+import { digestOf, sha256 } from './digest.js';
+import type { EventBus } from './event-bus.js';
+import { Journal, type JournalRecord } from './journal.js';
+import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
+import { acquireLock, type LockInfo } from './lock.js';
+import type { Masker } from './masker.js';
+import { retryDelay, shouldRetry, withRetry } from './retry.js';
+import { runDir } from './state-dir.js';
+import type {
+  AnyStepKind,
+  Clock,
+  Intent,
+  Item,
+  ItemContext,
+  ItemPlan,
+  ItemResult,
+  LogLevel,
+  Outputs,
+  StepContext,
+} from './step.js';
+
+export type RunMode = 'run' | 'plan';
+export type RunStatus = 'succeeded' | 'failed' | 'paused' | 'ambiguous' | 'planned' | 'interrupted';
+
+/** Exit code of a run interrupted by Ctrl-C or SIGTERM, as shells report it. */
+export const EXIT_INTERRUPTED = 130;
+
+export interface EngineOptions {
+  playbook: Playbook;
+  inputs: Record<string, unknown>;
+  target: Target | undefined;
+  /** the target's name, or `local` when the playbook needs none */
+  targetName: string;
+  mode: RunMode;
+  stateDir: string;
+  /** start a new run instead of resuming an unfinished one, and forget journal-only memory */
+  fresh: boolean;
+  approvals: ReadonlySet<string>;
+  secrets: Record<string, string>;
+  env: Record<string, string | undefined>;
+  registry: ReadonlyMap<string, AnyStepKind>;
+  clients: Clients;
+  clock: Clock;
+  masker: Masker;
+  events: EventBus;
+  /** aborted on Ctrl-C / SIGTERM */
+  signal: AbortSignal;
+  /** the command line, for the lock */
+  command: string;
+  actor: string;
+  random?: () => number;
+}
+
+export interface EngineResult {
+  run: string;
+  status: RunStatus;
+  exitCode: ExitCode | typeof EXIT_INTERRUPTED;
+  /** changes applied (run) or that would be applied (plan) */
+  changes: number;
+  error?: LedgerbookError | undefined;
+}
+
+export async function runPlaybook(options: EngineOptions): Promise<EngineResult> {
+  const dir = runDir(options.stateDir, options.playbook.name, options.targetName);
+  const lock =
+    options.mode === 'run'
+      ? await acquireLock(dir, {
+          pid: process.pid,
+          host: hostname(),
+          user: options.actor,
+          command: options.command,
+          playbook: options.playbook.name,
+          target: options.targetName,
+        })
+      : undefined;
+  const releaseOnExit = (): void => lock?.releaseSync();
+  process.once('exit', releaseOnExit);
+  try {
+    const journal = await Journal.open(dir, options.masker, { readOnly: options.mode === 'plan' });
+    try {
+      return await new Run(options, journal, lock?.replaced).execute();
+    } finally {
+      await journal.close();
+    }
+  } finally {
+    process.removeListener('exit', releaseOnExit);
+    await lock?.release();
+  }
+}
+
+/** Items of a step, grouped by the `with` they share: one group, or one per element of `for_each`. */
+interface Group {
+  with: Record<string, unknown>;
+  items: Item[];
+}
+
+class Run {
+  private readonly o: EngineOptions;
+  private readonly journal: Journal;
+  private readonly scope: Scope;
+  private runId = '';
+  private resumed: RunState | undefined;
+  private changes = 0;
+  /** plan mode: steps whose outputs are known only after they apply */
+  private readonly unknownOutputs = new Set<string>();
+  private readonly random: () => number;
+  private readonly fingerprint: string;
+  private readonly inputsDigest: string;
+
+  constructor(
+    options: EngineOptions,
+    journal: Journal,
+    private readonly replacedLock: LockInfo | undefined,
+  ) {
+    this.o = options;
+    this.journal = journal;
+    this.random = options.random ?? Math.random;
+    this.inputsDigest = digestOf(options.inputs);
+    this.fingerprint = sha256(`${options.playbook.digest}\n${this.inputsDigest}`);
+    this.scope = {
+      inputs: options.inputs,
+      vars: {},
+      steps: {},
+      secrets: options.secrets,
+      env: options.env,
+      target: options.target ? { ...options.target, file: undefined } : undefined,
+    };
+  }
+
+  async execute(): Promise<EngineResult> {
+    const { o } = this;
+    const started = o.clock.now();
+    this.begin();
+    o.events.emit({
+      type: 'run.start',
+      run: this.runId,
+      mode: o.mode,
+      playbook: o.playbook.name,
+      file: o.playbook.file,
+      target: o.targetName,
+      resumed: this.resumed !== undefined,
+      steps: o.playbook.steps.map((s) => ({ id: s.id, kind: s.uses, name: s.name })),
+    });
+    if (this.replacedLock) {
+      const l = this.replacedLock;
+      this.log('warn', `the run of pid ${l.pid} (since ${l.at}) died without releasing its lock; taking over`);
+    }
+    if (this.resumed && this.resumed.digest !== o.playbook.digest) {
+      this.log('warn', 'the playbook changed since this run started: finished steps stay done, changed steps run again');
+    }
+    let result: EngineResult;
+    try {
+      this.resolveVars();
+      for (const spec of o.playbook.steps) {
+        if (o.signal.aborted) throw o.signal.reason;
+        await this.step(spec);
+      }
+      result = { run: this.runId, status: o.mode === 'plan' ? 'planned' : 'succeeded', exitCode: EXIT.OK, changes: this.changes };
+    } catch (error) {
+      result = this.failure(error);
+    }
+    if (o.mode === 'run') {
+      const status = result.status === 'planned' ? 'succeeded' : result.status;
+      const record: JournalRecord = {
+        t: 'end',
+        run: this.runId,
+        at: this.isoNow(),
+        status,
+        exitCode: result.exitCode,
+        ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+      };
+      await this.journal.appendDurable(record);
+    }
+    o.events.emit({
+      type: 'run.done',
+      run: this.runId,
+      status: result.status,
+      exitCode: result.exitCode,
+      changes: this.changes,
+      durationMs: Math.round(o.clock.now() - started),
+      ...(result.error ? { error: errorInfo(result.error) } : {}),
+    });
+    return result;
+  }
+
+  /** Resume the last run when it did not finish (unless --fresh); otherwise start a new one. */
+  private begin(): void {
+    const { o } = this;
+    const last = lastRun(this.journal.records);
+    const resumable = last !== undefined && last.status !== 'succeeded';
+    if (o.mode === 'run' && resumable && !o.fresh) {
+      this.resumed = last;
+      this.runId = last.run;
+    } else {
+      const stamp = new Date(o.clock.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+      this.runId = `${stamp}-${Math.floor(this.random() * 0xffff).toString(16).padStart(4, '0')}`;
+    }
+    // A resumed run gets a `run` record too: it says who carries it on now and clears its earlier end.
+    if (o.mode === 'run') {
+      this.journal.append({
+        t: 'run',
+        v: 1,
+        run: this.runId,
+        at: this.isoNow(),
+        playbook: o.playbook.name,
+        file: o.playbook.file,
+        target: o.targetName,
+        digest: o.playbook.digest,
+        inputsDigest: this.inputsDigest,
+        pid: process.pid,
+        host: hostname(),
+        user: o.actor,
+        mode: 'run',
+        fresh: o.fresh,
+      });
+    }
+  }
+
+  private resolveVars(): void {
+    for (const [name, value] of Object.entries(this.o.playbook.vars)) {
+      this.scope.vars[name] = resolveDeep(value, this.scope);
+    }
+  }
+
+  private failure(error: unknown): EngineResult {
+    const base = { run: this.runId, changes: this.changes };
+    if (this.o.signal.aborted && !(error instanceof PausedError)) {
+      const reason = error instanceof LedgerbookError ? error : new StepError('interrupted', { hint: 'run the same command again to resume' });
+      return { ...base, status: 'interrupted', exitCode: EXIT_INTERRUPTED, error: reason };
+    }
+    if (error instanceof PausedError) return { ...base, status: 'paused', exitCode: EXIT.PAUSED, error };
+    if (error instanceof AmbiguousOutcomeError) return { ...base, status: 'ambiguous', exitCode: EXIT.AMBIGUOUS, error };
+    if (error instanceof LedgerbookError) return { ...base, status: 'failed', exitCode: error.exitCode, error };
+    const internal = new LedgerbookError('LB_INTERNAL', `internal error: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+      hint: 'this is a bug in ledgerbook: rerun with --debug and report the stack trace',
+    });
+    return { ...base, status: 'failed', exitCode: EXIT.INTERNAL, error: internal };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // One step
+
+  private async step(spec: StepSpec): Promise<void> {
+    const { o } = this;
+    const kind = o.registry.get(spec.uses);
+    if (!kind) throw new StepError(`unknown step kind '${spec.uses}'`); // validation refuses this earlier
+    const started = o.clock.now();
+    const done = (status: 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned', changes: number, outputs: Outputs): void => {
+      this.scope.steps[spec.id] = { outputs };
+      o.events.emit({
+        type: 'step.done',
+        step: spec.id,
+        status,
+        changes,
+        outputs,
+        durationMs: Math.round(o.clock.now() - started),
+      });
+    };
+
+    if (o.mode === 'plan') {
+      const waitingOn = this.unknownDependencies(spec);
+      if (waitingOn.length > 0) {
+        this.unknownOutputs.add(spec.id);
+        this.log('info', `known after apply: depends on the outputs of ${waitingOn.map((s) => `'${s}'`).join(', ')}`, spec.id);
+        done('planned', 0, {});
+        return;
+      }
+    }
+
+    try {
+      if (spec.if !== undefined && !evaluateCondition(spec.if, this.scope)) {
+        await this.finishStep(spec, 'skipped', {}, '');
+        done('skipped', 0, {});
+        return;
+      }
+      const groups = this.expand(spec, kind);
+      const resolvedGroups = await this.withItems(spec, kind, groups);
+      const withDigest = digestOf(resolvedGroups.map((g) => [g.with, g.items.map((i) => i.key)]));
+      const prior = this.resumed?.steps.get(spec.id);
+      if (prior?.finished && prior.finished.withDigest === withDigest) {
+        done('resumed', 0, prior.finished.outputs);
+        return;
+      }
+      const total = resolvedGroups.reduce((n, g) => n + g.items.length, 0);
+      o.events.emit({ type: 'step.start', step: spec.id, kind: spec.uses, items: total });
+      if (o.mode === 'run') {
+        this.journal.append({ t: 'step', run: this.runId, step: spec.id, at: this.isoNow(), withDigest, items: total });
+      }
+      const previous = o.fresh ? undefined : lastFinishedStep(this.journal.records, spec.id, withDigest);
+      const progress = new Progress(o, spec.id, total);
+      const sameWith = prior?.withDigest === withDigest;
+      const results = await this.runGroups(spec, kind, resolvedGroups, {
+        previous,
+        progress,
+        doneItems: sameWith ? prior.done : new Map(),
+        pending: prior?.pending ?? new Map(),
+      });
+      const stepChanges = results.reduce((n, r) => n + r.changes, 0);
+      if (o.mode === 'plan') {
+        if (stepChanges > 0) this.unknownOutputs.add(spec.id);
+        const outputs = stepChanges > 0 ? {} : this.combine(spec, kind, resolvedGroups, results);
+        done(stepChanges > 0 ? 'planned' : 'in-sync', stepChanges, outputs);
+        return;
+      }
+      const outputs = this.combine(spec, kind, resolvedGroups, results);
+      const status = stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
+      await this.finishStep(spec, status, outputs, withDigest);
+      done(status, stepChanges, outputs);
+    } catch (error) {
+      const status = error instanceof PausedError ? 'paused' : error instanceof AmbiguousOutcomeError ? 'ambiguous' : 'failed';
+      o.events.emit({
+        type: 'step.done',
+        step: spec.id,
+        status,
+        changes: 0,
+        durationMs: Math.round(o.clock.now() - started),
+        ...(error instanceof LedgerbookError ? { error: errorInfo(error) } : {}),
+      });
+      throw error;
+    }
+  }
+
+  private async finishStep(spec: StepSpec, status: 'applied' | 'in-sync' | 'skipped', outputs: Outputs, withDigest: string): Promise<void> {
+    if (this.o.mode !== 'run') return;
+    await this.journal.appendDurable({ t: 'step-done', run: this.runId, step: spec.id, at: this.isoNow(), status, outputs, withDigest });
+  }
+
+  /** Steps not yet applied (plan mode) whose outputs this step refers to. */
+  private unknownDependencies(spec: StepSpec): string[] {
+    if (this.unknownOutputs.size === 0) return [];
+    const found = new Set<string>();
+    const visit = (value: unknown): void => {
+      if (typeof value === 'string') {
+        for (const ref of collectReferences(value)) {
+          const id = ref.path[0];
+          if (ref.root === 'steps' && id !== undefined && this.unknownOutputs.has(id)) found.add(id);
+        }
+      } else if (Array.isArray(value)) value.forEach(visit);
+      else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+    };
+    visit([spec.with, spec.if, spec.forEach, spec.key]);
+    return [...found];
+  }
+
+  /** Resolve `with` (and `for_each`) against the scope; check the result against the kind's schema. */
+  private expand(spec: StepSpec, kind: AnyStepKind): Group[] {
+    const lazy = lazyPointers(kind);
+    const skip = (pointer: string): boolean => lazy.has(pointer);
+    const resolveWith = (scope: Scope): Record<string, unknown> => {
+      const value = resolveDeep(spec.with, scope, skip) as Record<string, unknown>;
+      const findings = checkResolvedWith(kind, value);
+      if (findings.length > 0) {
+        const lines = findings.map((f) => `with${f.pointer}: ${f.message}${f.expected ? ` (expected ${f.expected})` : ''}`);
+        throw new StepError(`step '${spec.id}' (${spec.uses}): its resolved \`with\` is invalid: ${lines.join('; ')}`, {
+          hint: 'an expression produced a value of the wrong type or shape; check the inputs and outputs it uses',
+        });
+      }
+      return value;
+    };
+    if (spec.forEach === undefined) return [{ with: resolveWith(this.scope), items: [] }];
+    const list = Array.isArray(spec.forEach) ? resolveDeep(spec.forEach, this.scope) : evaluateString(spec.forEach, this.scope);
+    if (!Array.isArray(list)) {
+      throw new StepError(`step '${spec.id}': for_each must give a list, got ${typeName(list)}`, {
+        hint: 'use a list, or an expression such as `${{ inputs.recipients }}` that gives one',
+      });
+    }
+    const seen = new Set<string>();
+    return list.map((element: unknown, index) => {
+      const scope: Scope = { ...this.scope, item: element };
+      const key =
+        spec.key !== undefined
+          ? String(evaluateString(spec.key, scope))
+          : typeof element === 'string' || typeof element === 'number'
+            ? String(element)
+            : String(index);
+      if (seen.has(key)) {
+        throw new StepError(`step '${spec.id}': two for_each elements have the key '${key}'`, {
+          hint: 'keys name checkpoints and must be unique: set `key:` to an expression that tells elements apart',
+        });
+      }
+      seen.add(key);
+      return { with: resolveWith(scope), items: [{ key, value: element }] };
+    });
+  }
+
+  /** Fill in the items of a step that fans out by itself (`items()`), or its single item. */
+  private async withItems(spec: StepSpec, kind: AnyStepKind, groups: Group[]): Promise<Group[]> {
+    if (spec.forEach !== undefined) return groups;
+    const group = groups[0];
+    if (!group) return groups;
+    const items = kind.items ? await kind.items(group.with, this.stepContext(spec, undefined, group.with)) : [{ key: '', value: group.with }];
+    const keys = new Set(items.map((i) => i.key));
+    if (keys.size !== items.length) throw new StepError(`step '${spec.id}': ${spec.uses} produced duplicate item keys`);
+    return [{ with: group.with, items }];
+  }
+
+  private combine(spec: StepSpec, kind: AnyStepKind, groups: Group[], results: ItemOutcome[]): Outputs {
+    const itemResults: ItemResult[] = results.map((r) => ({ key: r.key, outputs: r.outputs }));
+    if (spec.forEach !== undefined) {
+      const byKey: Record<string, Outputs> = {};
+      for (const r of itemResults) byKey[r.key] = r.outputs;
+      return { results: byKey };
+    }
+    if (kind.combine) return kind.combine(groups[0]?.with ?? {}, itemResults);
+    return itemResults[0]?.outputs ?? {};
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Items
+
+  private async runGroups(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    groups: Group[],
+    memory: {
+      previous: { outputs: Outputs } | undefined;
+      progress: Progress;
+      doneItems: StepState['done'];
+      pending: StepState['pending'];
+    },
+  ): Promise<ItemOutcome[]> {
+    const units: Array<{ group: Group; item: Item; groupIndex: number }> = [];
+    groups.forEach((group, groupIndex) => group.items.forEach((item) => units.push({ group, item, groupIndex })));
+    const states = new Map<number, Promise<unknown>>();
+    const observe = (groupIndex: number, group: Group): Promise<unknown> => {
+      let state = states.get(groupIndex);
+      if (!state) {
+        const ctx = this.stepContext(spec, memory.previous, group.with);
+        state = withRetry(() => kind.observe(ctx, group.with), {
+          policy: spec.retry,
+          clock: this.o.clock,
+          signal: this.o.signal,
+          random: this.random,
+          onRetry: (info) => this.retryEvent(spec, '', info.attempt, info.delayMs, info.error),
+        });
+        states.set(groupIndex, state);
+      }
+      return state;
+    };
+    const concurrency = spec.concurrency ?? kind.concurrency ?? 1;
+    return pool(units, concurrency, this.o.signal, async ({ group, item, groupIndex }) => {
+      const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
+      memory.progress.tick();
+      return outcome;
+    });
+  }
+
+  private async item(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    group: Group,
+    item: Item,
+    observe: () => Promise<unknown>,
+    memory: { previous: { outputs: Outputs } | undefined; doneItems: StepState['done']; pending: StepState['pending'] },
+  ): Promise<ItemOutcome> {
+    const { o } = this;
+    const w = group.with;
+    const finished = memory.doneItems.get(item.key);
+    if (finished) {
+      o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status: 'skipped' });
+      return { key: item.key, outputs: finished.outputs, changes: 0, status: 'skipped' };
+    }
+    const intents = memory.pending.get(item.key);
+    if (o.mode === 'run' && intents && intents.length > 0) {
+      const ctx = this.itemContext(spec, memory.previous, w, item, 1, []);
+      const verdict = await withRetry(() => kind.reconcile(ctx, w, item, intents), {
+        policy: spec.retry,
+        clock: o.clock,
+        signal: o.signal,
+        random: this.random,
+        onRetry: (info) => this.retryEvent(spec, item.key, info.attempt, info.delayMs, info.error),
+      });
+      if (verdict.status === 'ambiguous') {
+        throw new AmbiguousOutcomeError(
+          `step '${spec.id}'${item.key ? ` item '${item.key}'` : ''}: the outcome of an earlier attempt cannot be told`,
+          verdict.seen,
+          verdict.hint,
+        );
+      }
+      if (verdict.status === 'done') {
+        const outputs = verdict.outputs ?? {};
+        this.itemDone(spec, item, 'reconciled', outputs);
+        return { key: item.key, outputs, changes: 0, status: 'reconciled' };
+      }
+      if (verdict.note) this.log('info', `${item.key || spec.id}: not done before, doing it now (${verdict.note})`, spec.id);
+    }
+    const state = await observe();
+    const plan = kind.plan(w, state, item);
+    if (plan.changes.length === 0) {
+      const outputs = plan.outputs ?? {};
+      this.itemDone(spec, item, 'in-sync', outputs);
+      return { key: item.key, outputs, changes: 0, status: 'in-sync' };
+    }
+    o.events.emit({
+      type: 'step.plan',
+      step: spec.id,
+      inSync: false,
+      changes: plan.changes.map((c) => ({ item: item.key, action: c.action, summary: c.summary, ...(c.details ? { details: c.details } : {}) })),
+    });
+    this.changes += plan.changes.length;
+    if (o.mode === 'plan') return { key: item.key, outputs: {}, changes: plan.changes.length, status: 'planned' };
+    let outputs: Outputs;
+    try {
+      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
+    } catch (error) {
+      // A definite failure settles the item's intents; an ambiguous one, an interruption or a bug leaves them
+      // for reconcile on the next run.
+      if (!o.signal.aborted && error instanceof LedgerbookError && error.retryability !== 'ambiguous') {
+        this.journal.append({
+          t: 'failed',
+          run: this.runId,
+          step: spec.id,
+          item: item.key,
+          at: this.isoNow(),
+          error: { code: error.code, message: error.message },
+        });
+      }
+      throw error;
+    }
+    this.itemDone(spec, item, 'applied', outputs);
+    return { key: item.key, outputs, changes: plan.changes.length, status: 'applied' };
+  }
+
+  /** Apply one item with the step's retry policy; intents of a failed attempt are reconciled before the next. */
+  private async apply(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    w: Record<string, unknown>,
+    item: Item,
+    firstPlan: ItemPlan,
+    firstState: unknown,
+    previous: { outputs: Outputs } | undefined,
+  ): Promise<Outputs> {
+    const { o } = this;
+    let plan = firstPlan;
+    let state = firstState;
+    for (let attempt = 1; ; attempt++) {
+      const intents: Intent[] = [];
+      const attemptSignal = timeoutSignal(o.signal, spec, item);
+      const ctx = this.itemContext(spec, previous, w, item, attempt, intents, attemptSignal.signal);
+      try {
+        return await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
+      } catch (error) {
+        if (o.signal.aborted || !shouldRetry(error, attempt, spec.retry)) throw error;
+        const delayMs = retryDelay(spec.retry, attempt, this.random);
+        this.retryEvent(spec, item.key, attempt, delayMs, error);
+        await o.clock.sleep(delayMs, o.signal);
+        const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
+        if (intents.length > 0) {
+          const verdict = await kind.reconcile(retryCtx, w, item, intents);
+          if (verdict.status === 'done') return verdict.outputs ?? {};
+          if (verdict.status === 'ambiguous') {
+            throw new AmbiguousOutcomeError(`step '${spec.id}': the outcome of attempt ${attempt} cannot be told`, verdict.seen, verdict.hint);
+          }
+        }
+        state = await kind.observe(retryCtx, w);
+        plan = kind.plan(w, state, item);
+        if (plan.changes.length === 0) return plan.outputs ?? {};
+      } finally {
+        attemptSignal.clear();
+      }
+    }
+  }
+
+  private itemDone(spec: StepSpec, item: Item, status: 'applied' | 'in-sync' | 'reconciled', outputs: Outputs): void {
+    if (this.o.mode === 'run') {
+      this.journal.append({ t: 'done', run: this.runId, step: spec.id, item: item.key, at: this.isoNow(), status, outputs });
+    }
+    this.o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Contexts and helpers
+
+  private stepContext(
+    spec: StepSpec,
+    previous: { outputs: Outputs } | undefined,
+    w: Record<string, unknown>,
+    signal: AbortSignal = this.o.signal,
+    item?: Item,
+  ): StepContext {
+    const { o } = this;
+    return {
+      runId: this.runId,
+      stepId: spec.id,
+      mode: o.mode,
+      target: o.target,
+      clients: o.clients,
+      clock: o.clock,
+      signal,
+      approvals: o.approvals,
+      baseDir: o.playbook.baseDir,
+      actor: o.actor,
+      previous,
+      fingerprint: this.fingerprint,
+      log: (level, message) => this.log(level, message, spec.id),
+      progress: (message) => o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
+      evaluate: (expression, extra) =>
+        evaluateString(expression, { ...this.scope, ...(item ? { item: item.value } : {}), with: w, ...extra }),
+    };
+  }
+
+  private itemContext(
+    spec: StepSpec,
+    previous: { outputs: Outputs } | undefined,
+    w: Record<string, unknown>,
+    item: Item,
+    attempt: number,
+    intents: Intent[],
+    signal: AbortSignal = this.o.signal,
+  ): ItemContext {
+    return {
+      ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
+      item,
+      attempt,
+      record: async (intent) => {
+        if (this.o.mode !== 'run') throw new StepError(`step '${spec.id}' tried a side effect during plan`);
+        intents.push(intent);
+        await this.journal.appendDurable({ t: 'intent', run: this.runId, step: spec.id, item: item.key, at: this.isoNow(), intent });
+      },
+    };
+  }
+
+  private retryEvent(spec: StepSpec, item: string, attempt: number, delayMs: number, error: unknown): void {
+    const info = error instanceof LedgerbookError ? errorInfo(error) : { code: 'LB_INTERNAL', message: String(error) };
+    this.o.events.emit({ type: 'retry', step: spec.id, item, attempt, delayMs: Math.round(delayMs), error: info });
+  }
+
+  private log(level: LogLevel, message: string, step?: string): void {
+    this.o.events.emit({ type: 'log', level, message, ...(step ? { step } : {}) });
+  }
+
+  private isoNow(): string {
+    return new Date(this.o.clock.now()).toISOString();
+  }
+}
+
+interface ItemOutcome {
+  key: string;
+  outputs: Outputs;
+  changes: number;
+  status: 'applied' | 'in-sync' | 'reconciled' | 'skipped' | 'planned';
+}
+
+/** Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs. */
+class Progress {
+  private done = 0;
+  private lastEmit = 0;
+
+  constructor(
+    private readonly o: EngineOptions,
+    private readonly step: string,
+    private readonly total: number,
+  ) {}
+
+  tick(): void {
+    this.done++;
+    const now = this.o.clock.now();
+    if (this.total <= 100 || this.done === this.total || now - this.lastEmit >= 200) {
+      this.lastEmit = now;
+      this.o.events.emit({ type: 'step.progress', step: this.step, done: this.done, total: this.total });
+    }
+  }
+}
+
+/**
+ * Run `work` over `units`, `concurrency` at a time, keeping input order in the results. After the first
+ * failure no new unit starts; the ones in flight finish; then the first error is thrown.
+ */
+async function pool<U, R>(units: readonly U[], concurrency: number, signal: AbortSignal, work: (unit: U) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(units.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && !signal.aborted && next < units.length) {
+      const index = next++;
+      try {
+        results[index] = await work(units[index] as U);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, units.length) }, worker));
+  if (failure) throw failure.error;
+  if (signal.aborted) throw signal.reason;
+  return results;
+}
+
+function timeoutSignal(parent: AbortSignal, spec: StepSpec, item: Item): { signal: AbortSignal; clear(): void } {
+  if (spec.timeoutMs === undefined) return { signal: parent, clear: () => undefined };
+  const controller = new AbortController();
+  const what = `step '${spec.id}'${item.key ? ` item '${item.key}'` : ''}`;
+  const timer = setTimeout(() => controller.abort(new TimeoutError(`${what} took longer than its timeout (${spec.timeoutMs} ms)`)), spec.timeoutMs);
+  return { signal: AbortSignal.any([parent, controller.signal]), clear: () => clearTimeout(timer) };
+}
+
+/** Settle with the promise, or reject as soon as the signal aborts (a step that ignores its signal cannot hang the run). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+
+/** Top-level `with` fields marked `x-lazy-expression`: left unresolved for the step to evaluate itself. */
+function lazyPointers(kind: AnyStepKind): Set<string> {
+  const properties = (kind.withSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+  return new Set(
+    Object.entries(properties)
+      .filter(([, schema]) => schema['x-lazy-expression'] === true)
+      .map(([name]) => `/${name}`),
+  );
+}
+
+function typeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+}
+
+export function errorInfo(error: LedgerbookError): { code: string; message: string; hint?: string; seen?: string } {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error instanceof AmbiguousOutcomeError ? { seen: error.seen } : {}),
+  };
+}

@@ -1,0 +1,79 @@
+/** Runs the built CLI (dist/, built by test/global-setup.ts) as a child process, as a user or a pipeline would. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+/** Environment of a pipeline: no terminal, CI set, no colours. */
+function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', ...extra };
+  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete env[k];
+  return env;
+}
+
+export function spawnCli(args: string[], options: CliOptions): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: childEnv(options.env), stdio: 'pipe' });
+}
+
+export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ledgerbook did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export function cli(args: string[], options: CliOptions): Promise<CliResult> {
+  return collect(spawnCli(args, options), options.timeoutMs);
+}
+
+export async function tempDir(prefix = 'lb-e2e-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function writePlaybook(dir: string, name: string, text: string): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, text);
+  return file;
+}
+
+export async function lines(file: string): Promise<string[]> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+  return text.split('\n').filter((l) => l !== '');
+}
+
+/** NDJSON events from --json stdout. */
+export function events(stdout: string): Array<Record<string, unknown> & { type: string }> {
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
+}

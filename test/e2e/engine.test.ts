@@ -1,0 +1,334 @@
+/**
+ * The engine through the real CLI, as a child process: crash and resume, exactly-once items, idempotent
+ * reruns, the lock, secrets, approvals, plan exit codes, timeouts. Side effects are counted in files the test
+ * owns, not in ledgerbook's own bookkeeping.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { eventsSchema } from '../../src/engine/events.js';
+import { cli, collect, events, lines, spawnCli, tempDir, writePlaybook } from './cli.js';
+
+/** A fan-out of N items; each appends its key to effects.txt once, guarded so a rerun can check. */
+function fanout(n: number, delaySeconds: number, concurrency = 2): string {
+  const items = Array.from({ length: n }, (_, i) => `item-${String(i).padStart(3, '0')}`);
+  return `name: fanout
+steps:
+  - id: pay
+    uses: core.shell
+    for_each: ${JSON.stringify(items)}
+    concurrency: ${concurrency}
+    with:
+      run: "echo \${{ item }} >> effects.txt; sleep ${delaySeconds}"
+      unless: "grep -qx \${{ item }} effects.txt"
+  - id: total
+    uses: core.shell
+    with:
+      run: "wc -l < effects.txt > total.txt"
+      creates: total.txt
+`;
+}
+
+/** Polls until the predicate holds; fails at once if the child it watches exits first. */
+async function waitFor(predicate: () => Promise<boolean>, child?: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (child && child.exitCode !== null) throw new Error(`ledgerbook exited (${child.exitCode}) before the condition held`);
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function counts(values: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
+  return m;
+}
+
+describe('crash and resume', () => {
+  it('a run killed with SIGKILL in the middle of a fan-out, run again, performs every item exactly once', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(40, 0.05));
+    const child = spawnCli(['run', playbook], { cwd: dir });
+    const first = collect(child);
+    await waitFor(async () => (await lines(join(dir, 'effects.txt'))).length >= 12, child);
+    child.kill('SIGKILL');
+    const killed = await first;
+    expect(killed.signal).toBe('SIGKILL');
+    const before = await lines(join(dir, 'effects.txt'));
+    expect(before.length).toBeLessThan(40);
+
+    const second = await cli(['run', playbook], { cwd: dir });
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('resume fanout');
+    const effects = await lines(join(dir, 'effects.txt'));
+    expect(effects).toHaveLength(40);
+    expect([...counts(effects).values()].every((n) => n === 1)).toBe(true);
+    expect((await readFile(join(dir, 'total.txt'), 'utf8')).trim()).toBe('40');
+  });
+
+  it('a second run of a finished playbook executes nothing and exits 0', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(5, 0));
+    expect((await cli(['run', playbook], { cwd: dir })).code).toBe(0);
+    const again = await cli(['run', playbook, '--json'], { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(await lines(join(dir, 'effects.txt'))).toHaveLength(5);
+    const done = events(again.stdout).filter((e) => e.type === 'item.done');
+    expect(done.map((e) => e['status'])).toEqual(Array(6).fill('in-sync'));
+    expect(events(again.stdout).at(-1)).toMatchObject({ type: 'run.done', status: 'succeeded', changes: 0 });
+  });
+
+  it('a failed step is fixed and the run resumes after the steps that finished', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'resume.yaml',
+      `name: resume
+steps:
+  - id: first
+    uses: core.shell
+    with: { run: "echo once >> first.txt" }
+  - id: second
+    uses: core.shell
+    with: { run: "test -f ready || { echo 'ready is missing' >&2; exit 3; }" }
+`,
+    );
+    const failed = await cli(['run', playbook], { cwd: dir });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('ready is missing');
+    await writeFile(join(dir, 'ready'), '');
+    const resumed = await cli(['run', playbook], { cwd: dir });
+    expect(resumed.code).toBe(0);
+    expect(await lines(join(dir, 'first.txt'))).toEqual(['once']);
+  });
+
+  it('Ctrl-C stops the run with exit 130; the next run resumes it', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(20, 0.1, 1));
+    const child = spawnCli(['run', playbook], { cwd: dir });
+    const first = collect(child);
+    await waitFor(async () => (await lines(join(dir, 'effects.txt'))).length >= 3, child);
+    child.kill('SIGINT');
+    const interrupted = await first;
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stdout).toContain('Interrupted');
+    const second = await cli(['run', playbook], { cwd: dir });
+    expect(second.code).toBe(0);
+    const effects = await lines(join(dir, 'effects.txt'));
+    expect(effects).toHaveLength(20);
+    expect(new Set(effects).size).toBe(20);
+  });
+
+  it('a command without guards killed mid-way is an ambiguous outcome (exit 4) until an operator resolves it', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'unguarded.yaml',
+      `name: unguarded
+steps:
+  - id: slow
+    uses: core.shell
+    with: { run: "sleep 0.5; echo ran >> ran.txt" }
+`,
+    );
+    const child = spawnCli(['run', playbook], { cwd: dir });
+    const first = collect(child);
+    const journal = join(dir, '.ledgerbook', 'unguarded@sandbox', 'journal.ndjson');
+    await waitFor(async () => existsSync(journal) && (await readFile(journal, 'utf8')).includes('"started"'), child);
+    child.kill('SIGKILL');
+    await first;
+    const stopped = await cli(['run', playbook], { cwd: dir });
+    expect(stopped.code).toBe(4);
+    expect(stopped.stdout).toContain('seen:');
+    expect(await lines(join(dir, 'ran.txt'))).toEqual(['ran']); // the orphaned command finished, once
+
+    const resolved = await cli(['state', 'resolve', playbook, '--step', 'slow', '--done'], { cwd: dir });
+    expect(resolved.code).toBe(0);
+    const after = await cli(['run', playbook], { cwd: dir });
+    expect(after.code).toBe(0);
+    expect(await lines(join(dir, 'ran.txt'))).toEqual(['ran']);
+  });
+});
+
+describe('lock', () => {
+  it('refuses a second concurrent run of the same playbook and target, saying who holds it', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'slow.yaml',
+      `name: slow
+steps:
+  - id: wait
+    uses: core.shell
+    with: { run: "sleep 1.5; touch done", creates: done }
+`,
+    );
+    const child = spawnCli(['run', playbook], { cwd: dir });
+    const first = collect(child);
+    await waitFor(async () => existsSync(join(dir, '.ledgerbook', 'slow@sandbox', 'lock.json')), child);
+    const second = await cli(['run', playbook], { cwd: dir });
+    expect(second.code).toBe(75);
+    expect(second.stderr).toContain(`pid ${String(child.pid)}`);
+    expect(second.stderr).toContain('ledgerbook run');
+    expect((await first).code).toBe(0);
+  });
+});
+
+describe('secrets', () => {
+  it('a secret value appears nowhere: stdout, stderr, events, summary, journal', async () => {
+    const secret = 'Zq7-very-secret-token-0042';
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'secret.yaml',
+      `name: secret
+steps:
+  - id: use
+    uses: core.shell
+    with:
+      run: "echo token=$TOKEN; echo \${{ secrets.LB_TEST_TOKEN }} | base64"
+      env: { TOKEN: "\${{ secrets.LB_TEST_TOKEN }}" }
+  - id: say
+    uses: core.log
+    with: { message: "using \${{ secrets.LB_TEST_TOKEN }} and \${{ steps.use.outputs.stdout }}" }
+  - id: fail
+    uses: core.shell
+    with: { run: "echo 'bad token \${{ secrets.LB_TEST_TOKEN }}' >&2; exit 2" }
+`,
+    );
+    const env = { LB_TEST_TOKEN: secret };
+    const plain = await cli(['run', playbook, '--summary', 'summary.md'], { cwd: dir, env });
+    const json = await cli(['run', playbook, '--json', '--fresh'], { cwd: dir, env });
+    expect(plain.code).toBe(1);
+    expect(json.code).toBe(1);
+    expect(plain.stdout).toContain('using *** and token=***');
+    expect(plain.stdout).toContain('bad token ***');
+    const stateFiles = await readdir(join(dir, '.ledgerbook', 'secret@sandbox'));
+    const texts = [
+      plain.stdout,
+      plain.stderr,
+      json.stdout,
+      json.stderr,
+      await readFile(join(dir, 'summary.md'), 'utf8'),
+      ...(await Promise.all(stateFiles.map((f) => readFile(join(dir, '.ledgerbook', 'secret@sandbox', f), 'utf8')))),
+    ];
+    const encoded = Buffer.from(`${secret}\n`).toString('base64');
+    for (const text of texts) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(encoded);
+      expect(text).not.toContain(Buffer.from(secret).toString('base64'));
+    }
+  });
+
+  it('a missing secret is refused before anything runs (exit 65)', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'secret.yaml',
+      `name: secret
+steps:
+  - id: use
+    uses: core.shell
+    with: { run: "touch ran; echo \${{ secrets.LB_NOT_SET }}" }
+`,
+    );
+    const result = await cli(['run', playbook], { cwd: dir, env: { LB_NOT_SET: undefined } });
+    expect(result.code).toBe(65);
+    expect(result.stderr).toContain("secret 'LB_NOT_SET' is not set");
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    expect(existsSync(join(dir, '.ledgerbook'))).toBe(false);
+  });
+});
+
+describe('gates, plans and limits', () => {
+  it('core.approve pauses with exit 3 until --approve, and the approval holds for the same playbook and inputs', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'gate.yaml',
+      `name: gate
+inputs:
+  amount: { type: integer, default: 5 }
+steps:
+  - id: check
+    uses: core.approve
+    with: { message: "send \${{ inputs.amount }}" }
+  - id: send
+    uses: core.shell
+    with: { run: "echo \${{ inputs.amount }} >> sent.txt", unless: "grep -qx \${{ inputs.amount }} sent.txt" }
+`,
+    );
+    const paused = await cli(['run', playbook], { cwd: dir });
+    expect(paused.code).toBe(3);
+    expect(paused.stdout).toContain('--approve check');
+    expect(existsSync(join(dir, 'sent.txt'))).toBe(false);
+    const approved = await cli(['run', playbook, '--approve', 'check'], { cwd: dir });
+    expect(approved.code).toBe(0);
+    expect(await lines(join(dir, 'sent.txt'))).toEqual(['5']);
+    expect((await cli(['run', playbook], { cwd: dir })).code).toBe(0);
+    const changed = await cli(['run', playbook, '--input', 'amount=7'], { cwd: dir });
+    expect(changed.code).toBe(3);
+  });
+
+  it('plan --detailed-exitcode: 2 while something would change, 0 once in sync; plan changes nothing', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(3, 0));
+    const before = await cli(['plan', playbook, '--detailed-exitcode'], { cwd: dir });
+    expect(before.code).toBe(2);
+    expect(before.stdout).toContain('item-000: run');
+    expect(existsSync(join(dir, 'effects.txt'))).toBe(false);
+    expect((await cli(['run', playbook], { cwd: dir })).code).toBe(0);
+    const after = await cli(['plan', playbook, '--detailed-exitcode'], { cwd: dir });
+    expect(after.code).toBe(0);
+    expect((await cli(['plan', playbook], { cwd: dir })).code).toBe(0);
+  });
+
+  it('a step over its timeout is retried as transient, then fails with exit 1', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(
+      dir,
+      'timeout.yaml',
+      `name: timeout
+steps:
+  - id: slow
+    uses: core.shell
+    timeout: 300ms
+    retry: { attempts: 2, delay: 50ms }
+    with: { run: "sleep 5", creates: never }
+`,
+    );
+    const started = Date.now();
+    const result = await cli(['run', playbook, '--json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(4000);
+    const all = events(result.stdout);
+    expect(all.filter((e) => e.type === 'retry')).toHaveLength(1);
+    expect(JSON.stringify(all.at(-1))).toContain('took longer than its timeout');
+  });
+
+  it('--json writes only schema-valid events, the first one a version event', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(3, 0));
+    const result = await cli(['run', playbook, '--json'], { cwd: dir });
+    const all = events(result.stdout);
+    expect(all[0]?.type).toBe('version');
+    const validate = new Ajv2020({ strict: false }).compile(eventsSchema);
+    for (const event of all) expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    expect(result.stderr).toContain('● pay');
+  });
+
+  it('status shows where each run stands', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(3, 0));
+    await cli(['run', playbook], { cwd: dir });
+    const status = await cli(['status'], { cwd: dir });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('fanout on sandbox: succeeded');
+    expect(status.stdout).toContain('pay: applied 3/3 items');
+  });
+});
