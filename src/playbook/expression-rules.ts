@@ -160,6 +160,7 @@ function checkReference(ctx: RuleContext, ref: Reference, text: string, pointer:
       checkStepReference(report, ctx, place, first, second, third);
       return;
     case 'item':
+      if (place.in === 'step' && place.field === 'key' && !place.step.forEach) return; // key-without-for-each says it
       if (place.in === 'var' || !place.step.forEach) {
         report('item-outside-for-each', '`item` is only defined in a step with for_each', {
           hint: 'add for_each: to the step, or refer to the value another way',

@@ -76,7 +76,9 @@ describe('parseSource', () => {
 
   it.each([
     ['name: a\nname: b\n', 2, 1, "duplicate key 'name'", '/name', 'remove one of the two'],
-    ['steps:\n\t- id: a\n', 2, 1, 'tab character used for indentation', '/steps', 'spaces'],
+    ['steps:\n\t- id: a\n', 2, 1, 'tab character used for indentation', '', 'spaces'],
+    ['a:\n  b: [x, y\n  c: 1\n', 2, 6, 'this [ list has no closing ]', '/a/b', 'close it with ]'],
+    ['a: {b: 1\nc: 2\n', 1, 4, 'this { mapping has no closing }', '/a', 'close it with }'],
     ['a: "open\nb: 1\n', 1, 4, 'this string has no closing quote', '/a', 'close the quote'],
     ['a: 1\n---\nb: 2\n', 2, 1, 'more than one YAML document in the file', '', 'remove the `---` line'],
     ['a: !vault x\n', 1, 4, "unknown YAML tag '!vault'", '/a', 'no YAML tags'],
@@ -94,6 +96,16 @@ describe('parseSource', () => {
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ file: 'bad.yaml', line, col, rule: 'yaml', message, pointer });
     expect(diagnostics[0]?.hint).toContain(hint);
+  });
+
+  it('reports the first syntax error, not the echoes of yaml’s recovery', () => {
+    const { diagnostics } = parseSource(
+      'bad.yaml',
+      'steps:\n  - id: a\n    with: [x\n  - id: b\n    uses: c\n',
+    );
+    expect(diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`)).toEqual([
+      '3:11 this [ list has no closing ]',
+    ]);
   });
 
   it('refuses alias bombs', () => {

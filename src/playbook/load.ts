@@ -28,9 +28,11 @@ export function parseSource(file: string, text: string): { doc: SourceDoc; diagn
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true });
   const located = new LocatedDocument(file, text, document, lineCounter);
-  const diagnostics = [...document.errors, ...document.warnings].map((error) =>
-    located.yamlDiagnostic(error),
-  );
+  // After the first syntax error, yaml's recovery guesses and reports more errors that are mostly echoes of the
+  // first: report that one, and the problems that stand on their own (duplicate keys, warnings such as tags).
+  const syntax = document.errors.filter((error) => !POINTED.has(error.code)).slice(0, 1);
+  const standalone = [...document.errors.filter((error) => POINTED.has(error.code)), ...document.warnings];
+  const diagnostics = [...syntax, ...standalone].map((error) => located.yamlDiagnostic(error));
   diagnostics.push(...located.unresolvedAliases());
   let data: unknown = null;
   if (diagnostics.length === 0) {
@@ -94,6 +96,9 @@ function unreadable(file: string, error: unknown): Diagnostic {
   };
 }
 
+/** YAML problems found on a well-formed node, whose pointer means something. */
+const POINTED: ReadonlySet<string> = new Set(['DUPLICATE_KEY', 'TAG_RESOLVE_FAILED']);
+
 const YAML_HINTS: Partial<Record<string, string>> = {
   TAB_AS_INDENT: 'YAML indents with spaces only: replace the tab with spaces',
   DUPLICATE_KEY: 'remove one of the two, or merge them',
@@ -128,15 +133,41 @@ class LocatedDocument {
   }
 
   yamlDiagnostic(error: YAMLError): Diagnostic {
+    const offset = error.pos[0];
     if (error.code === 'MISSING_CHAR' && /quote/.test(error.message)) {
       // yaml reports an unclosed quote where the text ends; the opening quote is where to look.
-      const start = this.unclosedQuoteBefore(error.pos[0]);
-      if (start !== undefined) {
+      const start = this.unclosedQuoteBefore(offset);
+      if (start !== undefined)
         return this.diagnostic(start, 'this string has no closing quote', YAML_HINTS[error.code]);
+    }
+    const flow = /^Flow (sequence|map) .* end with a ([\]}])/.exec(error.message);
+    if (flow) {
+      const start = this.unclosedFlowBefore(offset, flow[2] as ']' | '}');
+      if (start !== undefined) {
+        const what = flow[1] === 'sequence' ? 'this [ list' : 'this { mapping';
+        return this.diagnostic(
+          start,
+          `${what} has no closing ${flow[2] as string}`,
+          `close it with ${flow[2] as string}`,
+        );
       }
     }
-    const offset = error.pos[0];
-    return this.diagnostic(offset, this.yamlMessage(error, offset), YAML_HINTS[error.code]);
+    const message = this.yamlMessage(error, offset);
+    // After a syntax error the tree is a guess: only problems tied to a well-formed node get a pointer.
+    const diagnostic = this.diagnostic(offset, message, YAML_HINTS[error.code]);
+    return POINTED.has(error.code) ? diagnostic : { ...diagnostic, pointer: '' };
+  }
+
+  private unclosedFlowBefore(offset: number, close: ']' | '}'): number | undefined {
+    let start: number | undefined;
+    const check = (node: { flow?: boolean; range?: [number, number, number] | null }): void => {
+      const range = node.range;
+      if (!node.flow || !range || range[0] >= offset || range[1] > offset) return;
+      if (this.text.slice(range[0], range[1]).trimEnd().endsWith(close)) return;
+      if (start === undefined || range[0] > start) start = range[0];
+    };
+    visit(this.document, { Seq: (_key, seq) => check(seq), Map: (_key, map) => check(map) });
+    return start;
   }
 
   private unclosedQuoteBefore(offset: number): number | undefined {

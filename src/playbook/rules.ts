@@ -6,12 +6,13 @@ import { dirname, resolve } from 'node:path';
 import { hasExpression } from './expressions/template.js';
 import { InvalidDurationError, parseDuration } from './duration.js';
 import { RETRY_DEFAULTS } from './defaults.js';
-import { durationSchema } from './playbook-schema.js';
+import { durationSchema, inputSchema } from './playbook-schema.js';
 import { valueProblem } from './inputs.js';
 import { childPointer, parsePointer } from './pointer.js';
 import { isRecord, type RuleContext, type StepInfo } from './rule-context.js';
 import { annotate } from './schema-annotations.js';
 
+const INPUT_TYPES: readonly unknown[] = inputSchema.properties.type.enum;
 const DURATION = new RegExp(durationSchema.anyOf[0].pattern);
 const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}\s*$/;
 
@@ -132,6 +133,9 @@ function checkDuration(ctx: RuleContext, value: unknown, pointer: string): numbe
 export function inputDefaults(ctx: RuleContext): void {
   for (const [name, declaration] of Object.entries(ctx.inputs)) {
     if (!isRecord(declaration) || !Object.hasOwn(declaration, 'default')) continue;
+    // With a type or enum the schema refused, the schema's finding says it all.
+    if (declaration['type'] !== undefined && !INPUT_TYPES.includes(declaration['type'])) continue;
+    if (declaration['enum'] !== undefined && !Array.isArray(declaration['enum'])) continue;
     const problem = valueProblem(declaration, declaration['default']);
     if (!problem) continue;
     ctx.report({

@@ -277,10 +277,12 @@ class Explainer {
         ),
       ];
       return [
-        this.finding(error, {
+        {
+          pointer: error.instancePath,
+          atKey: true,
           message: `missing key ${keys.map((k) => `'${k}'`).join(' or ')} ${this.context.where(error.instancePath)}`,
           expected: `one of ${keys.join(', ')}`,
-        }),
+        },
       ];
     }
 

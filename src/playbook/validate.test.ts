@@ -536,7 +536,7 @@ describe('pass 2: each step’s with', () => {
   it('says which of two required keys is missing', () => {
     expect(
       summary(yaml('name: x', 'steps:', '  - id: w', '    uses: core.wait', '    with: { interval: 5s }')),
-    ).toEqual(["5:11 /steps/0/with [schema] missing key 'until' or 'http' in core.wait `with`"]);
+    ).toEqual(["5:5 /steps/0/with [schema] missing key 'until' or 'http' in core.wait `with`"]);
   });
 
   it('picks the alternative of the same type for a value that fits none', () => {
