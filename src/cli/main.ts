@@ -29,10 +29,14 @@ function build(setExit: (code: number) => void): Command {
     )
     .version(VERSION)
     .showSuggestionAfterError(true)
-    .addHelpText('after', `\nExit codes:\n${exitCodes}\n  130  interrupted (Ctrl-C): run the same command again to resume\n`);
+    .addHelpText(
+      'after',
+      `\nExit codes:\n${exitCodes}\n  130  interrupted (Ctrl-C): run the same command again to resume\n`,
+    );
   addOptions(program, globalOptions());
 
-  const cmd = (name: string, description: string): Command => addOptions(program.command(name).description(description), optionsFor(name));
+  const cmd = (name: string, description: string): Command =>
+    addOptions(program.command(name).description(description), optionsFor(name));
 
   cmd('validate', 'check playbooks, their inputs and target against the schemas; nothing runs')
     .argument('<playbooks...>', 'playbook files')
@@ -71,6 +75,28 @@ function build(setExit: (code: number) => void): Command {
       setExit(schemaCommand(name, command.optsWithGlobals()));
     });
 
+  program
+    .command('sandbox')
+    .description('the built-in sandbox: simulated DPM nodes, participants and identity provider on loopback')
+    .command('up')
+    .description('start the sandbox and print its URLs as one JSON line; stops on Ctrl-C or SIGTERM')
+    .option('--nodes <n>', 'number of operator nodes', '3')
+    .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
+    .option(
+      '--port <port>',
+      'first port (admin; then idp, then dpm and ledger per node); 0 = free ports',
+      '0',
+    )
+    .option('--profile <profile>', 'fast (tests) or realistic (the real services’ timings)', 'fast')
+    .option('--faults <file>', 'YAML faults to inject (see src/sandbox/README.md)')
+    .option('--write-target <file>', 'write a target file for --target')
+    .option('--insecure', 'accept any token, like DECPM_INSECURE on devnet')
+    .option('--token-ttl <seconds>', 'access-token lifetime of the identity provider')
+    .action(async (_opts, command: Command) => {
+      const { sandboxUpCommand } = await import('./commands/sandbox.js');
+      setExit(await sandboxUpCommand(command.optsWithGlobals()));
+    });
+
   const state = program.command('state').description('inspect and repair the state dir');
   state
     .command('unlock')
@@ -86,7 +112,9 @@ function build(setExit: (code: number) => void): Command {
 
   state
     .command('resolve')
-    .description('decide an ambiguous outcome (exit 4): --done records the item as finished, --redo runs it again')
+    .description(
+      'decide an ambiguous outcome (exit 4): --done records the item as finished, --redo runs it again',
+    )
     .argument('<playbook>', 'playbook file or name')
     .requiredOption('--step <step-id>', 'the step')
     .option('--item <key>', 'the item, for fan-out steps')
@@ -121,7 +149,11 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      ) {
         return EXIT.OK;
       }
       return EXIT.USAGE;
@@ -136,7 +168,9 @@ main(process.argv).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = EXIT.INTERNAL;
   },
 );

@@ -15,10 +15,19 @@ export interface OptionSpec {
 const collect = ['validate', 'plan', 'run'] as const;
 
 export const OPTIONS: readonly OptionSpec[] = [
-  { flags: '--json', description: 'NDJSON events on stdout (first line: a version event); human text on stderr', commands: '*' },
+  {
+    flags: '--json',
+    description: 'NDJSON events on stdout (first line: a version event); human text on stderr',
+    commands: '*',
+  },
   { flags: '--no-color', description: 'no colours (also NO_COLOR=1 or TERM=dumb)', commands: '*' },
   { flags: '--debug', description: 'stack traces for errors', commands: '*' },
-  { flags: '--state-dir <dir>', description: 'where journals and locks live', commands: '*', default: '.ledgerbook' },
+  {
+    flags: '--state-dir <dir>',
+    description: 'where journals and locks live',
+    commands: '*',
+    default: '.ledgerbook',
+  },
   {
     flags: '-t, --target <target>',
     description: 'a target file, or `sandbox` for the built-in sandbox',
@@ -37,7 +46,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: 'secrets as NAME=value lines (or YAML); values never printed',
     commands: [...collect],
   },
-  { flags: '--fresh', description: 'start a new run instead of resuming an unfinished one', commands: ['run'] },
+  {
+    flags: '--fresh',
+    description: 'start a new run instead of resuming an unfinished one',
+    commands: ['run'],
+  },
   {
     flags: '--approve <step-id>',
     description: 'approve a core.approve gate (repeatable)',
@@ -45,7 +58,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     repeatable: true,
     default: [],
   },
-  { flags: '--summary <file>', description: 'write a Markdown summary of the run', commands: ['run', 'plan'] },
+  {
+    flags: '--summary <file>',
+    description: 'write a Markdown summary of the run',
+    commands: ['run', 'plan'],
+  },
   {
     flags: '--detailed-exitcode',
     description: 'exit 0 when nothing would change, 2 when something would',
@@ -54,7 +71,9 @@ export const OPTIONS: readonly OptionSpec[] = [
 ];
 
 export function optionsFor(command: string): OptionSpec[] {
-  return OPTIONS.filter((o) => o.commands === '*' || o.commands.includes(command)).filter((o) => o.commands !== '*');
+  return OPTIONS.filter((o) => o.commands === '*' || o.commands.includes(command)).filter(
+    (o) => o.commands !== '*',
+  );
 }
 
 export function globalOptions(): OptionSpec[] {

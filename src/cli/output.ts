@@ -61,7 +61,9 @@ export function reportError(error: unknown, out: Output, masker?: Masker): ExitC
     if (out.debug && error.stack) write(error.stack);
   } else {
     write(`internal error: ${error instanceof Error ? error.message : String(error)}`);
-    write('  this is a bug in ledgerbook; please report it with the output of the same command run with --debug');
+    write(
+      '  this is a bug in ledgerbook; please report it with the output of the same command run with --debug',
+    );
     if (out.debug && error instanceof Error && error.stack) write(error.stack);
   }
   if (out.json) {

@@ -15,6 +15,7 @@ import type { Target } from '../playbook/target.js';
 import { loadTarget } from '../playbook/target-load.js';
 import { loadPlaybook, referencedNames } from '../playbook/validate.js';
 import { stepKinds } from '../steps/index.js';
+import { startEmbeddedSandbox, type EmbeddedSandbox } from './embedded-sandbox.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -29,6 +30,8 @@ export interface PrepareOptions {
   requireInputs?: boolean;
   /** check that every secret and env var is set (default true; `validate` checks the files only) */
   requireSecrets?: boolean;
+  /** with the built-in target, start the sandbox in this process when a step needs a target (run, plan) */
+  startSandbox?: { stateDir: string } | undefined;
 }
 
 export interface Prepared {
@@ -43,6 +46,8 @@ export interface Prepared {
   secrets: Record<string, string>;
   env: Record<string, string | undefined>;
   masker: Masker;
+  /** stop the built-in sandbox this run started, if any */
+  stop(): Promise<void>;
 }
 
 export async function prepare(options: PrepareOptions): Promise<Prepared> {
@@ -54,11 +59,26 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       `give the path of a target file (see playbooks/targets/) or \`--target ${BUILTIN_TARGET}\``,
     );
   }
-  const target = builtinTarget ? undefined : await loadTarget(options.target);
-  const playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
+  let target = builtinTarget ? undefined : await loadTarget(options.target);
+  let playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
   const needsTarget = playbook.steps.some((s) => stepKinds.get(s.uses)?.needsTarget === true);
   const given = parseInputFlags(options.inputs);
   const inputs = options.requireInputs === false ? given : resolveInputs(playbook, given);
+  let sandbox: EmbeddedSandbox | undefined;
+  if (builtinTarget && needsTarget && options.startSandbox) {
+    sandbox = await startEmbeddedSandbox(options.startSandbox.stateDir);
+    target = sandbox.target;
+    try {
+      // again, with the target: the steps' own checks (node names, files) need it
+      playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
+    } catch (error) {
+      await sandbox.stop();
+      throw error;
+    }
+  }
+  const stop = async (): Promise<void> => {
+    await sandbox?.stop();
+  };
 
   const names = referencedNames(playbook);
   const secretNames = new Set(names.secrets);
@@ -98,7 +118,10 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       });
     }
   }
-  if (problems.length > 0 && options.requireSecrets !== false) throw new ValidationError('LB_INPUT_INVALID', problems);
+  if (problems.length > 0 && options.requireSecrets !== false) {
+    await stop();
+    throw new ValidationError('LB_INPUT_INVALID', problems);
+  }
 
   return {
     playbook,
@@ -111,6 +134,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     secrets: found.values,
     env,
     masker,
+    stop,
   };
 }
 

@@ -14,7 +14,10 @@ export interface HttpResponse {
 
 export interface HttpClient {
   /** a plain GET, for core.wait; never retried here (the engine retries) */
-  get(url: string, options?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<HttpResponse>;
+  get(
+    url: string,
+    options?: { headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<HttpResponse>;
 }
 
 export interface Clients {

@@ -13,7 +13,13 @@ import {
   TimeoutError,
   type ExitCode,
 } from '../errors.js';
-import { collectReferences, evaluateCondition, evaluateString, resolveDeep, type Scope } from '../playbook/expressions/index.js';
+import {
+  collectReferences,
+  evaluateCondition,
+  evaluateString,
+  resolveDeep,
+  type Scope,
+} from '../playbook/expressions/index.js';
 import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
@@ -162,10 +168,16 @@ class Run {
     });
     if (this.replacedLock) {
       const l = this.replacedLock;
-      this.log('warn', `the run of pid ${l.pid} (since ${l.at}) died without releasing its lock; taking over`);
+      this.log(
+        'warn',
+        `the run of pid ${l.pid} (since ${l.at}) died without releasing its lock; taking over`,
+      );
     }
     if (this.resumed && this.resumed.digest !== o.playbook.digest) {
-      this.log('warn', 'the playbook changed since this run started: finished steps stay done, changed steps run again');
+      this.log(
+        'warn',
+        'the playbook changed since this run started: finished steps stay done, changed steps run again',
+      );
     }
     let result: EngineResult;
     try {
@@ -174,7 +186,12 @@ class Run {
         if (o.signal.aborted) throw o.signal.reason;
         await this.step(spec);
       }
-      result = { run: this.runId, status: o.mode === 'plan' ? 'planned' : 'succeeded', exitCode: EXIT.OK, changes: this.changes };
+      result = {
+        run: this.runId,
+        status: o.mode === 'plan' ? 'planned' : 'succeeded',
+        exitCode: EXIT.OK,
+        changes: this.changes,
+      };
     } catch (error) {
       result = this.failure(error);
     }
@@ -212,7 +229,9 @@ class Run {
       this.runId = last.run;
     } else {
       const stamp = new Date(o.clock.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-      this.runId = `${stamp}-${Math.floor(this.random() * 0xffff).toString(16).padStart(4, '0')}`;
+      this.runId = `${stamp}-${Math.floor(this.random() * 0xffff)
+        .toString(16)
+        .padStart(4, '0')}`;
     }
     // A resumed run gets a `run` record too: it says who carries it on now and clears its earlier end.
     if (o.mode === 'run') {
@@ -244,16 +263,25 @@ class Run {
   private failure(error: unknown): EngineResult {
     const base = { run: this.runId, changes: this.changes };
     if (this.o.signal.aborted && !(error instanceof PausedError)) {
-      const reason = error instanceof LedgerbookError ? error : new StepError('interrupted', { hint: 'run the same command again to resume' });
+      const reason =
+        error instanceof LedgerbookError
+          ? error
+          : new StepError('interrupted', { hint: 'run the same command again to resume' });
       return { ...base, status: 'interrupted', exitCode: EXIT_INTERRUPTED, error: reason };
     }
     if (error instanceof PausedError) return { ...base, status: 'paused', exitCode: EXIT.PAUSED, error };
-    if (error instanceof AmbiguousOutcomeError) return { ...base, status: 'ambiguous', exitCode: EXIT.AMBIGUOUS, error };
-    if (error instanceof LedgerbookError) return { ...base, status: 'failed', exitCode: error.exitCode, error };
-    const internal = new LedgerbookError('LB_INTERNAL', `internal error: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-      hint: 'this is a bug in ledgerbook: rerun with --debug and report the stack trace',
-    });
+    if (error instanceof AmbiguousOutcomeError)
+      return { ...base, status: 'ambiguous', exitCode: EXIT.AMBIGUOUS, error };
+    if (error instanceof LedgerbookError)
+      return { ...base, status: 'failed', exitCode: error.exitCode, error };
+    const internal = new LedgerbookError(
+      'LB_INTERNAL',
+      `internal error: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+        hint: 'this is a bug in ledgerbook: rerun with --debug and report the stack trace',
+      },
+    );
     return { ...base, status: 'failed', exitCode: EXIT.INTERNAL, error: internal };
   }
 
@@ -265,7 +293,11 @@ class Run {
     const kind = o.registry.get(spec.uses);
     if (!kind) throw new StepError(`unknown step kind '${spec.uses}'`); // validation refuses this earlier
     const started = o.clock.now();
-    const done = (status: 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned', changes: number, outputs: Outputs): void => {
+    const done = (
+      status: 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned',
+      changes: number,
+      outputs: Outputs,
+    ): void => {
       this.scope.steps[spec.id] = { outputs };
       o.events.emit({
         type: 'step.done',
@@ -281,7 +313,11 @@ class Run {
       const waitingOn = this.unknownDependencies(spec);
       if (waitingOn.length > 0) {
         this.unknownOutputs.add(spec.id);
-        this.log('info', `known after apply: depends on the outputs of ${waitingOn.map((s) => `'${s}'`).join(', ')}`, spec.id);
+        this.log(
+          'info',
+          `known after apply: depends on the outputs of ${waitingOn.map((s) => `'${s}'`).join(', ')}`,
+          spec.id,
+        );
         done('planned', 0, {});
         return;
       }
@@ -304,7 +340,14 @@ class Run {
       const total = resolvedGroups.reduce((n, g) => n + g.items.length, 0);
       o.events.emit({ type: 'step.start', step: spec.id, kind: spec.uses, items: total });
       if (o.mode === 'run') {
-        this.journal.append({ t: 'step', run: this.runId, step: spec.id, at: this.isoNow(), withDigest, items: total });
+        this.journal.append({
+          t: 'step',
+          run: this.runId,
+          step: spec.id,
+          at: this.isoNow(),
+          withDigest,
+          items: total,
+        });
       }
       const previous = o.fresh ? undefined : lastFinishedStep(this.journal.records, spec.id, withDigest);
       const progress = new Progress(o, spec.id, total);
@@ -312,8 +355,8 @@ class Run {
       const results = await this.runGroups(spec, kind, resolvedGroups, {
         previous,
         progress,
-        doneItems: sameWith ? prior.done : new Map(),
-        pending: prior?.pending ?? new Map(),
+        doneItems: sameWith ? prior.done : new Map<string, { status: string; outputs: Outputs }>(),
+        pending: prior?.pending ?? new Map<string, Intent[]>(),
       });
       const stepChanges = results.reduce((n, r) => n + r.changes, 0);
       if (o.mode === 'plan') {
@@ -323,11 +366,17 @@ class Run {
         return;
       }
       const outputs = this.combine(spec, kind, resolvedGroups, results);
-      const status = stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
+      const status =
+        stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
       await this.finishStep(spec, status, outputs, withDigest);
       done(status, stepChanges, outputs);
     } catch (error) {
-      const status = error instanceof PausedError ? 'paused' : error instanceof AmbiguousOutcomeError ? 'ambiguous' : 'failed';
+      const status =
+        error instanceof PausedError
+          ? 'paused'
+          : error instanceof AmbiguousOutcomeError
+            ? 'ambiguous'
+            : 'failed';
       o.events.emit({
         type: 'step.done',
         step: spec.id,
@@ -340,9 +389,22 @@ class Run {
     }
   }
 
-  private async finishStep(spec: StepSpec, status: 'applied' | 'in-sync' | 'skipped', outputs: Outputs, withDigest: string): Promise<void> {
+  private async finishStep(
+    spec: StepSpec,
+    status: 'applied' | 'in-sync' | 'skipped',
+    outputs: Outputs,
+    withDigest: string,
+  ): Promise<void> {
     if (this.o.mode !== 'run') return;
-    await this.journal.appendDurable({ t: 'step-done', run: this.runId, step: spec.id, at: this.isoNow(), status, outputs, withDigest });
+    await this.journal.appendDurable({
+      t: 'step-done',
+      run: this.runId,
+      step: spec.id,
+      at: this.isoNow(),
+      status,
+      outputs,
+      withDigest,
+    });
   }
 
   /** Steps not yet applied (plan mode) whose outputs this step refers to. */
@@ -370,15 +432,22 @@ class Run {
       const value = resolveDeep(spec.with, scope, skip) as Record<string, unknown>;
       const findings = checkResolvedWith(kind, value);
       if (findings.length > 0) {
-        const lines = findings.map((f) => `with${f.pointer}: ${f.message}${f.expected ? ` (expected ${f.expected})` : ''}`);
-        throw new StepError(`step '${spec.id}' (${spec.uses}): its resolved \`with\` is invalid: ${lines.join('; ')}`, {
-          hint: 'an expression produced a value of the wrong type or shape; check the inputs and outputs it uses',
-        });
+        const lines = findings.map(
+          (f) => `with${f.pointer}: ${f.message}${f.expected ? ` (expected ${f.expected})` : ''}`,
+        );
+        throw new StepError(
+          `step '${spec.id}' (${spec.uses}): its resolved \`with\` is invalid: ${lines.join('; ')}`,
+          {
+            hint: 'an expression produced a value of the wrong type or shape; check the inputs and outputs it uses',
+          },
+        );
       }
       return value;
     };
     if (spec.forEach === undefined) return [{ with: resolveWith(this.scope), items: [] }];
-    const list = Array.isArray(spec.forEach) ? resolveDeep(spec.forEach, this.scope) : evaluateString(spec.forEach, this.scope);
+    const list = Array.isArray(spec.forEach)
+      ? resolveDeep(spec.forEach, this.scope)
+      : evaluateString(spec.forEach, this.scope);
     if (!Array.isArray(list)) {
       throw new StepError(`step '${spec.id}': for_each must give a list, got ${typeName(list)}`, {
         hint: 'use a list, or an expression such as `${{ inputs.recipients }}` that gives one',
@@ -408,9 +477,12 @@ class Run {
     if (spec.forEach !== undefined) return groups;
     const group = groups[0];
     if (!group) return groups;
-    const items = kind.items ? await kind.items(group.with, this.stepContext(spec, undefined, group.with)) : [{ key: '', value: group.with }];
+    const items = kind.items
+      ? await kind.items(group.with, this.stepContext(spec, undefined, group.with))
+      : [{ key: '', value: group.with }];
     const keys = new Set(items.map((i) => i.key));
-    if (keys.size !== items.length) throw new StepError(`step '${spec.id}': ${spec.uses} produced duplicate item keys`);
+    if (keys.size !== items.length)
+      throw new StepError(`step '${spec.id}': ${spec.uses} produced duplicate item keys`);
     return [{ with: group.with, items }];
   }
 
@@ -440,7 +512,9 @@ class Run {
     },
   ): Promise<ItemOutcome[]> {
     const units: Array<{ group: Group; item: Item; groupIndex: number }> = [];
-    groups.forEach((group, groupIndex) => group.items.forEach((item) => units.push({ group, item, groupIndex })));
+    groups.forEach((group, groupIndex) =>
+      group.items.forEach((item) => units.push({ group, item, groupIndex })),
+    );
     const states = new Map<number, Promise<unknown>>();
     const observe = (groupIndex: number, group: Group): Promise<unknown> => {
       let state = states.get(groupIndex);
@@ -471,7 +545,11 @@ class Run {
     group: Group,
     item: Item,
     observe: () => Promise<unknown>,
-    memory: { previous: { outputs: Outputs } | undefined; doneItems: StepState['done']; pending: StepState['pending'] },
+    memory: {
+      previous: { outputs: Outputs } | undefined;
+      doneItems: StepState['done'];
+      pending: StepState['pending'];
+    },
   ): Promise<ItemOutcome> {
     const { o } = this;
     const w = group.with;
@@ -502,7 +580,8 @@ class Run {
         this.itemDone(spec, item, 'reconciled', outputs);
         return { key: item.key, outputs, changes: 0, status: 'reconciled' };
       }
-      if (verdict.note) this.log('info', `${item.key || spec.id}: not done before, doing it now (${verdict.note})`, spec.id);
+      if (verdict.note)
+        this.log('info', `${item.key || spec.id}: not done before, doing it now (${verdict.note})`, spec.id);
     }
     const state = await observe();
     const plan = kind.plan(w, state, item);
@@ -515,10 +594,16 @@ class Run {
       type: 'step.plan',
       step: spec.id,
       inSync: false,
-      changes: plan.changes.map((c) => ({ item: item.key, action: c.action, summary: c.summary, ...(c.details ? { details: c.details } : {}) })),
+      changes: plan.changes.map((c) => ({
+        item: item.key,
+        action: c.action,
+        summary: c.summary,
+        ...(c.details ? { details: c.details } : {}),
+      })),
     });
     this.changes += plan.changes.length;
-    if (o.mode === 'plan') return { key: item.key, outputs: {}, changes: plan.changes.length, status: 'planned' };
+    if (o.mode === 'plan')
+      return { key: item.key, outputs: {}, changes: plan.changes.length, status: 'planned' };
     let outputs: Outputs;
     try {
       outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
@@ -570,7 +655,11 @@ class Run {
           const verdict = await kind.reconcile(retryCtx, w, item, intents);
           if (verdict.status === 'done') return verdict.outputs ?? {};
           if (verdict.status === 'ambiguous') {
-            throw new AmbiguousOutcomeError(`step '${spec.id}': the outcome of attempt ${attempt} cannot be told`, verdict.seen, verdict.hint);
+            throw new AmbiguousOutcomeError(
+              `step '${spec.id}': the outcome of attempt ${attempt} cannot be told`,
+              verdict.seen,
+              verdict.hint,
+            );
           }
         }
         state = await kind.observe(retryCtx, w);
@@ -582,9 +671,22 @@ class Run {
     }
   }
 
-  private itemDone(spec: StepSpec, item: Item, status: 'applied' | 'in-sync' | 'reconciled', outputs: Outputs): void {
+  private itemDone(
+    spec: StepSpec,
+    item: Item,
+    status: 'applied' | 'in-sync' | 'reconciled',
+    outputs: Outputs,
+  ): void {
     if (this.o.mode === 'run') {
-      this.journal.append({ t: 'done', run: this.runId, step: spec.id, item: item.key, at: this.isoNow(), status, outputs });
+      this.journal.append({
+        t: 'done',
+        run: this.runId,
+        step: spec.id,
+        item: item.key,
+        at: this.isoNow(),
+        status,
+        outputs,
+      });
     }
     this.o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status });
   }
@@ -614,9 +716,15 @@ class Run {
       previous,
       fingerprint: this.fingerprint,
       log: (level, message) => this.log(level, message, spec.id),
-      progress: (message) => o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
+      progress: (message) =>
+        o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
       evaluate: (expression, extra) =>
-        evaluateString(expression, { ...this.scope, ...(item ? { item: item.value } : {}), with: w, ...extra }),
+        evaluateString(expression, {
+          ...this.scope,
+          ...(item ? { item: item.value } : {}),
+          with: w,
+          ...extra,
+        }),
     };
   }
 
@@ -636,14 +744,29 @@ class Run {
       record: async (intent) => {
         if (this.o.mode !== 'run') throw new StepError(`step '${spec.id}' tried a side effect during plan`);
         intents.push(intent);
-        await this.journal.appendDurable({ t: 'intent', run: this.runId, step: spec.id, item: item.key, at: this.isoNow(), intent });
+        await this.journal.appendDurable({
+          t: 'intent',
+          run: this.runId,
+          step: spec.id,
+          item: item.key,
+          at: this.isoNow(),
+          intent,
+        });
       },
     };
   }
 
   private retryEvent(spec: StepSpec, item: string, attempt: number, delayMs: number, error: unknown): void {
-    const info = error instanceof LedgerbookError ? errorInfo(error) : { code: 'LB_INTERNAL', message: String(error) };
-    this.o.events.emit({ type: 'retry', step: spec.id, item, attempt, delayMs: Math.round(delayMs), error: info });
+    const info =
+      error instanceof LedgerbookError ? errorInfo(error) : { code: 'LB_INTERNAL', message: String(error) };
+    this.o.events.emit({
+      type: 'retry',
+      step: spec.id,
+      item,
+      attempt,
+      delayMs: Math.round(delayMs),
+      error: info,
+    });
   }
 
   private log(level: LogLevel, message: string, step?: string): void {
@@ -687,7 +810,12 @@ class Progress {
  * Run `work` over `units`, `concurrency` at a time, keeping input order in the results. After the first
  * failure no new unit starts; the ones in flight finish; then the first error is thrown.
  */
-async function pool<U, R>(units: readonly U[], concurrency: number, signal: AbortSignal, work: (unit: U) => Promise<R>): Promise<R[]> {
+async function pool<U, R>(
+  units: readonly U[],
+  concurrency: number,
+  signal: AbortSignal,
+  work: (unit: U) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(units.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -707,33 +835,33 @@ async function pool<U, R>(units: readonly U[], concurrency: number, signal: Abor
   return results;
 }
 
-function timeoutSignal(parent: AbortSignal, spec: StepSpec, item: Item): { signal: AbortSignal; clear(): void } {
+function timeoutSignal(
+  parent: AbortSignal,
+  spec: StepSpec,
+  item: Item,
+): { signal: AbortSignal; clear(): void } {
   if (spec.timeoutMs === undefined) return { signal: parent, clear: () => undefined };
   const controller = new AbortController();
   const what = `step '${spec.id}'${item.key ? ` item '${item.key}'` : ''}`;
-  const timer = setTimeout(() => controller.abort(new TimeoutError(`${what} took longer than its timeout (${spec.timeoutMs} ms)`)), spec.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new TimeoutError(`${what} took longer than its timeout (${spec.timeoutMs} ms)`)),
+    spec.timeoutMs,
+  );
   return { signal: AbortSignal.any([parent, controller.signal]), clear: () => clearTimeout(timer) };
 }
 
 /** Settle with the promise, or reject as soon as the signal aborts (a step that ignores its signal cannot hang the run). */
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
+  const reason = (): Error =>
+    signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+  if (signal.aborted) return Promise.reject(reason());
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(reason());
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
   });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
-
 
 /** Top-level `with` fields marked `x-lazy-expression`: left unresolved for the step to evaluate itself. */
 function lazyPointers(kind: AnyStepKind): Set<string> {
@@ -749,7 +877,12 @@ function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
 }
 
-export function errorInfo(error: LedgerbookError): { code: string; message: string; hint?: string; seen?: string } {
+export function errorInfo(error: LedgerbookError): {
+  code: string;
+  message: string;
+  hint?: string;
+  seen?: string;
+} {
   return {
     code: error.code,
     message: error.message,

@@ -27,7 +27,11 @@ function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.Proces
 }
 
 export function spawnCli(args: string[], options: CliOptions): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: childEnv(options.env), stdio: 'pipe' });
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: childEnv(options.env),
+    stdio: 'pipe',
+  });
 }
 
 export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliResult> {
@@ -38,7 +42,9 @@ export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliRes
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`ledgerbook did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(`ledgerbook did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+      );
     }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {

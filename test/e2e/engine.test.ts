@@ -33,10 +33,15 @@ steps:
 }
 
 /** Polls until the predicate holds; fails at once if the child it watches exits first. */
-async function waitFor(predicate: () => Promise<boolean>, child?: ChildProcess, timeoutMs = 30_000): Promise<void> {
+async function waitFor(
+  predicate: () => Promise<boolean>,
+  child?: ChildProcess,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
-    if (child && child.exitCode !== null) throw new Error(`ledgerbook exited (${child.exitCode}) before the condition held`);
+    if (child && child.exitCode !== null)
+      throw new Error(`ledgerbook exited (${child.exitCode}) before the condition held`);
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -139,7 +144,10 @@ steps:
     const child = spawnCli(['run', playbook], { cwd: dir });
     const first = collect(child);
     const journal = join(dir, '.ledgerbook', 'unguarded@sandbox', 'journal.ndjson');
-    await waitFor(async () => existsSync(journal) && (await readFile(journal, 'utf8')).includes('"started"'), child);
+    await waitFor(
+      async () => existsSync(journal) && (await readFile(journal, 'utf8')).includes('"started"'),
+      child,
+    );
     child.kill('SIGKILL');
     await first;
     const stopped = await cli(['run', playbook], { cwd: dir });
@@ -215,7 +223,9 @@ steps:
       json.stdout,
       json.stderr,
       await readFile(join(dir, 'summary.md'), 'utf8'),
-      ...(await Promise.all(stateFiles.map((f) => readFile(join(dir, '.ledgerbook', 'secret@sandbox', f), 'utf8')))),
+      ...(await Promise.all(
+        stateFiles.map((f) => readFile(join(dir, '.ledgerbook', 'secret@sandbox', f), 'utf8')),
+      )),
     ];
     const encoded = Buffer.from(`${secret}\n`).toString('base64');
     for (const text of texts) {

@@ -23,7 +23,11 @@ export interface RunCommandOptions extends GlobalOptions {
 }
 
 /** `ledgerbook run` and `ledgerbook plan`. Returns the exit code. */
-export async function runCommand(mode: RunMode, playbookFile: string, options: RunCommandOptions): Promise<number> {
+export async function runCommand(
+  mode: RunMode,
+  playbookFile: string,
+  options: RunCommandOptions,
+): Promise<number> {
   const out = makeOutput(options);
   out.event(versionEvent());
   let masker;
@@ -34,6 +38,7 @@ export async function runCommand(mode: RunMode, playbookFile: string, options: R
       inputs: options.input,
       secretsFile: options.secretsFile,
       env: process.env,
+      startSandbox: { stateDir: options.stateDir ?? '.ledgerbook' },
     });
     masker = prepared.masker;
     const approvals = options.approve ?? [];
@@ -55,7 +60,7 @@ export async function runCommand(mode: RunMode, playbookFile: string, options: R
     } else if (out.interactive) {
       const listr = await listrReporter((t) => process.stdout.write(t));
       events.on(listr.listener);
-      finishRenderer = listr.finished;
+      finishRenderer = () => listr.finished();
     } else {
       events.on(plainReporter((t) => process.stdout.write(t), out.color));
     }
@@ -65,7 +70,9 @@ export async function runCommand(mode: RunMode, playbookFile: string, options: R
     const onSignal = (signal: NodeJS.Signals): void => {
       interrupts++;
       if (interrupts > 1) process.exit(130);
-      process.stderr.write(`\n${signal}: stopping after the steps in flight settle (again to quit at once)\n`);
+      process.stderr.write(
+        `\n${signal}: stopping after the steps in flight settle (again to quit at once)\n`,
+      );
       controller.abort(new Error(`interrupted by ${signal}`));
     };
     process.on('SIGINT', onSignal);
@@ -99,11 +106,14 @@ export async function runCommand(mode: RunMode, playbookFile: string, options: R
       });
       await finishRenderer();
       await writeSummary(summary.markdown(), options.summary, prepared.masker.mask.bind(prepared.masker));
-      if (mode === 'plan') return options.detailedExitcode && result.changes > 0 ? EXIT.CHANGES : result.exitCode;
-      if (out.debug && result.error?.stack) process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
+      if (mode === 'plan')
+        return options.detailedExitcode && result.changes > 0 ? EXIT.CHANGES : result.exitCode;
+      if (out.debug && result.error?.stack)
+        process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
       return result.exitCode;
     } finally {
       await clients.close();
+      await prepared.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
@@ -112,7 +122,11 @@ export async function runCommand(mode: RunMode, playbookFile: string, options: R
   }
 }
 
-async function writeSummary(markdown: string, file: string | undefined, mask: (text: string) => string): Promise<void> {
+async function writeSummary(
+  markdown: string,
+  file: string | undefined,
+  mask: (text: string) => string,
+): Promise<void> {
   if (!markdown) return;
   const text = mask(markdown);
   if (file) await writeFile(file, text);

@@ -13,7 +13,10 @@ export function schemaCommand(name: string | undefined, options: GlobalOptions &
     const files = schemaFiles(stepKinds);
     const byName = new Map<string, unknown>();
     for (const [path, schema] of Object.entries(files)) {
-      const base = path.replace(/^schemas\//, '').replace(/^steps\//, '').replace(/\.schema\.json$/, '');
+      const base = path
+        .replace(/^schemas\//, '')
+        .replace(/^steps\//, '')
+        .replace(/\.schema\.json$/, '');
       byName.set(base, schema);
     }
     if (options.list) {

@@ -74,10 +74,16 @@ export async function resolveCommand(playbook: string, options: ResolveOptions):
         const item = options.item ?? '';
         const intents = run?.steps.get(options.step)?.pending.get(item);
         if (!run || !intents) {
-          const pending = run ? [...run.steps.values()].flatMap((s) => [...s.pending.keys()].map((k) => `${s.step}${k ? ` --item ${k}` : ''}`)) : [];
+          const pending = run
+            ? [...run.steps.values()].flatMap((s) =>
+                [...s.pending.keys()].map((k) => `${s.step}${k ? ` --item ${k}` : ''}`),
+              )
+            : [];
           throw new UsageError(
             `nothing to resolve: step '${options.step}'${item ? ` item '${item}'` : ''} has no unfinished side effect in the last run of ${name} on ${target}`,
-            pending.length > 0 ? `unfinished: --step ${pending.join(', --step ')}` : 'no item of the last run is unfinished',
+            pending.length > 0
+              ? `unfinished: --step ${pending.join(', --step ')}`
+              : 'no item of the last run is unfinished',
           );
         }
         await journal.appendDurable({

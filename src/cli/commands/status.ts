@@ -43,7 +43,9 @@ export async function statusCommand(playbook: string | undefined, options: Statu
     const stateDir = options.stateDir ?? '.ledgerbook';
     const name = playbook === undefined ? undefined : await playbookName(playbook);
     const dirs = (await listRunDirs(stateDir)).filter(
-      (d) => (name === undefined || d.playbook === name) && (options.target === undefined || d.target === options.target),
+      (d) =>
+        (name === undefined || d.playbook === name) &&
+        (options.target === undefined || d.target === options.target),
     );
     const reports: RunReport[] = [];
     for (const d of dirs) {
@@ -76,7 +78,8 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         if (r.last.error) out.human.write(`  error: ${r.last.error.message}\n`);
         for (const step of r.last.steps) {
           const items = step.items > 1 ? ` ${step.done}/${step.items} items` : '';
-          const pending = step.pending.length > 0 ? `, in flight: ${step.pending.join(', ') || '(the step)'}` : '';
+          const pending =
+            step.pending.length > 0 ? `, in flight: ${step.pending.join(', ') || '(the step)'}` : '';
           out.human.write(`  ${step.step}: ${step.status}${items}${pending}\n`);
         }
       }
@@ -84,7 +87,9 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         const stale = isStale(r.lock)
           ? ` — stale: its process is gone; the next run takes it over, or clear it with \`ledgerbook state unlock ${r.playbook} --target ${r.target}\``
           : '';
-        out.human.write(`  lock ${r.lock.id}: ${r.lock.user} on ${r.lock.host}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`);
+        out.human.write(
+          `  lock ${r.lock.id}: ${r.lock.user} on ${r.lock.host}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`,
+        );
       }
     }
     return 0;

@@ -35,6 +35,7 @@ export async function validateCommand(files: string[], options: ValidateOptions)
       else code = reportError(error, out);
     }
   }
-  if (diagnostics.length > 0) return reportError(new ValidationError('LB_PLAYBOOK_INVALID', diagnostics), out);
+  if (diagnostics.length > 0)
+    return reportError(new ValidationError('LB_PLAYBOOK_INVALID', diagnostics), out);
   return code;
 }

@@ -2,7 +2,8 @@ import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
 import { describeOutcome } from './outcome.js';
 import { seconds } from './style.js';
 
-type Outcome = { kind: 'ok'; title: string } | { kind: 'skip'; message: string } | { kind: 'fail'; message: string };
+type Outcome =
+  { kind: 'ok'; title: string } | { kind: 'skip'; message: string } | { kind: 'fail'; message: string };
 
 interface Pending {
   promise: Promise<Outcome>;
@@ -41,12 +42,17 @@ export async function listrReporter(write: (text: string) => void): Promise<{
   let outcome = '';
 
   const start = (event: EventOf<'run.start'>): void => {
-    write(`${event.mode === 'plan' ? 'plan' : event.resumed ? 'resume' : 'run'} ${event.playbook} on ${event.target}\n`);
+    write(
+      `${event.mode === 'plan' ? 'plan' : event.resumed ? 'resume' : 'run'} ${event.playbook} on ${event.target}\n`,
+    );
     for (const step of event.steps) outcomes.set(step.id, pending());
     const list = new Listr(
       event.steps.map((step) => ({
         title: `${step.name} \u001b[2m(${step.kind})\u001b[22m`,
-        task: async (_ctx: unknown, task: { title: string; output: string; skip(message?: string): void }) => {
+        task: async (
+          _ctx: unknown,
+          task: { title: string; output: string; skip(message?: string): void },
+        ) => {
           titles.set(step.id, (title) => (task.title = title));
           outputs.set(step.id, (line) => (task.output = line));
           const result = await (outcomes.get(step.id) as Pending).promise;
@@ -77,24 +83,38 @@ export async function listrReporter(write: (text: string) => void): Promise<{
         else if (event.total > 1) titles.get(event.step)?.(`${event.step} ${event.done}/${event.total}`);
         break;
       case 'step.plan':
-        for (const c of event.changes) outputs.get(event.step)?.(`~ ${c.item ? `${c.item}: ` : ''}${c.summary}`);
+        for (const c of event.changes)
+          outputs.get(event.step)?.(`~ ${c.item ? `${c.item}: ` : ''}${c.summary}`);
         break;
       case 'log':
         if (event.step) outputs.get(event.step)?.(event.message);
         break;
       case 'retry':
-        outputs.get(event.step)?.(`↻ attempt ${event.attempt} failed (${event.error.message}); retrying in ${seconds(event.delayMs)}`);
+        outputs.get(event.step)?.(
+          `↻ attempt ${event.attempt} failed (${event.error.message}); retrying in ${seconds(event.delayMs)}`,
+        );
         break;
       case 'step.done': {
         const time = seconds(event.durationMs);
         if (event.status === 'failed' || event.status === 'ambiguous') {
           const seen = event.error?.seen ? `\n  seen: ${event.error.seen}` : '';
           const hint = event.error?.hint ? `\n  hint: ${event.error.hint}` : '';
-          settle(event.step, { kind: 'fail', message: `${event.step}: ${event.error?.message ?? event.status}${seen}${hint}` });
+          settle(event.step, {
+            kind: 'fail',
+            message: `${event.step}: ${event.error?.message ?? event.status}${seen}${hint}`,
+          });
         } else if (event.status === 'skipped' || event.status === 'paused') {
-          settle(event.step, { kind: 'skip', message: `${event.step}: ${event.status === 'paused' ? (event.error?.message ?? 'paused') : 'skipped (if: false)'}` });
+          settle(event.step, {
+            kind: 'skip',
+            message: `${event.step}: ${event.status === 'paused' ? (event.error?.message ?? 'paused') : 'skipped (if: false)'}`,
+          });
         } else {
-          const what = event.status === 'applied' ? `applied ${event.changes}` : event.status === 'planned' ? `${event.changes} to apply` : event.status;
+          const what =
+            event.status === 'applied'
+              ? `applied ${event.changes}`
+              : event.status === 'planned'
+                ? `${event.changes} to apply`
+                : event.status;
           settle(event.step, { kind: 'ok', title: `${event.step}: ${what} (${time})` });
         }
         break;

@@ -8,7 +8,9 @@ export function describeOutcome(event: EventOf<'run.done'>): string {
   const took = seconds(event.durationMs);
   switch (event.status) {
     case 'succeeded':
-      return n === 0 ? `Nothing to do: everything is in sync (${took}).` : `Done: ${changes} applied (${took}).`;
+      return n === 0
+        ? `Nothing to do: everything is in sync (${took}).`
+        : `Done: ${changes} applied (${took}).`;
     case 'planned':
       return n === 0 ? 'No changes: everything is in sync.' : `Plan: ${changes} to apply.`;
     case 'paused':

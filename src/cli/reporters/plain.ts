@@ -6,7 +6,10 @@ import { seconds, style as makeStyle } from './style.js';
  * Line-by-line text for logs and pipelines: no cursor movement, no spinners. Progress of big fan-outs (20 items
  * or more) is printed at every 10 %, so a 10,000-item step does not flood the log.
  */
-export function plainReporter(write: (text: string) => void, color: boolean): (event: LedgerbookEvent) => void {
+export function plainReporter(
+  write: (text: string) => void,
+  color: boolean,
+): (event: LedgerbookEvent) => void {
   const s = makeStyle(color);
   const lastDecile = new Map<string, number>();
   const line = (text: string): void => write(`${text}\n`);
@@ -24,7 +27,8 @@ export function plainReporter(write: (text: string) => void, color: boolean): (e
         line(`● ${event.step} ${s.dim(`(${event.kind}${event.items > 1 ? `, ${event.items} items` : ''})`)}`);
         break;
       case 'step.plan':
-        for (const change of event.changes) line(`  ${s.warn('~')} ${change.item ? `${change.item}: ` : ''}${change.summary}`);
+        for (const change of event.changes)
+          line(`  ${s.warn('~')} ${change.item ? `${change.item}: ` : ''}${change.summary}`);
         break;
       case 'step.progress':
         if (event.message !== undefined) line(s.dim(`  … ${event.message}`));
@@ -37,15 +41,32 @@ export function plainReporter(write: (text: string) => void, color: boolean): (e
         }
         break;
       case 'retry':
-        line(s.warn(`  ↻ ${event.item ? `${event.item}: ` : ''}attempt ${event.attempt} failed (${event.error.message}); retrying in ${seconds(event.delayMs)}`));
+        line(
+          s.warn(
+            `  ↻ ${event.item ? `${event.item}: ` : ''}attempt ${event.attempt} failed (${event.error.message}); retrying in ${seconds(event.delayMs)}`,
+          ),
+        );
         break;
       case 'log': {
         const text = `  ${event.message}`;
-        line(event.level === 'error' ? s.bad(text) : event.level === 'warn' ? s.warn(text) : event.level === 'debug' ? s.dim(text) : text);
+        line(
+          event.level === 'error'
+            ? s.bad(text)
+            : event.level === 'warn'
+              ? s.warn(text)
+              : event.level === 'debug'
+                ? s.dim(text)
+                : text,
+        );
         break;
       }
       case 'step.done': {
-        const mark = event.status === 'failed' || event.status === 'ambiguous' ? s.bad('✖') : event.status === 'paused' ? s.warn('‖') : s.ok('✔');
+        const mark =
+          event.status === 'failed' || event.status === 'ambiguous'
+            ? s.bad('✖')
+            : event.status === 'paused'
+              ? s.warn('‖')
+              : s.ok('✔');
         const what =
           event.status === 'applied'
             ? `applied ${event.changes} change${event.changes === 1 ? '' : 's'}`

@@ -28,7 +28,8 @@ export class SummaryReporter {
     if (event.type === 'run.start') this.start = event;
     else if (event.type === 'run.done') this.end = event;
     else if (event.type === 'step.done') this.steps.set(event.step, event);
-    else if (event.type === 'step.plan') this.changes.set(event.step, (this.changes.get(event.step) ?? 0) + event.changes.length);
+    else if (event.type === 'step.plan')
+      this.changes.set(event.step, (this.changes.get(event.step) ?? 0) + event.changes.length);
   };
 
   markdown(): string {
@@ -46,7 +47,9 @@ export class SummaryReporter {
       const done = this.steps.get(step.id);
       const result = done ? `${ICON[done.status]} ${done.status}` : 'not reached';
       const changes = done?.changes ?? this.changes.get(step.id) ?? 0;
-      lines.push(`| ${cell(step.id)} | ${cell(step.kind)} | ${result} | ${changes} | ${done ? seconds(done.durationMs) : ''} |`);
+      lines.push(
+        `| ${cell(step.id)} | ${cell(step.kind)} | ${result} | ${changes} | ${done ? seconds(done.durationMs) : ''} |`,
+      );
     }
     const failed = [...this.steps.values()].filter((s) => s.error);
     for (const step of failed) {

@@ -38,7 +38,8 @@ export const coreApprove = defineStep<With, Observed>({
   observe: (ctx) =>
     Promise.resolve({
       approvedNow: ctx.approvals.has(ctx.stepId),
-      remembered: ctx.previous?.outputs['approved_for'] === ctx.fingerprint ? ctx.previous.outputs : undefined,
+      remembered:
+        ctx.previous?.outputs['approved_for'] === ctx.fingerprint ? ctx.previous.outputs : undefined,
     }),
   plan(w, observed) {
     if (observed.remembered && !observed.approvedNow) return { changes: [], outputs: observed.remembered };

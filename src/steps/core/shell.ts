@@ -10,7 +10,10 @@ const withSchema = {
     run: {
       description:
         'The command: a string run by the shell (`sh -c`), or a list [program, arg…] run without a shell.',
-      anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        { type: 'array', items: { type: 'string' }, minItems: 1 },
+      ],
     },
     creates: {
       type: 'string',
@@ -22,7 +25,10 @@ const withSchema = {
       minLength: 1,
       description: 'A read-only check command: when it exits 0, the step is in sync and does not run.',
     },
-    cwd: { type: 'string', description: 'Working directory, relative to the playbook file (default its folder).' },
+    cwd: {
+      type: 'string',
+      description: 'Working directory, relative to the playbook file (default its folder).',
+    },
     env: {
       type: 'object',
       additionalProperties: { type: 'string' },
@@ -70,7 +76,10 @@ function commandText(run: string | readonly string[]): string {
   return typeof run === 'string' ? run : run.join(' ');
 }
 
-async function guardHolds(ctx: StepContext, w: With): Promise<{ holds: boolean; reason: string } | undefined> {
+async function guardHolds(
+  ctx: StepContext,
+  w: With,
+): Promise<{ holds: boolean; reason: string } | undefined> {
   const cwd = resolve(ctx.baseDir, w.cwd ?? '.');
   if (w.creates !== undefined) {
     const path = resolve(cwd, w.creates);
@@ -108,7 +117,11 @@ export const coreShell = defineStep<With, Observed>({
   kind: 'core.shell',
   summary: 'Run a command; `creates` / `unless` make a rerun idempotent.',
   withSchema,
-  outputs: { stdout: 'standard output, trailing newline removed', stderr: 'standard error', exit_code: 'exit code' },
+  outputs: {
+    stdout: 'standard output, trailing newline removed',
+    stderr: 'standard error',
+    exit_code: 'exit code',
+  },
   needsTarget: false,
   async observe(ctx, w) {
     const guard = await guardHolds(ctx, w);
@@ -144,8 +157,13 @@ export const coreShell = defineStep<With, Observed>({
       child.stdin.end('go\n');
     }
     const result = await child.finally(() => ctx.signal.removeEventListener('abort', stop));
-    if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
-    const outputs: Outputs = { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode ?? -1 };
+    if (ctx.signal.aborted)
+      throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
+    const outputs: Outputs = {
+      stdout: result.stdout,
+      stderr: result.stderr,
+      exit_code: result.exitCode ?? -1,
+    };
     if (result.exitCode !== 0) {
       const tail = result.stderr.split('\n').slice(-5).join('\n').trim();
       const how = result.signal ? `was killed by ${result.signal}` : `exited ${String(result.exitCode)}`;

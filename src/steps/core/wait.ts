@@ -56,7 +56,10 @@ async function poll(ctx: StepContext, w: With, attempt: number, startedAt: numbe
   }
   const holds =
     w.until === undefined
-      ? typeof response === 'object' && response !== null && !Array.isArray(response) && isOk(response['status'])
+      ? typeof response === 'object' &&
+        response !== null &&
+        !Array.isArray(response) &&
+        isOk(response['status'])
       : Boolean(ctx.evaluate(w.until, { response, attempt, elapsed_ms: ctx.clock.now() - startedAt }));
   return { holds, seen: seen || `\`${w.until ?? ''}\` is ${holds ? 'true' : 'false'}`, response };
 }
@@ -70,7 +73,10 @@ export const coreWait = defineStep<With, Poll>({
   kind: 'core.wait',
   summary: 'Poll an HTTP GET or an expression until a condition holds.',
   withSchema,
-  outputs: { response: 'the last response ({status, body, headers}) when polling http', attempts: 'polls made' },
+  outputs: {
+    response: 'the last response ({status, body, headers}) when polling http',
+    attempts: 'polls made',
+  },
   needsTarget: false,
   observe: (ctx, w) => poll(ctx, w, 1, ctx.clock.now()),
   plan(w, observed) {
@@ -87,9 +93,12 @@ export const coreWait = defineStep<With, Poll>({
       if (result.holds) return { response: result.response, attempts: attempt };
       ctx.progress(`poll ${attempt}: ${result.seen}`);
       if (ctx.clock.now() - startedAt + interval > timeout) {
-        throw new StepError(`condition did not hold within ${String(w.timeout ?? '5m')}; last seen: ${result.seen}`, {
-          hint: 'raise `timeout`, or check the service it waits for',
-        });
+        throw new StepError(
+          `condition did not hold within ${String(w.timeout ?? '5m')}; last seen: ${result.seen}`,
+          {
+            hint: 'raise `timeout`, or check the service it waits for',
+          },
+        );
       }
       await ctx.clock.sleep(interval, ctx.signal);
     }

@@ -1,0 +1,67 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { makeOutput, reportError, type GlobalOptions } from '../output.js';
+
+export interface SandboxUpOptions extends GlobalOptions {
+  nodes: string;
+  host: string;
+  port: string;
+  profile: string;
+  faults?: string;
+  writeTarget?: string;
+  insecure?: boolean;
+  tokenTtl?: string;
+}
+
+function integer(name: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${text}'`);
+  }
+  return value;
+}
+
+/**
+ * `ledgerbook sandbox up`: the simulated services on loopback until SIGINT or SIGTERM. Prints one JSON line
+ * with every URL on stdout; everything else goes to stderr.
+ */
+export async function sandboxUpCommand(options: SandboxUpOptions): Promise<number> {
+  const out = makeOutput(options);
+  try {
+    if (options.profile !== 'fast' && options.profile !== 'realistic') {
+      throw new UsageError(`--profile must be fast or realistic, got '${options.profile}'`);
+    }
+    const { loadFaultsFile, startSandbox } = await import('../../sandbox/index.js');
+    const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
+    // the same place `ledgerbook run` without --target keeps its sandbox: the two share parties and packages
+    const stateDir = resolve(options.stateDir ?? '.ledgerbook', 'sandbox');
+    const sandbox = await startSandbox({
+      nodes: integer('nodes', options.nodes, 1, 16),
+      host: options.host,
+      port: integer('port', options.port, 0, 65535),
+      stateDir,
+      profile: options.profile,
+      ...(faults ? { faults } : {}),
+      ...(options.insecure ? { insecure: true } : {}),
+      ...(options.tokenTtl
+        ? { accessTokenTtlSeconds: integer('token-ttl', options.tokenTtl, 1, 86_400) }
+        : {}),
+    });
+    if (options.writeTarget) {
+      await writeFile(options.writeTarget, sandbox.targetYaml());
+      process.stderr.write(`target written to ${options.writeTarget}\n`);
+    }
+    process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
+    process.stderr.write(`sandbox up (state in ${stateDir}); Ctrl-C to stop\n`);
+    await new Promise<void>((done) => {
+      process.once('SIGINT', () => done());
+      process.once('SIGTERM', () => done());
+    });
+    await sandbox.stop();
+    process.stderr.write('sandbox stopped\n');
+    return 0;
+  } catch (error) {
+    return reportError(error, out);
+  }
+}
