@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, isCollection, parseDocument } from 'yaml';
 import { ValidationError } from '../errors.js';
-import type { Diagnostic } from '../playbook/diagnostics.js';
+import { type Diagnostic, compareDiagnostics } from '../playbook/diagnostics.js';
 import { KINDS, WORKFLOW_KINDS, type WorkflowKind, isWorkflowKind } from './dpm/workflows/kinds.js';
 
 export type FaultSpec =
@@ -49,6 +49,8 @@ export interface FaultProblem {
   pointer: string;
   message: string;
   hint?: string;
+  /** the problem is the key itself (an unknown field), not its value */
+  atKey?: boolean;
 }
 
 const FIELDS: Record<FaultKind, { required: string[]; optional: string[] }> = {
@@ -106,6 +108,7 @@ function validateOne(item: unknown, at: string, problems: FaultProblem[]): Fault
         pointer: `${at}/${key}`,
         message: `unknown field \`${key}\` for a ${kind} fault`,
         hint: `allowed: ${['kind', ...fields.required, ...fields.optional].join(', ')}`,
+        atKey: true,
       });
     }
   }
@@ -163,7 +166,11 @@ function validateOne(item: unknown, at: string, problems: FaultProblem[]): Fault
       }
       for (const key of Object.keys(atValue)) {
         if (key !== 'workflow' && key !== 'step') {
-          problems.push({ pointer: `${at}/at/${key}`, message: `unknown field \`${key}\` in \`at\`` });
+          problems.push({
+            pointer: `${at}/at/${key}`,
+            message: `unknown field \`${key}\` in \`at\``,
+            atKey: true,
+          });
         }
       }
     }
@@ -233,39 +240,44 @@ export async function loadFaultsFile(file: string): Promise<FaultSpec[]> {
   }
   const { faults, problems } = validateFaults(value ?? []);
   if (problems.length > 0) {
-    throw new ValidationError(
-      'LB_INPUT_INVALID',
-      problems.map((p) => {
-        const path = p.pointer
-          .split('/')
-          .slice(1)
-          .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-        let node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-        // an unknown key points at the key; fall back to the nearest ancestor that exists
-        for (let n = path.length; (node === undefined || node.range === undefined) && n > 0; n--) {
-          const parent = doc.getIn(path.slice(0, n - 1), true);
-          node = (isCollection(parent) ? findKey(parent, path[n - 1]) : undefined) ?? (parent as typeof node);
-        }
-        const pos = lineCounter.linePos(node?.range?.[0] ?? 0);
-        return {
-          file,
-          line: pos.line,
-          col: pos.col,
-          pointer: p.pointer,
-          message: p.message,
-          hint: p.hint,
-          rule: 'faults',
-        };
-      }),
-    );
+    const at = (p: FaultProblem): Diagnostic => {
+      const pos = lineCounter.linePos(offsetOf(doc, p));
+      return {
+        file,
+        line: pos.line,
+        col: pos.col,
+        pointer: p.pointer,
+        message: p.message,
+        hint: p.hint,
+        rule: 'faults',
+      };
+    };
+    throw new ValidationError('LB_INPUT_INVALID', problems.map(at).sort(compareDiagnostics));
   }
   return faults;
 }
 
-function findKey(
-  collection: unknown,
-  key: string | number | undefined,
-): { range?: [number, number, number] } | undefined {
+type Ranged = { range?: [number, number, number] | null } | undefined;
+
+/** where a problem starts in the YAML text: the key of an unknown field, else the value, else its nearest ancestor */
+function offsetOf(doc: ReturnType<typeof parseDocument>, problem: FaultProblem): number {
+  const path = problem.pointer
+    .split('/')
+    .slice(1)
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  if (problem.atKey === true) {
+    const key = findKey(doc.getIn(path.slice(0, -1), true), path.at(-1));
+    if (key?.range) return key.range[0];
+  }
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n), true) as Ranged;
+    if (node?.range) return node.range[0];
+  }
+  return 0;
+}
+
+function findKey(collection: unknown, key: string | number | undefined): Ranged {
+  if (!isCollection(collection)) return undefined;
   const items = (
     collection as { items?: Array<{ key?: { value?: unknown; range?: [number, number, number] } }> }
   ).items;

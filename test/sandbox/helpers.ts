@@ -256,9 +256,15 @@ export interface PartyRecord {
   }>;
 }
 
-/** refresh=true, then poll the cached read until every member's owner key is there */
+/**
+ * refresh=true, then poll the cached read until every member's owner key is there. The node rewrites its cache
+ * in the background after a live read (other members' keys dropped until resolved again), so an older cached row
+ * can look complete for a moment; the pause outlasts the fast profile's cache write and key resolution (~12 ms),
+ * which run on this same event loop.
+ */
 export async function refreshedParty(api: Api, prefix: string): Promise<PartyRecord> {
   await api.get(`/decentralized-parties?prefix=${prefix}&refresh=true`);
+  await new Promise((r) => setTimeout(r, 30));
   return waitFor(`party ${prefix} in the cache with every owner key`, async () => {
     const response = await api.get<{ parties: PartyRecord[]; source: string }>(
       `/decentralized-parties?prefix=${prefix}`,

@@ -151,6 +151,11 @@ class Parser {
     };
     if (this.peek() === '0') {
       this.advance();
+      const next = this.peek();
+      if (next !== undefined && next >= '0' && next <= '9') {
+        this.advance();
+        throw this.error('invalid number');
+      }
     } else if (digits() === 0) {
       if (this.peek() !== undefined) this.advance();
       throw this.error('invalid number');
