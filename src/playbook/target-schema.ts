@@ -49,6 +49,12 @@ export const nodeSchema = {
     },
     dpm: { ...httpUrl, description: 'Base URL of the node’s decentralized-party manager (DPM) API.' },
     ledger: { ...httpUrl, description: 'Base URL of the participant’s JSON Ledger API v2 (LEDGER_HOST).' },
+    party: {
+      type: 'string',
+      pattern: '^[^:]+::[0-9a-f]{68}$',
+      description:
+        'The party this node’s operator acts as (PARTY_ID): its member party in decentralized parties and contracts.',
+    },
     auth: { ...authSchema, description: 'Credentials for this node, when they differ from the target’s `auth`.' },
     controlled: {
       type: 'boolean',

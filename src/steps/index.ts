@@ -4,8 +4,18 @@ import { coreAssert } from './core/assert.js';
 import { coreLog } from './core/log.js';
 import { coreShell } from './core/shell.js';
 import { coreWait } from './core/wait.js';
+import { packageKinds } from './party/packages.js';
+import { topologyKinds } from './party/topology.js';
 
-const all: readonly AnyStepKind[] = [coreShell, coreWait, coreAssert, coreApprove, coreLog];
+const all: readonly AnyStepKind[] = [
+  coreShell,
+  coreWait,
+  coreAssert,
+  coreApprove,
+  coreLog,
+  ...topologyKinds,
+  ...packageKinds,
+];
 
 /** Every step kind, by `uses` name. */
 export const stepKinds: ReadonlyMap<string, AnyStepKind> = new Map(all.map((kind) => [kind.kind, kind]));
