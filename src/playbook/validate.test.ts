@@ -813,6 +813,11 @@ describe('step checks', () => {
     ]);
   });
 
+  it('runs no check() without a target', () => {
+    expect(summary(text('ghost'))).toEqual([]);
+    expect(checkCalls).toEqual([]);
+  });
+
   it('does not run check() on a with that failed its schema', () => {
     expect(summary(text('ghost', 'x'), target)).toEqual([
       '7:18 /steps/0/with/threshold [schema] expected integer, got string',

@@ -52,7 +52,7 @@ export { checkResolvedWith } from './schema-check.js';
 export interface ValidateOptions {
   /** step kinds by `uses` */
   registry: ReadonlyMap<string, AnyStepKind>;
-  /** the target, passed to the step kinds' `check()` */
+  /** when given, the step kinds' `check()` run with it (they get the unresolved `with`) */
   target?: Target | undefined;
 }
 
