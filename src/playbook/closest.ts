@@ -1,7 +1,7 @@
 /** "Did you mean …?" — the candidate closest to a misspelled name. */
 
 /** Edit distance counting insertions, deletions, substitutions and swaps of two neighbours as one edit each. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[] = new Array<number>(rows * cols).fill(0);

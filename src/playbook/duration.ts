@@ -9,7 +9,7 @@ type Unit = keyof typeof UNIT_MS;
 const UNIT_ORDER: readonly Unit[] = ['h', 'm', 's', 'ms'];
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
 
-export const DURATION_HINT =
+const DURATION_HINT =
   'write a number with a unit, largest unit first: 500ms, 30s, 5m, 1h30m; or a number of seconds';
 
 /** A duration that cannot be used. Raised at run time only for values computed by an expression. */

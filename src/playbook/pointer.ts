@@ -1,10 +1,10 @@
 /** JSON pointers (RFC 6901): `/steps/0/with/run`, with `~0` for `~` and `~1` for `/` inside a segment. */
 
-export function escapeSegment(segment: string | number): string {
+function escapeSegment(segment: string | number): string {
   return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-export function unescapeSegment(segment: string): string {
+function unescapeSegment(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 

@@ -84,7 +84,7 @@ export function genericWhere(pointer: string): string {
 }
 
 /** `/steps/0/with` → `steps[0].with` */
-export function dotted(pointer: string): string {
+function dotted(pointer: string): string {
   return parsePointer(pointer)
     .map((segment, i) => (/^\d+$/.test(segment) ? `[${segment}]` : i === 0 ? segment : `.${segment}`))
     .join('');

@@ -3,7 +3,7 @@
  * schema with every step kind's `with` bundled for editors, the target schema, the `--json` event schema, and
  * one schema per step kind. `npm run schemas` writes them; `ledgerbook schema [name]` prints them.
  */
-import type { AnyStepKind, JsonSchema } from '../engine/step.js';
+import type { AnyStepKind } from '../engine/step.js';
 import { eventsSchema } from '../engine/events.js';
 import { playbookSchema, stepSchema } from './playbook-schema.js';
 import { inlineLocalRefs } from './schema-annotations.js';
@@ -29,7 +29,7 @@ export function schemaFiles(registry: ReadonlyMap<string, AnyStepKind>): Record<
 }
 
 /** The `with` schema of one step kind as a document of its own. */
-export function stepKindSchema(kind: AnyStepKind): SchemaObject {
+function stepKindSchema(kind: AnyStepKind): SchemaObject {
   const outputs = Object.entries(kind.outputs);
   const outputText =
     outputs.length === 0
@@ -132,9 +132,4 @@ function inner(schema: SchemaObject): SchemaObject {
     }
   }
   return out;
-}
-
-/** Exposed for tests: the bundled `with` schema of a kind as the editor sees it. */
-export function editorWithSchema(kind: AnyStepKind): JsonSchema {
-  return withForEditor(kind);
 }
