@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const SAMPLE_DALF_FORMAT = 'ledgerbook-sample-dalf/1';
+const SAMPLE_DALF_FORMAT = 'ledgerbook-sample-dalf/1';
 
 export interface DecodedDalf {
   /** the package id the content proves */
@@ -23,7 +23,7 @@ export interface DecodedDalf {
 
 export type DalfResult = { ok: true; dalf: DecodedDalf } | { ok: false; message: string };
 
-export function sha256Hex(bytes: Uint8Array): string {
+function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 

@@ -141,8 +141,11 @@ export class Synchronizer {
     this.save();
   }
 
+  /** contract ids are derived from the run, so a coordinator that repeats its last step creates nothing twice */
   addContracts(partyId: string, contracts: ContractRecord[]): void {
-    this.requireParty(partyId).contracts.push(...contracts);
+    const party = this.requireParty(partyId);
+    const known = new Set(party.contracts.map((c) => c.contractId));
+    party.contracts.push(...contracts.filter((c) => !known.has(c.contractId)));
     this.save();
   }
 

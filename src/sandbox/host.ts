@@ -58,12 +58,11 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-export const REALM = 'ledgerbook';
-export const CLI_CLIENT_ID = 'ledgerbook-cli';
-export const CI_CLIENT_ID = 'ledgerbook-ci';
-export const ADMIN_ROLE = 'dpm-admin';
-export const OPERATOR_PASSWORD_SECRET = 'SANDBOX_OPERATOR_PASSWORD';
-export const CI_CLIENT_SECRET_SECRET = 'SANDBOX_CI_CLIENT_SECRET';
+const REALM = 'ledgerbook';
+const CLI_CLIENT_ID = 'ledgerbook-cli';
+const ADMIN_ROLE = 'dpm-admin';
+const OPERATOR_PASSWORD_SECRET = 'SANDBOX_OPERATOR_PASSWORD';
+const CI_CLIENT_SECRET_SECRET = 'SANDBOX_CI_CLIENT_SECRET';
 const TARGET_SCHEMA_URL = 'https://ledgerbook.dev/schemas/target.schema.json';
 
 interface NodeHost {

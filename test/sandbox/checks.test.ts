@@ -126,6 +126,16 @@ describe('POST /onboarding checks', () => {
         id: world.participant[2],
         status: 'Unreachable',
       });
+      const compare = await world.dpm[0]!.get<{ peers: Array<Record<string, unknown>> }>(
+        '/packages/compare-peers',
+      );
+      expect(compare.body.peers.find((p) => p.participant_id === world.participant[2])).toEqual({
+        participant_id: world.participant[2],
+        name: 'node3',
+        reachable: false,
+        error_kind: 'tcp_connect_timeout',
+        packages: [],
+      });
     } finally {
       await world.admin.call('DELETE', '/faults');
     }

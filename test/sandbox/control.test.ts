@@ -214,3 +214,24 @@ describe('retry and dismiss', () => {
     await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
   });
 });
+
+describe('pending invitations', () => {
+  it('keeps at most 16 per coordinator, evicting the oldest', async () => {
+    const instances: string[] = [];
+    for (let i = 1; i <= 17; i++) {
+      const started = await world.dpm[0]!.post<{ instance_name: string }>('/onboarding', {
+        party_id_prefix: `cap${i}`,
+        peer_ids: [world.participant[1]],
+      });
+      expect(started.status).toBe(202);
+      instances.push(started.body.instance_name);
+      await waitForInvitation(world.dpm[1]!, started.body.instance_name);
+    }
+    const cards = await world.dpm[1]!.get<{ invitations: Invitation[] }>('/invitations');
+    const fromCap = cards.body.invitations.filter((c) => c.workflow_instance?.startsWith('cap'));
+    expect(fromCap.map((c) => c.workflow_instance)).toEqual(instances.slice(1));
+    for (const instance of instances) {
+      expect((await world.dpm[0]!.post(`/workflows/${instance}/cancel`)).status).toBe(200);
+    }
+  });
+});

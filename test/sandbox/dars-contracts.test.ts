@@ -11,6 +11,7 @@ import {
   onboard,
   startWorld,
   waitFor,
+  waitForInvitation,
   waitForRun,
 } from './helpers.js';
 
@@ -57,6 +58,13 @@ async function distribute(world: World, file: string): Promise<string> {
   expect(started.status, started.text).toBe(202);
   expect(started.body.message).toBe('DARs distribution workflow started');
   expect(started.body.instance_name).toMatch(/^dars-distribute-\d+$/);
+  const card = await waitForInvitation(world.dpm[1]!, started.body.instance_name);
+  expect(card).toMatchObject({
+    invitation_type: 'Dars',
+    dar_filenames: [file],
+    participants: [world.participant[1], world.participant[2]],
+  });
+  expect(card).not.toHaveProperty('dec_party_id');
   await acceptOn(world, [1, 2], started.body.instance_name);
   await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
   return started.body.instance_name;
@@ -171,6 +179,12 @@ describe('DAR distribution and contracts deployment', () => {
     );
     expect(started.status, started.text).toBe(202);
     expect(started.body.message).toBe('Contracts workflow started');
+    expect(await waitForInvitation(world.dpm[2]!, started.body.instance_name)).toMatchObject({
+      invitation_type: 'Contracts',
+      dec_party_id: party.party_id,
+      participants: [world.participant[1], world.participant[2]],
+      package_names: ['governance-core'],
+    });
     await acceptOn(world, [1, 2], started.body.instance_name);
     const run = await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
     expect(run).toMatchObject({

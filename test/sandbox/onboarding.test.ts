@@ -2,11 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type PartyRecord,
   type World,
+  acceptOn,
   bootstrapMesh,
-  onboard,
   refreshedParty,
   runOf,
   startWorld,
+  waitFor,
+  waitForInvitation,
+  waitForRun,
 } from './helpers.js';
 
 describe('mesh bootstrap and onboarding (three nodes, JWT mode)', () => {
@@ -32,16 +35,64 @@ describe('mesh bootstrap and onboarding (three nodes, JWT mode)', () => {
   });
 
   let party: PartyRecord;
-  it('onboards a party end to end well under a second', async () => {
-    const started = performance.now();
-    party = await onboard(world, 'acme');
-    const elapsed = performance.now() - started;
+  it('onboards a party end to end well under a second, with the invitation fields of §8', async () => {
+    const coordinatorKey = (await world.dpm[0]!.get<{ public_key: string }>('/keys/status')).body.public_key;
+    const clock = performance.now();
+    const started = await world.dpm[0]!.post<{ status: string; message: string; instance_name: string }>(
+      '/onboarding',
+      {
+        party_id_prefix: 'acme',
+        peer_ids: [world.participant[1], world.participant[2]],
+      },
+    );
+    expect([started.status, started.body]).toEqual([
+      202,
+      { status: 'inprogress', message: 'Onboarding workflow started', instance_name: 'acme-creation' },
+    ]);
+    const card = await waitForInvitation(world.dpm[2]!, 'acme-creation');
+    expect(card).toEqual({
+      id: `onboarding-${coordinatorKey.slice(0, 16)}-acme-creation`,
+      invitation_type: 'Onboarding',
+      coordinator_pubkey: coordinatorKey,
+      coordinator_name: 'node1',
+      received_at: expect.any(Number) as number,
+      prefix: 'acme',
+      participants: [world.participant[1], world.participant[2]],
+      new_threshold: 2,
+      workflow_instance: 'acme-creation',
+    });
+    await acceptOn(world, [1, 2], 'acme-creation');
+    await waitForRun(world.dpm[0]!, 'acme-creation', 'completed');
+    party = await refreshedParty(world.dpm[0]!, 'acme');
+    const elapsed = performance.now() - clock;
     expect(elapsed).toBeLessThan(1000);
     expect(party.party_id).toMatch(/^acme::1220[0-9a-f]{64}$/);
     expect(party.threshold).toBe(2);
     expect(party.participants.map((p) => p.participant_uid).sort()).toEqual([...world.participant].sort());
     expect(party.participants.every((p) => p.permission === 'confirmation')).toBe(true);
     expect(party.owners).toHaveLength(3);
+  });
+
+  it('answers a first read live (own owner key only), then from the cache with every owner key', async () => {
+    const first = await world.dpm[1]!.get<{ parties: PartyRecord[]; source: string; refreshing: boolean }>(
+      '/decentralized-parties?prefix=acme',
+    );
+    expect(first.body.source).toBe('live');
+    expect(first.body.refreshing).toBe(false);
+    const live = first.body.parties[0]!;
+    const ownKey = live.participants.find((p) => p.participant_uid === world.participant[1])?.owner_key;
+    expect(live).toMatchObject({ party_id: party.party_id, my_owner_key: ownKey });
+    expect(live.participants.filter((p) => p.owner_key !== undefined)).toHaveLength(1);
+    const cached = await waitFor('the cached read with every owner key', async () => {
+      const r = await world.dpm[1]!.get<{ parties: PartyRecord[]; source: string }>(
+        '/decentralized-parties?prefix=acme',
+      );
+      const p = r.body.parties[0];
+      return r.body.source === 'cache' && p?.participants.every((x) => x.owner_key !== undefined)
+        ? p
+        : undefined;
+    });
+    expect(cached.owners.sort()).toEqual(cached.participants.map((p) => p.owner_key).sort());
   });
 
   it('shows the party with its threshold and members on every node after a refresh', async () => {

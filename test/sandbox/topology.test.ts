@@ -6,6 +6,7 @@ import {
   bootstrapMesh,
   refreshedParty,
   startWorld,
+  waitForInvitation,
   waitForRun,
 } from './helpers.js';
 
@@ -45,7 +46,14 @@ describe('change-threshold, kick and add-party', () => {
       message: 'Change-threshold workflow started',
     });
     expect(started.body.instance_name).toMatch(/^topo-change-threshold-\d+$/);
-    const card = await world.dpm[1]!.get<{ invitations: Array<Record<string, unknown>> }>('/invitations');
+    const card = await waitForInvitation(world.dpm[1]!, started.body.instance_name);
+    expect(card).toMatchObject({
+      invitation_type: 'ChangeThreshold',
+      dec_party_id: party.party_id,
+      new_threshold: 3,
+    });
+    // ChangeThreshold invitations list the invitees and the coordinator
+    expect((card.participants as string[]).sort()).toEqual([...world.participant.slice(0, 3)].sort());
     await acceptOn(world, [1, 2], started.body.instance_name);
     const run = await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
     expect(run).toMatchObject({
@@ -55,7 +63,6 @@ describe('change-threshold, kick and add-party', () => {
       dec_party_id: party.party_id,
     });
     for (const i of [0, 1, 2]) expect((await refreshedParty(world.dpm[i]!, 'topo')).threshold).toBe(3);
-    expect(card.status).toBe(200);
   });
 
   it('fails a change to the current threshold inside ExportState', async () => {
@@ -82,6 +89,14 @@ describe('change-threshold, kick and add-party', () => {
     });
     expect(started.status, started.text).toBe(202);
     expect(started.body.message).toBe('Kick workflow started');
+    expect(await waitForInvitation(world.dpm[1]!, started.body.instance_name)).toMatchObject({
+      invitation_type: 'Kick',
+      dec_party_id: party.party_id,
+      kicked_participant: world.participant[2],
+      new_threshold: 1,
+      previous_threshold: 3,
+      participants: [world.participant[1]],
+    });
     await acceptOn(world, [1], started.body.instance_name);
     const run = await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
     expect(run).toMatchObject({

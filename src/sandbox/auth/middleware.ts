@@ -24,7 +24,7 @@ export type AuthOutcome =
   | { kind: 'principal'; principal: Principal }
   | { kind: 'rejected'; reply: Reply };
 
-export function isPublicPath(path: string): boolean {
+function isPublicPath(path: string): boolean {
   return PUBLIC_PATHS.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
 }
 

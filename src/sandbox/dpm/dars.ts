@@ -26,7 +26,7 @@ export function uploadDarFiles(node: DpmNode, files: readonly DarFile[]): void {
 }
 
 /** Standard base64 with padding, strict like Rust's base64 STANDARD engine; a string is the error text. */
-export function decodeBase64(data: string): Uint8Array | string {
+function decodeBase64(data: string): Uint8Array | string {
   const padding = /=*$/.exec(data)?.[0].length ?? 0;
   const body = data.slice(0, data.length - padding);
   for (let i = 0; i < body.length; i++) {

@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { authenticate, requireAdmin } from '../auth/middleware.js';
-import { type Reply, empty, spaPage, text } from '../http/reply.js';
+import { type Reply, empty, jsonError, spaPage, text } from '../http/reply.js';
 import { Router } from '../http/router.js';
 import { DecodeError, decodeJsonBody } from '../http/serde.js';
 import type { DpmNode } from './node.js';
@@ -17,6 +17,7 @@ import { partyRoutes } from './routes/parties.js';
 import type { DpmRoute } from './routes/route.js';
 import { startRoutes } from './routes/start.js';
 
+/** actix's JSON payload limit; the listener answers 413 above it */
 export const MAX_JSON_BYTES = 100 * 1024 * 1024;
 
 export function dpmRouter(): Router<DpmRoute> {
@@ -57,12 +58,6 @@ export async function dispatchDpm(
   let body: unknown;
   if (route.body !== undefined) {
     if (!isJsonContentType(call.headers['content-type'])) return text(400, 'Content type error');
-    if (call.body.length > MAX_JSON_BYTES) {
-      return text(
-        413,
-        `JSON payload (${call.body.length} bytes) is larger than allowed (limit: ${MAX_JSON_BYTES} bytes).`,
-      );
-    }
     try {
       body = decodeJsonBody(call.body.toString('utf8'), route.body);
     } catch (error) {
@@ -77,7 +72,7 @@ export async function dispatchDpm(
   }
 
   if (route.template === '/party-config' && auth.kind === 'bootstrap') {
-    if (node.bootstrapInProgress) return { ...conflict('bootstrap already in progress') };
+    if (node.bootstrapInProgress) return jsonError(409, 'bootstrap already in progress');
     node.bootstrapInProgress = true;
     try {
       return await route.handle({ node, ...call, params: match.params, auth, body } as never);
@@ -86,10 +81,6 @@ export async function dispatchDpm(
     }
   }
   return route.handle({ node, ...call, params: match.params, auth, body } as never);
-}
-
-function conflict(error: string): Reply {
-  return { status: 409, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error }) };
 }
 
 /** actix's JSON extractor accepts application/json and any `+json` type */

@@ -158,7 +158,7 @@ interface ConfigShape {
 }
 
 /** the persisted row plus the display fields derived from its config_json (and the coordinator's name) */
-export function toWorkflowRun(node: DpmNode, row: RunRow): Record<string, unknown> {
+function toWorkflowRun(node: DpmNode, row: RunRow): Record<string, unknown> {
   let config: ConfigShape = {};
   try {
     config = JSON.parse(row.config_json) as ConfigShape;

@@ -66,7 +66,7 @@ function register(node: DpmNode, row: RunRow, phase: CoordinatorRun['phase']): C
 }
 
 /** all invitees, or for Kick/Contracts clamp(M−1, 1, n) from the cached threshold (0 for a 1-of-N contracts run) */
-export function quorumOf(node: DpmNode, row: RunRow): number {
+function quorumOf(node: DpmNode, row: RunRow): number {
   const n = row.expected_peers.length;
   if (KINDS[row.kind].quorum === 'all' || row.dec_party_id === undefined) return n;
   const threshold = cachedParty(node, row.dec_party_id)?.threshold;

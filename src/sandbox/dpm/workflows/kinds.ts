@@ -161,7 +161,3 @@ export const KINDS: Record<WorkflowKind, KindDef> = {
 export function isWorkflowKind(value: unknown): value is WorkflowKind {
   return typeof value === 'string' && (WORKFLOW_KINDS as readonly string[]).includes(value);
 }
-
-export function stepIndex(kind: WorkflowKind, step: string): number {
-  return KINDS[kind].steps.findIndex((s) => s.name === step);
-}
