@@ -249,7 +249,17 @@ function checkStepReference(
     return;
   }
   const kind = referenced.kind;
-  if (output === undefined || kind === undefined || Object.hasOwn(kind.outputs, output)) return;
+  if (output === undefined || kind === undefined) return;
+  // A for_each step's outputs are its items' outputs by key: steps.<id>.outputs.results.<key>.<output>.
+  if (referenced.forEach) {
+    if (output === 'results') return;
+    report('unknown-output', `step '${id}' fans out with for_each: its only output is 'results'`, {
+      expected: 'results (each item\'s outputs by its key)',
+      hint: `write steps.${id}.outputs.results.<key>.${output}`,
+    });
+    return;
+  }
+  if (Object.hasOwn(kind.outputs, output)) return;
   const outputs = Object.keys(kind.outputs);
   report('unknown-output', `step '${id}' (${kind.kind}) has no output '${output}'`, {
     expected: outputs.length > 0 ? `one of ${outputs.join(', ')}` : `${kind.kind} has no outputs`,
