@@ -321,6 +321,14 @@ function isLoopback(host: string): boolean {
   return isIP(host) === 4 && host.startsWith('127.');
 }
 
+/**
+ * The party node i's operator acts as (its member party in decentralized parties and contracts): allocated on
+ * that participant, so it shares the participant's namespace, as parties a participant allocates do.
+ */
+function operatorParty(participantId: string, index: number): string {
+  return `operator${index + 1}::${participantId.slice(participantId.indexOf('::') + 2)}`;
+}
+
 /** the target file for --target: the IdP, each node's URLs and operator user, and where the password is */
 function targetYaml(urls: SandboxUrls, network: string, stateDir: string): string {
   const auth = (username: string): Record<string, unknown> => ({
@@ -341,6 +349,7 @@ function targetYaml(urls: SandboxUrls, network: string, stateDir: string): strin
           participantId: n.participantId,
           dpm: n.dpm,
           ledger: n.ledger,
+          party: operatorParty(n.participantId, i),
           ...(i === 0 ? {} : { auth: auth(`operator${i + 1}`) }),
         },
       ]),

@@ -156,6 +156,10 @@ describe('what the host hands the CLI', () => {
       auth: { clientId: 'ledgerbook-cli', username: 'operator1' },
     });
     expect(target.nodes.node2?.auth?.username).toBe('operator2');
+    expect(target.nodes.node3).toMatchObject({
+      participantId: world.participant[2],
+      party: `operator3::${world.participant[2]!.split('::')[1]}`,
+    });
     const file = target.secrets.SANDBOX_OPERATOR_PASSWORD!.file;
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8').trim()).toBe(world.password);

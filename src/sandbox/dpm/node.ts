@@ -121,7 +121,8 @@ export class DpmNode implements MeshEndpoint {
   }
 
   save(): void {
-    writeJsonAtomic(this.file, this.state);
+    // owner-only: the party_credentials table holds client secrets and passwords, as the real node's database does
+    writeJsonAtomic(this.file, this.state, 0o600);
   }
 
   /** Runs a background task bound to this node's lifetime; an abort ends it quietly, other errors are logged. */
