@@ -20,6 +20,8 @@ import type { TargetNode } from '../../playbook/target-schema.js';
 
 /** How often a step polls a DPM node while it waits. */
 export const POLL_MS = 500;
+/** While waiting for a party, a live read (`refresh=true`) at most this often; cached reads in between. */
+const LIVE_READ_EVERY_MS = 5_000;
 /** Clock skew tolerated between this machine and a DPM node when matching runs to an intent. */
 const SKEW_SECONDS = 5;
 
@@ -57,6 +59,26 @@ export function participantOf(ctx: StepContext, name: string): string {
 
 export function nodeOfParticipant(ctx: StepContext, participantId: string): string | undefined {
   return Object.entries(ctx.target?.nodes ?? {}).find(([, n]) => n.participantId === participantId)?.[0];
+}
+
+/**
+ * A read made while waiting: a node that restarts mid-run (the DPM answers nothing for a moment) or a passing
+ * 5xx is an expected event of a long wait, not a failure. Undefined on a transient error (reported as
+ * progress); anything else is thrown.
+ */
+async function whileWaiting<T>(
+  ctx: StepContext,
+  node: string,
+  read: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.retryability !== 'transient' || ctx.signal.aborted)
+      throw error;
+    ctx.progress(`${node} did not answer (${error.serviceMessage ?? error.message}); still waiting`);
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -191,8 +213,19 @@ export async function waitForRun(
   const deadline = ctx.clock.now() + timeoutMs;
   let last = '';
   for (;;) {
-    const { runs } = await ctx.clients.dpm(node).workflows({ signal: ctx.signal });
-    const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+    const listed = await whileWaiting(ctx, node, () =>
+      ctx.clients.dpm(node).workflows({ signal: ctx.signal }),
+    );
+    if (listed === undefined) {
+      if (ctx.clock.now() >= deadline) {
+        throw new StepError(`${node} did not answer while waiting for run ${instance}`, {
+          hint: 'nothing was cancelled: once the node is back, run the playbook again to keep waiting',
+        });
+      }
+      await ctx.clock.sleep(POLL_MS, ctx.signal);
+      continue;
+    }
+    const run = listed.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
     if (!run) {
       throw new StepError(`the run ${instance} is no longer listed on ${node} (dismissed by someone else?)`, {
         hint: 'check GET /workflows on that node; run the playbook again to observe the result',
@@ -236,35 +269,53 @@ async function peerRun(ctx: StepContext, node: string, instance: string): Promis
 /**
  * On each controlled node, accept the invitation of run `instance` (and only it): wait for the card, journal the
  * intent, accept. A node that already joined the run is left alone; a card that never comes within `timeoutMs`
- * fails the step with what the node shows.
+ * fails the step with what the node shows. With `coordinator`, the run is watched while a card is awaited: a run
+ * that failed or was cancelled meanwhile (a peer declined) fails the step at once, and a run that completed
+ * without this node (a kick's quorum) needs no acceptance.
  */
 export async function acceptInvitations(
   ctx: ItemContext,
   nodes: readonly string[],
   instance: string,
   timeoutMs: number,
+  coordinator?: string,
 ): Promise<string[]> {
   const accepted: string[] = [];
   for (const node of nodes.filter((n) => isControlled(ctx, n))) {
     const deadline = ctx.clock.now() + timeoutMs;
     for (;;) {
-      if (await peerRun(ctx, node, instance)) break;
-      const { invitations } = await ctx.clients.dpm(node).invitations({ signal: ctx.signal });
-      const card = invitations.find((i) => i.workflow_instance === instance);
+      const listed = await whileWaiting(ctx, node, async () => ({
+        joined: await peerRun(ctx, node, instance),
+        invitations: (await ctx.clients.dpm(node).invitations({ signal: ctx.signal })).invitations,
+      }));
+      if (listed?.joined) break;
+      const card = listed?.invitations.find((i) => i.workflow_instance === instance);
       if (card) {
         await ctx.record({ action: 'accept-invitation', node, invitation: card.id, instance });
         try {
           await ctx.clients.dpm(node).acceptInvitation(card.id, { signal: ctx.signal });
         } catch (error) {
-          // 404: the card is gone (accepted meanwhile); 409: already participating. Both mean joined or
-          // decided elsewhere: the peer run tells which on the next turn of this loop.
+          // 404: the card is gone (accepted or withdrawn meanwhile); 409: already participating. Either way
+          // the node decided elsewhere; the coordinator's run tells the outcome.
           if (!(error instanceof ServiceError) || (error.status !== 404 && error.status !== 409)) throw error;
         }
         accepted.push(node);
         break;
       }
+      if (coordinator !== undefined) {
+        const runs = await whileWaiting(ctx, coordinator, () =>
+          ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal }),
+        );
+        const run = runs?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+        if (run?.status === 'completed') break;
+        if (run?.status === 'failed' || run?.status === 'cancelled') {
+          throw new StepError(`${describeRun(run)} on ${coordinator}, before ${node} could accept`, {
+            hint: 'see the error above; dpm.workflow (cancel, dismiss) clears the run',
+          });
+        }
+      }
       if (ctx.clock.now() >= deadline) {
-        const other = invitations
+        const other = (listed?.invitations ?? [])
           .map((i) => `${i.invitation_type} ${i.workflow_instance ?? i.id}`)
           .join(', ');
         throw new StepError(
@@ -299,9 +350,9 @@ export async function readParty(
 }
 
 /**
- * Poll until `ready` holds for the party on every node: one live read first (`refresh=true`, which also
+ * Poll until `ready` holds for the party on every node: a live read first (`refresh=true`, which also
  * refreshes the node's cache in the background), then cached reads, which is where other members' owner keys
- * appear (dpm-api.md §4). Returns each node's view.
+ * appear (dpm-api.md §4), with another live read every few seconds. Returns each node's view.
  */
 export async function waitForParty(
   ctx: StepContext,
@@ -314,11 +365,15 @@ export async function waitForParty(
   const deadline = ctx.clock.now() + timeoutMs;
   const views = new Map<string, DecentralizedParty>();
   const pending = new Set(nodes);
-  let refresh = true;
+  let lastLive: number | undefined;
   for (;;) {
+    // A live read rewrites the node's cache in the background, dropping other members' owner keys until they
+    // are resolved again; reading live on every other poll could keep them from ever appearing.
+    const refresh = lastLive === undefined || ctx.clock.now() - lastLive >= LIVE_READ_EVERY_MS;
+    if (refresh) lastLive = ctx.clock.now();
     for (const node of [...pending]) {
-      const seen = await readParty(ctx, node, party, refresh);
-      if (ready(seen, node) && seen) {
+      const seen = await whileWaiting(ctx, node, () => readParty(ctx, node, party, refresh));
+      if (seen && ready(seen, node)) {
         views.set(node, seen);
         pending.delete(node);
       }
@@ -332,7 +387,6 @@ export async function waitForParty(
         },
       );
     }
-    refresh = !refresh; // alternate live reads (fresh topology) with cached reads (owner keys)
     await ctx.clock.sleep(POLL_MS, ctx.signal);
   }
 }
