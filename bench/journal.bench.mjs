@@ -4,7 +4,7 @@
  * item at a time and with 16 in flight, then reading and summarising the 10,000-item journal. The side effect
  * itself is left out: what remains is the journal's own cost. Target (issue 2): under 1 ms per item at 10,000.
  *
- *   npx tsc -p tsconfig.build.json && node bench/journal.bench.mjs [--items 10000] [--dir DIR] [--json]
+ *   node bench/journal.bench.mjs [--items 10000] [--dir DIR] [--json]
  *
  * DIR (default: the current directory, where `.ledgerbook/` lives) decides the file system measured; a
  * temporary directory is made inside it and removed afterwards.
@@ -15,9 +15,11 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process, { stdout } from 'node:process';
 import { parseArgs } from 'node:util';
-import { Journal, readJournal } from '../dist/engine/journal.js';
-import { lastRun, summarizeRun } from '../dist/engine/journal-state.js';
-import { Masker } from '../dist/engine/masker.js';
+import { importTs } from '../scripts/import-ts.mjs';
+
+const { Journal, readJournal } = await importTs(new URL('../src/engine/journal.ts', import.meta.url).pathname);
+const { lastRun, summarizeRun } = await importTs(new URL('../src/engine/journal-state.ts', import.meta.url).pathname);
+const { Masker } = await importTs(new URL('../src/engine/masker.ts', import.meta.url).pathname);
 
 const { values: args } = parseArgs({
   options: {

@@ -1,4 +1,4 @@
-// Writes schemas/*.json from the TypeScript sources (built into dist/ by `npm run build`).
+// Writes schemas/*.json from the TypeScript sources.
 // Usage: npm run build && node scripts/write-schemas.mjs
 // test/schemas.test.ts fails when the files on disk differ from what this writes.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
@@ -6,10 +6,11 @@ import { dirname, join, relative } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
-import { schemaFiles } from '../dist/playbook/schema-files.js';
-import { stepKinds } from '../dist/steps/index.js';
+import { importTs } from './import-ts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { schemaFiles } = await importTs(join(root, 'src', 'playbook', 'schema-files.ts'));
+const { stepKinds } = await importTs(join(root, 'src', 'steps', 'index.ts'));
 const outDir = join(root, 'schemas');
 const files = schemaFiles(stepKinds);
 

@@ -3,13 +3,14 @@
  * alternative (anyOf / oneOf / if) they come from, the most specific one is kept, and each is said in words
  * with what was expected and, where we can tell, the closest valid key or value.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { AnyStepKind, JsonSchema, StaticFinding } from '../engine/step.js';
 import { didYouMean } from './closest.js';
 import { typeName } from './expressions/values.js';
 import { describePattern } from './patterns.js';
 import { childPointer, isWithin, parsePointer } from './pointer.js';
+import { precompiledValidator } from './precompiled.js';
 import { annotate, inlineLocalRefs } from './schema-annotations.js';
 import { ExpressionSyntaxError } from './expressions/errors.js';
 import { hasExpression, parseTemplate } from './expressions/template.js';
@@ -17,9 +18,13 @@ import { hasExpression, parseTemplate } from './expressions/template.js';
 /** `ajv-formats` is CommonJS: its plugin is the module itself, also exposed as `default`. */
 const addFormats = addFormatsModule.default;
 
-/** A new ajv instance as ledgerbook uses it: draft 2020-12, formats, our annotation keywords. */
-export function createAjv(): Ajv2020 {
+/**
+ * A new ajv instance as ledgerbook uses it: draft 2020-12, formats, our annotation keywords. `code` is for the
+ * build, which compiles the validators to source ahead of time (src/cli/precompile-validators.ts).
+ */
+export function createAjv(code?: Options['code']): Ajv2020 {
   const ajv = new Ajv2020({
+    ...(code ? { code } : {}),
     allErrors: true,
     verbose: true,
     strictSchema: true,
@@ -38,12 +43,16 @@ export function createAjv(): Ajv2020 {
 let shared: Ajv2020 | undefined;
 const validators = new WeakMap<object, ValidateFunction>();
 
-/** A validator for `schema`, compiled once. */
+/** A validator for `schema`: compiled at build time when the build did (dist/), else compiled here, once. */
 export function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = validators.get(schema);
   if (!validate) {
-    shared ??= createAjv();
-    validate = shared.compile(inlineLocalRefs(schema));
+    const inlined = inlineLocalRefs(schema);
+    validate = precompiledValidator(inlined);
+    if (!validate) {
+      shared ??= createAjv();
+      validate = shared.compile(inlined);
+    }
     validators.set(schema, validate);
   }
   return validate;

@@ -1,0 +1,46 @@
+// Builds the CLI into dist/cli/: one esbuild bundle (entry main.js, lazily loaded chunks per command), and the
+// JSON Schema validators compiled to code ahead of time (validators.generated.cjs), so `ledgerbook validate`
+// neither loads ajv's compiler nor compiles a schema at start-up. Type checking is `npm run typecheck`.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { importTs } from './import-ts.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'cli');
+
+// Heavy packages only some commands need stay outside the bundle and load from node_modules on demand.
+const external = [
+  'oidc-provider',
+  'koa',
+  'jose',
+  'openid-client',
+  'undici',
+  'listr2',
+  'execa',
+  'fflate',
+  'csv-parse',
+  'decimal.js',
+];
+
+await rm(join(root, 'dist'), { recursive: true, force: true });
+await mkdir(out, { recursive: true });
+await build({
+  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  external,
+  // ajv and commander are CommonJS: give their require() calls a real require.
+  banner: {
+    js: "import { createRequire as __lbRequire } from 'node:module'; const require = __lbRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+
+const { precompiledValidatorsSource } = await importTs(join(root, 'src', 'cli', 'precompile-validators.ts'));
+await writeFile(join(out, 'validators.generated.cjs'), await precompiledValidatorsSource());
