@@ -1,6 +1,7 @@
 // Imports a TypeScript module of this repository from a script: esbuild bundles it (packages stay external)
 // into a temporary .mjs file next to the source tree, which is imported and removed.
 import { mkdtemp, rm } from 'node:fs/promises';
+import process from 'node:process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
