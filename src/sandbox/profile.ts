@@ -1,7 +1,10 @@
 /**
  * How long things take in the sandbox. `realistic` follows the reference (dpm-api.md §7, §14): a 2 s poll, a 2 s
- * start delay, coordinator steps of seconds, a 5 s / 2 s Disconnect linger. `fast` keeps every pause in the tens
- * of milliseconds so that a test runs a whole onboarding well under a second, with the same ordering.
+ * start delay, coordinator steps of seconds, a 5 s / 2 s Disconnect linger. `fast` keeps most pauses in the
+ * milliseconds so that a test runs a whole onboarding well under a second, with the same ordering; the pauses that
+ * interact keep the reference's ratios (a peer tolerates a coordinator that is down for two retry intervals, about
+ * 600 ms; the long Disconnect linger outlasts one retry interval, so a peer that backed off during a coordinator
+ * restart still sees the Disconnect).
  */
 export interface Timings {
   /** after the 202, before the invitations go out */
@@ -44,9 +47,9 @@ export const PROFILES: Record<ProfileName, Timings> = {
     peerPollMs: 4,
     peerStepMs: 2,
     coordinatorStepMs: 3,
-    lingerLongMs: 30,
-    lingerShortMs: 15,
-    peerTransportRetryMs: 400,
+    lingerLongMs: 320,
+    lingerShortMs: 130,
+    peerTransportRetryMs: 300,
     peerUnavailableRetryMs: 25,
     declineRetryMs: 8,
     cacheWriteMs: 2,

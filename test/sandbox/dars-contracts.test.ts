@@ -107,6 +107,43 @@ describe('DAR distribution and contracts deployment', () => {
     expect(row).not.toHaveProperty('dec_party_id');
   });
 
+  it('vets on the peers at UploadDars and on the coordinator only at Complete', async () => {
+    const utility = readDar(
+      readFileSync(join(import.meta.dirname, '../../playbooks/dars/utility-registry-app-0.0.1.dar')),
+    );
+    // hold the coordinator at the door of Complete: it restarts there, before its own upload
+    await world.admin.post('/faults', {
+      kind: 'restart',
+      node: 'node1',
+      at: { workflow: 'Dars', step: 'Complete' },
+      downMs: 300,
+    });
+    const started = await world.dpm[0]!.post<{ instance_name: string }>('/dars/distribute', {
+      dar_files: [darFile('utility-registry-app-0.0.1.dar')],
+      peer_ids: [world.participant[1], world.participant[2]],
+    });
+    await acceptOn(world, [1, 2], started.body.instance_name);
+    const uploaded = async (i: number): Promise<boolean> =>
+      (await world.ledger[i]!.get<{ packageIds: string[] }>('/v2/packages')).body.packageIds.includes(
+        utility.mainPackageId,
+      );
+    await waitFor('both peers to hold the package', async () => (await uploaded(1)) && (await uploaded(2)));
+    // node1's DPM is down; its participant's ledger API is not, and it has no copy yet
+    expect(await uploaded(0)).toBe(false);
+    await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
+    expect(await uploaded(0)).toBe(true);
+    // the peers backed off while node1 was down, and still catch its Disconnect
+    for (const i of [1, 2]) {
+      await waitFor(`node${i + 1}'s peer row to complete`, async () => {
+        const runs = (await world.dpm[i]!.get<{ runs: Array<Record<string, unknown>> }>('/workflows')).body
+          .runs;
+        return (
+          runs.find((r) => r.coordinator_instance === started.body.instance_name)?.status === 'completed'
+        );
+      });
+    }
+  });
+
   it('answers compare-peers with every peer reachable and its uploaded packages', async () => {
     const response = await world.dpm[0]!.get<{
       local_packages: Array<{ package_id: string }>;
