@@ -17,8 +17,12 @@ import process, { stdout } from 'node:process';
 import { parseArgs } from 'node:util';
 import { importTs } from '../scripts/import-ts.mjs';
 
-const { Journal, readJournal } = await importTs(new URL('../src/engine/journal.ts', import.meta.url).pathname);
-const { lastRun, summarizeRun } = await importTs(new URL('../src/engine/journal-state.ts', import.meta.url).pathname);
+const { Journal, readJournal } = await importTs(
+  new URL('../src/engine/journal.ts', import.meta.url).pathname,
+);
+const { lastRun, summarizeRun } = await importTs(
+  new URL('../src/engine/journal-state.ts', import.meta.url).pathname,
+);
 const { Masker } = await importTs(new URL('../src/engine/masker.ts', import.meta.url).pathname);
 
 const { values: args } = parseArgs({

@@ -1,9 +1,10 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.js';
-import { parseSource, readSource } from './load.js';
+import { parseSource, parseWithPositions, readSource } from './load.js';
 
 const text = [
   'name: demo', //                         1
@@ -164,5 +165,35 @@ describe('readSource', () => {
     expect((directory as ValidationError).diagnostics[0]?.message).toBe(
       'cannot read the file: it is a directory',
     );
+  });
+});
+
+describe('the fast path', () => {
+  const repo = join(import.meta.dirname, '..', '..');
+  const yamlFiles = (folder: string): string[] =>
+    readdirSync(join(repo, folder), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(repo, folder, f));
+
+  it('gives the same data as the positions parser for every YAML file of the repository it accepts', () => {
+    const files = [...yamlFiles('playbooks'), ...yamlFiles('test/fixtures')];
+    expect(files.length).toBeGreaterThan(50);
+    for (const file of files) {
+      const source = readFileSync(file, 'utf8');
+      const fast = parseSource(file, source);
+      const located = parseWithPositions(file, source);
+      if (located.diagnostics.length === 0) expect(fast.doc.data, file).toEqual(located.doc.data);
+      else expect(fast.diagnostics, file).toEqual(located.diagnostics);
+    }
+  });
+
+  it('maps pointers to positions on demand, like the positions parser', () => {
+    const source = 'name: x\nsteps:\n  - id: a\n    uses: core.log\n    with: { message: hi }\n';
+    const fast = parseSource('f.yaml', source).doc;
+    const located = parseWithPositions('f.yaml', source).doc;
+    for (const pointer of ['', '/steps/0/uses', '/steps/0/with/message', '/steps/0/missing']) {
+      expect(fast.positionOf(pointer, 'key')).toEqual(located.positionOf(pointer, 'key'));
+      expect(fast.positionOf(pointer)).toEqual(located.positionOf(pointer));
+    }
   });
 });

@@ -3,6 +3,7 @@
  * that every finding can say `file:line:col`.
  */
 import { readFile } from 'node:fs/promises';
+import jsYaml from 'js-yaml';
 import {
   LineCounter,
   isAlias,
@@ -23,8 +24,52 @@ import { childPointer, parsePointer } from './pointer.js';
 
 type Code = 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID';
 
-/** Parse YAML text. The document's data is `null` when the text has a YAML error (every error is reported). */
+/**
+ * js-yaml with the YAML 1.2 core schema plus merge keys: the same data as `yaml` below for every document both
+ * accept, about ten times faster, but without source positions.
+ */
+const FAST_SCHEMA = jsYaml.CORE_SCHEMA.extend([
+  // js-yaml exports its types, but its type declarations do not list them
+  (jsYaml as typeof jsYaml & { types: { merge: jsYaml.Type } }).types.merge,
+]);
+
+/** Anchors and aliases: `yaml` bounds how far aliases expand (alias bombs), js-yaml does not. */
+const ALIAS_OR_ANCHOR = /[&*][A-Za-z0-9_-]/;
+
+/**
+ * Parse YAML text. The document's data is `null` when the text has a YAML error (every error is reported).
+ *
+ * Positions are only needed when there is something to report, so a well-formed file is first read by the fast
+ * parser and mapped to positions (by the `yaml` parser, which keeps them) only on the first `positionOf` call.
+ * Anything the fast parser refuses goes straight to `yaml`, whose diagnostics say exactly where and why.
+ */
 export function parseSource(file: string, text: string): { doc: SourceDoc; diagnostics: Diagnostic[] } {
+  if (ALIAS_OR_ANCHOR.test(text)) return parseWithPositions(file, text);
+  let data: unknown;
+  try {
+    data = jsYaml.load(text, { schema: FAST_SCHEMA, filename: file }) ?? null;
+  } catch (error) {
+    if (!(error instanceof jsYaml.YAMLException)) throw error;
+    return parseWithPositions(file, text);
+  }
+  let located: SourceDoc | undefined;
+  const doc: SourceDoc = {
+    file,
+    text,
+    data,
+    positionOf: (pointer, which = 'value') => {
+      located ??= parseWithPositions(file, text).doc;
+      return located.positionOf(pointer, which);
+    },
+  };
+  return { doc, diagnostics: [] };
+}
+
+/** The `yaml` parser: YAML diagnostics with positions, and a document that maps pointers to positions. */
+export function parseWithPositions(
+  file: string,
+  text: string,
+): { doc: SourceDoc; diagnostics: Diagnostic[] } {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true });
   const located = new LocatedDocument(file, text, document, lineCounter);

@@ -1,0 +1,14 @@
+// npm run bench: build, then every benchmark in turn.
+import { execFileSync } from 'node:child_process';
+import process from 'node:process';
+
+const run = (args) => execFileSync(process.execPath, args, { stdio: 'inherit' });
+run(['scripts/build.mjs']);
+for (const bench of [
+  'bench/cold-start.bench.mjs',
+  'bench/validate-10k.bench.mjs',
+  'bench/journal.bench.mjs',
+]) {
+  console.log(`\n## ${bench}\n`);
+  run([bench]);
+}
