@@ -70,6 +70,7 @@ interface NodeHost {
   dpm: Listener;
   ledger: Listener;
   restartTimer: NodeJS.Timeout | undefined;
+  generation: number;
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -103,18 +104,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const restartNode = (name: string, downMs: number): void => {
     const entry = hosts.get(name);
     if (entry === undefined || stopped) return;
+    // a newer restart supersedes one still pending
+    const generation = ++entry.generation;
     if (entry.restartTimer !== undefined) clearTimeout(entry.restartTimer);
     entry.node.stop();
     void entry.dpm.close().then(() => {
+      if (stopped || generation !== entry.generation) return;
       entry.restartTimer = setTimeout(() => {
         entry.restartTimer = undefined;
-        if (stopped) return;
+        if (stopped || generation !== entry.generation) return;
         entry.node.start();
-        entry.dpm
-          .open()
-          .catch((error: unknown) =>
-            log(`${name}: cannot listen again after a restart: ${(error as Error).message}`),
+        entry.dpm.open().catch((error: unknown) => {
+          process.stderr.write(
+            `sandbox ${name}: cannot listen again after a restart: ${(error as Error).message}\n`,
           );
+        });
       }, downMs);
     });
   };
@@ -224,7 +228,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       node.start();
       await dpm.open(port === 0 ? 0 : port + 2 + 2 * i);
       await ledger.open(port === 0 ? 0 : port + 3 + 2 * i);
-      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined });
+      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined, generation: 0 });
     }
     await admin.open(port);
   } catch (error) {

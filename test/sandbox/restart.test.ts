@@ -71,6 +71,23 @@ describe('node restarts', () => {
     await waitForRun(world.dpm[0]!, started.body.instance_name, 'completed');
   });
 
+  it('lets a second restart supersede one still pending, and comes back once', async () => {
+    await world.admin.post('/nodes/node3/restart', { downMs: 200 });
+    await world.admin.post('/nodes/node3/restart', { downMs: 20 });
+    const health = await waitFor('node3 back', async () => {
+      try {
+        return (await world.dpm[2]!.get('/healthz')).status === 200;
+      } catch {
+        return undefined;
+      }
+    });
+    expect(health).toBe(true);
+    const status = await world.dpm[0]!.get<{ statuses: Array<{ id: string; status: string }> }>(
+      '/participants-status',
+    );
+    expect(status.body.statuses.find((s) => s.id === world.participant[2])?.status).toBe('Connected');
+  });
+
   it('resumes a peer row after the peer restarts mid-run', async () => {
     const started = await world.dpm[0]!.post<{ instance_name: string }>('/change-threshold', {
       decentralized_party_id: (await refreshedParty(world.dpm[0]!, 'phoenix')).party_id,

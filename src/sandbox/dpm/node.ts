@@ -92,6 +92,7 @@ export class DpmNode implements MeshEndpoint {
 
   /** Loads the persisted tables and resumes in-progress runs; invitations are not sent again. */
   start(): void {
+    if (this.up) this.stop();
     this.state = readJson<NodeStateFile>(this.file) ?? emptyState();
     this.lifetime = new AbortController();
     this.up = true;
