@@ -1,0 +1,80 @@
+/**
+ * Docs that are executed: every playbook shipped or shown in the README and docs validates, every shipped
+ * playbook carries the editor's schema line, and every `--flag` and command the docs mention exists in --help.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseSource } from '../src/playbook/load.js';
+import { validatePlaybook } from '../src/playbook/validate.js';
+import { stepKinds } from '../src/steps/index.js';
+import { cli } from './e2e/cli.js';
+
+const root = join(import.meta.dirname, '..');
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs')).map((f) => join('docs', f)),
+  'src/sandbox/README.md',
+];
+const text = (file: string): string => readFileSync(join(root, file), 'utf8');
+const shipped = readdirSync(join(root, 'playbooks')).filter((f) => f.endsWith('.yaml'));
+
+function yamlBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+}
+
+describe('playbooks in the repository and in the docs', () => {
+  it.each(shipped)('playbooks/%s validates and starts with the schema line', (file) => {
+    const source = text(join('playbooks', file));
+    expect(source.startsWith('# yaml-language-server: $schema=../schemas/playbook.schema.json\n')).toBe(true);
+    const { doc, diagnostics } = parseSource(file, source);
+    expect(diagnostics).toEqual([]);
+    expect(validatePlaybook(doc, { registry: stepKinds }).diagnostics).toEqual([]);
+  });
+
+  it('every playbook shown in a ```yaml block of the docs validates', () => {
+    const shown = docs.flatMap((file) => yamlBlocks(text(file)).map((block) => ({ file, block })));
+    const playbooks = shown.filter(({ block }) => /^steps:/m.test(block));
+    expect(playbooks.length).toBeGreaterThan(0);
+    for (const { file, block } of playbooks) {
+      const { doc, diagnostics } = parseSource(file, block);
+      expect(diagnostics, file).toEqual([]);
+      expect(validatePlaybook(doc, { registry: stepKinds }).diagnostics, `${file}:\n${block}`).toEqual([]);
+    }
+  });
+});
+
+describe('commands and flags the docs mention', () => {
+  it('exist in --help', async () => {
+    const commands = [
+      'validate',
+      'plan',
+      'run',
+      'status',
+      'schema',
+      'sandbox up',
+      'state unlock',
+      'state resolve',
+    ];
+    const helps = await Promise.all([
+      cli(['--help'], { cwd: root }),
+      ...commands.map((c) => cli([...c.split(' '), '--help'], { cwd: root })),
+    ]);
+    const help = helps.map((h) => h.stdout).join('\n');
+    for (const file of docs) {
+      const mentioned = new Set(
+        [...text(file).matchAll(/(?<![\w-])--([a-z][a-z-]+)/g)]
+          .map((m) => m[1] ?? '')
+          .filter((f) => f !== ''),
+      );
+      for (const flag of mentioned) expect(help, `${file} mentions --${flag}`).toContain(`--${flag}`);
+      for (const m of text(file).matchAll(/(?:npx |`)ledgerbook ([a-z]+)/g)) {
+        const command = m[1] ?? '';
+        expect(
+          ['validate', 'plan', 'run', 'status', 'schema', 'sandbox', 'state'],
+          `${file}: ledgerbook ${command}`,
+        ).toContain(command);
+      }
+    }
+  });
+});
