@@ -12,7 +12,7 @@ import { type AdminHost, adminHandler } from './admin.js';
 import { Synchronizer } from './canton.js';
 import { DpmNode, type NodeEnv } from './dpm/node.js';
 import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
-import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec } from './faults.js';
+import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './faults.js';
 import { Listener, RequestLog, nodeHandler } from './http/listener.js';
 import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
 import { SECRET_FILES, loadOrCreateNodes, loadOrCreateSecrets, secretsDir } from './identity.js';
@@ -81,14 +81,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const stored = loadOrCreateNodes(stateDir, nodeCount);
   const credentials = loadOrCreateSecrets(stateDir);
   const faults = new FaultBook();
-  for (const fault of options.faults ?? []) {
-    if ('node' in fault && fault.node !== undefined && !stored.some((n) => n.name === fault.node)) {
-      throw new UsageError(
-        `the fault ${JSON.stringify(fault)} names ${fault.node}, but the sandbox has ${stored.map((n) => n.name).join(', ')}`,
-        'use a node of this sandbox, or start it with more --nodes',
-      );
-    }
-  }
 
   const requests = new RequestLog();
   const timings = PROFILES[profile];
@@ -309,6 +301,22 @@ function checkOptions(options: SandboxOptions): {
   const network = options.network ?? 'devnet';
   if (!['devnet', 'testnet', 'mainnet'].includes(network)) {
     throw new UsageError(`the network must be devnet, testnet or mainnet, got ${String(network)}`);
+  }
+  const { problems } = validateFaults(options.faults ?? []);
+  if (problems.length > 0) {
+    throw new UsageError(
+      `invalid faults: ${problems.map((p) => `${p.pointer || '/'}: ${p.message}`).join('; ')}`,
+      problems.find((p) => p.hint !== undefined)?.hint,
+    );
+  }
+  const names = Array.from({ length: nodeCount }, (_, i) => `node${i + 1}`);
+  for (const fault of options.faults ?? []) {
+    if ('node' in fault && fault.node !== undefined && !names.includes(fault.node)) {
+      throw new UsageError(
+        `the fault ${JSON.stringify(fault)} names ${fault.node}, but the sandbox has ${names.join(', ')}`,
+        'use a node of this sandbox, or start it with more --nodes',
+      );
+    }
   }
   const insecure = options.insecure ?? false;
   if (insecure && network !== 'devnet') {

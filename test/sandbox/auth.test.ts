@@ -268,6 +268,20 @@ describe('insecure mode', () => {
     }
   });
 
+  it('refuses invalid faults and faults naming a node it does not have', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'ledgerbook-sandbox-'));
+    try {
+      await expect(
+        startSandbox({ stateDir, faults: [{ kind: 'latency', ms: -1 } as never] }),
+      ).rejects.toThrow('invalid faults: /0/ms: `ms` must be a whole number of milliseconds ≥ 0');
+      await expect(
+        startSandbox({ stateDir, nodes: 2, faults: [{ kind: 'unreachable', node: 'node3' }] }),
+      ).rejects.toThrow(/names node3, but the sandbox has node1, node2/);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a host that is not loopback', async () => {
     await expect(startSandbox({ stateDir: '/nonexistent', host: '0.0.0.0' })).rejects.toThrow(
       /loopback only/,
