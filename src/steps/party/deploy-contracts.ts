@@ -1,0 +1,618 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { AmbiguousOutcomeError, StepError } from '../../errors.js';
+import type {
+  AuthStatusResponse,
+  ContractInfo,
+  ContractsRequest,
+  DecentralizedParty,
+  GovernanceState,
+  WorkflowRun,
+} from '../../clients/dpm-wire.js';
+import {
+  defineStep,
+  type Intent,
+  type ItemContext,
+  type ItemPlan,
+  type JsonValue,
+  type Outputs,
+  type StaticFinding,
+  type StepContext,
+} from '../../engine/step.js';
+import { hasExpression } from '../../playbook/expressions/template.js';
+import {
+  buildMatrix,
+  checkNode,
+  compareVersions,
+  formatMatrix,
+  missingPairs,
+  nodeNameSchema,
+  packageLabel,
+  parityError,
+  addUploaded,
+  readNodePackages,
+  requireNodes,
+  shortId,
+  timeoutMs,
+  waitTimeoutSchema,
+  type Matrix,
+  type PackageRef,
+} from './packages-common.js';
+import {
+  acceptInvitations,
+  describeRun,
+  findRuns,
+  isControlled,
+  nodeOfParticipant,
+  participantOf,
+  readParty,
+  startWorkflow,
+  startedRun,
+  targetNode,
+  waitForParty,
+  waitForRun,
+} from './workflow.js';
+
+const DEFAULT_TIMEOUT = '10m';
+export const GOVERNANCE_RULES_TEMPLATE = 'Governance.Rules:GovernanceRules';
+
+const cantonId = { type: 'string', pattern: '^[^:]+::[0-9a-f]{68}$' } as const;
+const FIELD_TYPES = [
+  'decentralized_party',
+  'operator_party',
+  'participant_party',
+  'text',
+  'int64',
+  'bool',
+  'instrument',
+  'attestors_set',
+  'party_set',
+  'rel_time',
+  'optional',
+  'record',
+  'governance_threshold',
+  'none',
+] as const;
+
+const contractSchema = {
+  type: 'object',
+  description: "One contract to create for the party (the DPM's ContractDefinition, dpm-api.md §5.5).",
+  properties: {
+    id: { type: 'string', minLength: 1, description: 'An id for this contract, unique in the list.' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'The package name shown to the peers in their invitation (`package_names`). Default: the name of the package it resolves to.',
+    },
+    package_id: {
+      type: 'string',
+      pattern: '^(#[A-Za-z0-9._-]+|[0-9a-f]{64})$',
+      description:
+        'The package: a package id (64 hex digits), or `#name` for the highest version of that package vetted on the coordinator (as Canton resolves it).',
+    },
+    module_name: {
+      type: 'string',
+      minLength: 1,
+      description: 'The template’s module, e.g. `Governance.Rules`.',
+    },
+    entity_name: {
+      type: 'string',
+      minLength: 1,
+      description: 'The template’s name, e.g. `GovernanceRules`.',
+    },
+    fields: {
+      type: 'array',
+      description:
+        "The template's create arguments in order, each tagged by `type`: decentralized_party, operator_party, participant_party {id}, text {value}, int64 {value}, bool {value}, instrument {id}, attestors_set, party_set {parties}, rel_time {microseconds}, optional {inner}, record {fields}, governance_threshold {value?}, none. Default none.",
+      items: {
+        type: 'object',
+        properties: { type: { enum: FIELD_TYPES, description: 'The kind of field.' } },
+        required: ['type'],
+      },
+    },
+  },
+  required: ['id', 'package_id', 'module_name', 'entity_name'],
+  additionalProperties: false,
+} as const;
+
+const withSchema = {
+  type: 'object',
+  description:
+    'Create contracts for a decentralized party (a Contracts workflow), once every participant vetted their packages.',
+  properties: {
+    coordinator: {
+      ...nodeNameSchema,
+      description:
+        'The node that starts the Contracts workflow (POST /contracts); it needs the party’s credentials (dpm.party-config).',
+    },
+    party: {
+      type: 'string',
+      pattern: '^([A-Za-z][A-Za-z0-9_-]{0,179}|[^:]+::[0-9a-f]{68})$',
+      description:
+        'The decentralized party: its id (`prefix::1220…`), or its prefix as the coordinator lists it.',
+    },
+    participants: {
+      type: 'array',
+      minItems: 1,
+      description:
+        "The nodes whose participants take part, each a node name or {node, party}. Their member parties come from `party` here, else the target node's `party`, else the node's own party credentials (GET /auth/status). Default: every node of the target that hosts the party. The coordinator is always one of them.",
+      items: {
+        anyOf: [
+          nodeNameSchema,
+          {
+            type: 'object',
+            properties: {
+              node: nodeNameSchema,
+              party: { ...cantonId, description: "The node operator's member party (PARTY_ID)." },
+            },
+            required: ['node'],
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    operator_party: {
+      ...cantonId,
+      description: "The operator party of the contracts. Default: the coordinator's member party.",
+    },
+    contracts: { type: 'array', minItems: 1, items: contractSchema, description: 'The contracts to create.' },
+    timeout: waitTimeoutSchema(DEFAULT_TIMEOUT),
+  },
+  required: ['coordinator', 'party', 'contracts'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+type ContractSpec = With['contracts'][number];
+
+interface Participant {
+  node: string;
+  participantId: string;
+  /** the member party, when known */
+  party: string | undefined;
+}
+
+interface Resolved {
+  spec: ContractSpec;
+  template: string;
+  /** undefined: a `#name` the coordinator has not vetted */
+  package: PackageRef | undefined;
+  /** the party's contract of this template and package, when it exists */
+  listed: ContractInfo | undefined;
+}
+
+interface Observed {
+  party: DecentralizedParty | undefined;
+  participants: Participant[];
+  /** party hosts that are not nodes of this target (their vetting cannot be checked here) */
+  outside: string[];
+  contracts: Resolved[];
+  matrix: Matrix;
+  /** the coordinator's credentials for the party: undefined when fine, else what is wrong */
+  credentials: string | undefined;
+  /** the newest Contracts run of this party on the coordinator, and one in progress if any */
+  latest: WorkflowRun | undefined;
+  running: WorkflowRun | undefined;
+  governance: GovernanceState | null;
+}
+
+function templateOf(spec: ContractSpec): string {
+  return `${spec.module_name}:${spec.entity_name}`;
+}
+
+function partyQuery(w: With): { id?: string; prefix?: string } {
+  return w.party.includes('::') ? { id: w.party } : { prefix: w.party };
+}
+
+function isListed(spec: ContractSpec, c: ContractInfo): boolean {
+  if (c.template_id !== templateOf(spec)) return false;
+  return spec.package_id.startsWith('#')
+    ? c.package_name === spec.package_id.slice(1)
+    : c.package_id === spec.package_id;
+}
+
+function authProblem(status: AuthStatusResponse, partyId: string, node: string): string | undefined {
+  const entry = status.parties.find((p) => p.dec_party_id === partyId);
+  if (entry) {
+    if (entry.status.status === 'authenticated' || entry.status.status === 'mock') return undefined;
+    return entry.status.status === 'failed'
+      ? `${node} cannot authenticate as the party: ${entry.status.error}`
+      : `${node} has no credentials for the party`;
+  }
+  // insecure (devnet) nodes answer with a mock entry and need no credentials
+  if (status.parties.some((p) => p.status.status === 'mock')) return undefined;
+  return `${node} has no credentials for the party`;
+}
+
+async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
+  const named = (w.participants ?? []).map((p) => (typeof p === 'string' ? { node: p } : p));
+  requireNodes(ctx.target, [w.coordinator, ...named.map((p) => p.node)], 'coordinator and participants');
+  const state: Observed = {
+    party: await readParty(ctx, w.coordinator, partyQuery(w), true),
+    participants: [],
+    outside: [],
+    contracts: [],
+    matrix: buildMatrix([], [], new Map()),
+    credentials: undefined,
+    latest: undefined,
+    running: undefined,
+    governance: null,
+  };
+  const party = state.party;
+  if (!party) return state;
+  state.contracts = w.contracts.map((spec) => ({
+    spec,
+    template: templateOf(spec),
+    package: undefined,
+    listed: (party.contracts ?? []).find((c) => isListed(spec, c)),
+  }));
+  const runs = await findRuns(ctx, w.coordinator, { kind: 'Contracts', party: party.party_id });
+  state.latest = runs[0];
+  state.running = runs.find((r) => r.status === 'inprogress');
+  if (state.contracts.every((c) => c.listed)) {
+    if ((party.contracts ?? []).some((c) => c.template_id === GOVERNANCE_RULES_TEMPLATE)) {
+      const answer = await ctx.clients
+        .dpm(w.coordinator)
+        .governanceState(party.party_id, { signal: ctx.signal });
+      state.governance = answer.state ?? null;
+    }
+    return state;
+  }
+  if (state.running) return state;
+
+  // What a start needs: participants and their member parties, credentials, packages and their vetting.
+  const hosts = party.participants.map((p) => p.participant_uid);
+  const nodes =
+    named.length > 0 ? named.map((p) => p.node) : hosts.flatMap((h) => nodeOfParticipant(ctx, h) ?? []);
+  if (!nodes.includes(w.coordinator)) nodes.unshift(w.coordinator);
+  state.outside = hosts.filter((h) => nodeOfParticipant(ctx, h) === undefined);
+  const auth = new Map<string, AuthStatusResponse>();
+  const authOf = async (node: string): Promise<AuthStatusResponse> => {
+    let status = auth.get(node);
+    if (!status) {
+      status = await ctx.clients.dpm(node).authStatus({ signal: ctx.signal });
+      auth.set(node, status);
+    }
+    return status;
+  };
+  for (const node of nodes) {
+    const given = named.find((p) => p.node === node)?.party;
+    const fromTarget = targetNode(ctx, node).party;
+    let memberParty = given ?? fromTarget;
+    if (!memberParty) {
+      memberParty = (await authOf(node)).parties.find(
+        (p) => p.dec_party_id === party.party_id,
+      )?.member_party_id;
+    }
+    state.participants.push({ node, participantId: participantOf(ctx, node), party: memberParty });
+  }
+  state.credentials = authProblem(await authOf(w.coordinator), party.party_id, w.coordinator);
+
+  const seen = await readNodePackages(ctx, nodes, [], false);
+  const coordinatorVetted = seen.get(w.coordinator)?.vetted ?? [];
+  const everywhere = [...seen.values()].flatMap((s) => s.vetted);
+  for (const c of state.contracts) {
+    if (c.spec.package_id.startsWith('#')) {
+      const name = c.spec.package_id.slice(1);
+      const best = coordinatorVetted
+        .filter((v) => v.package_name === name)
+        .sort((a, b) => compareVersions(b.package_version, a.package_version))[0];
+      if (best) c.package = { package_id: best.package_id, name, version: best.package_version };
+    } else {
+      const known = everywhere.find((v) => v.package_id === c.spec.package_id);
+      c.package = {
+        package_id: c.spec.package_id,
+        name: known?.package_name ?? '',
+        version: known?.package_version ?? '',
+      };
+    }
+  }
+  const packages = [
+    ...new Map(
+      state.contracts.flatMap((c) => (c.package ? [[c.package.package_id, c.package] as const] : [])),
+    ).values(),
+  ];
+  await addUploaded(ctx, seen, packages);
+  state.matrix = buildMatrix(nodes, packages, seen);
+  ctx.log(missingPairs(state.matrix).length === 0 ? 'info' : 'error', formatMatrix(state.matrix));
+  if (state.outside.length > 0) {
+    ctx.log(
+      'warn',
+      `the party is also hosted by ${state.outside.join(', ')}, which this target does not name: their vetted packages cannot be checked here`,
+    );
+  }
+  return state;
+}
+
+function contractRows(state: Observed): JsonValue[] {
+  return state.contracts.flatMap((c) =>
+    c.listed
+      ? [
+          {
+            contract_id: c.listed.contract_id,
+            template_id: c.listed.template_id,
+            package_id: c.listed.package_id,
+            package_name: c.listed.package_name,
+            package_version: c.listed.package_version,
+            created_at: c.listed.created_at,
+          },
+        ]
+      : [],
+  );
+}
+
+/** A decoded DPM answer as plain JSON (it came from JSON; this drops `undefined` fields). */
+function asJson(value: object): JsonValue {
+  return JSON.parse(JSON.stringify(value)) as JsonValue;
+}
+
+function doneOutputs(state: Observed): Outputs {
+  return {
+    party: state.party?.party_id ?? null,
+    contracts: contractRows(state),
+    governance: state.governance ? asJson(state.governance) : null,
+  };
+}
+
+function declinedBy(run: WorkflowRun | undefined): string | undefined {
+  return run?.status === 'failed'
+    ? /^Peer (\S+) declined the invitation/.exec(run.error ?? '')?.[1]
+    : undefined;
+}
+
+function request(w: With, state: Observed, partyId: string): ContractsRequest {
+  const coordinatorParty = state.participants.find((p) => p.node === w.coordinator)?.party ?? '';
+  return {
+    decentralized_party_id: partyId,
+    participant_ids: state.participants.map((p) => p.participantId),
+    participant_parties: state.participants.map((p) => p.party ?? ''),
+    operator_party: w.operator_party ?? coordinatorParty,
+    contracts: state.contracts.map((c) => ({
+      id: c.spec.id,
+      name: c.spec.name ?? c.package?.name ?? c.spec.package_id.replace(/^#/, ''),
+      package_id: c.spec.package_id,
+      module_name: c.spec.module_name,
+      entity_name: c.spec.entity_name,
+      fields: c.spec.fields ?? [],
+    })),
+  };
+}
+
+function planContracts(w: With, state: Observed): ItemPlan {
+  const { party } = state;
+  if (!party) {
+    throw new StepError(`${w.coordinator} lists no decentralized party ${w.party}`, {
+      hint: `onboard it first (dpm.onboard-party); ${w.coordinator} must be one of its members`,
+    });
+  }
+  if (state.contracts.every((c) => c.listed)) return { changes: [], outputs: doneOutputs(state) };
+  if (state.running) {
+    return {
+      changes: [
+        {
+          action: 'wait',
+          summary: `adopt ${describeRun(state.running)} on ${w.coordinator}: accept its invitations on the controlled participants and wait for it`,
+          details: { instance: state.running.instance_name },
+        },
+      ],
+    };
+  }
+  const context = `refusing to start the Contracts workflow for ${party.party_id}`;
+  const unresolved = state.contracts.filter((c) => !c.package);
+  if (unresolved.length > 0) {
+    throw new StepError(
+      `${context}: ${w.coordinator} has not vetted any package named ${unresolved.map((c) => c.spec.package_id.slice(1)).join(', ')}`,
+      { hint: 'distribute the DAR first (dpm.distribute-dars), then run again' },
+    );
+  }
+  if (missingPairs(state.matrix).length > 0) throw parityError(state.matrix, context);
+  if (state.credentials) {
+    throw new StepError(`${context}: ${state.credentials}`, {
+      hint: `configure the party's credentials on ${w.coordinator} (dpm.party-config, PUT /party-config); the workflow would fail at once without them`,
+    });
+  }
+  const unknown = state.participants.filter((p) => !p.party);
+  if (unknown.length > 0) {
+    throw new StepError(`${context}: no member party for ${unknown.map((p) => p.node).join(', ')}`, {
+      hint: "give it as `participants: [{node, party}]`, as the target node's `party`, or configure the node's party credentials (dpm.party-config)",
+    });
+  }
+  const declined = declinedBy(state.latest);
+  if (declined && state.latest) {
+    throw new StepError(
+      `${context}: its last Contracts run ${state.latest.instance_name} was declined by ${state.participants.find((p) => p.participantId === declined)?.node ?? declined}`,
+      {
+        hint: `an operator said no: settle it with them, then dismiss the run (POST /workflows/${state.latest.instance_name}/dismiss, or dpm.workflow) and run again`,
+      },
+    );
+  }
+  const what = state.contracts
+    .filter((c) => !c.listed)
+    .map(
+      (c) =>
+        `${c.template} (${c.package ? `${packageLabel(c.package)} ${shortId(c.package.package_id)}` : c.spec.package_id})`,
+    )
+    .join(', ');
+  const who = state.participants.map((p) => p.node).join(', ');
+  const previous =
+    state.latest && state.latest.status !== 'completed' ? `; the last run ${describeRun(state.latest)}` : '';
+  return {
+    changes: [
+      {
+        action: 'start',
+        summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}`,
+        details: {
+          coordinator: w.coordinator,
+          party: party.party_id,
+          contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
+          participants: state.participants.map((p) => p.node),
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * Wait for the run; a wait that runs out leaves the run alone and keeps this step's intents open, so that the
+ * next run reconciles (contracts status, /workflows, the party's contracts) before it does anything else.
+ */
+async function waitLeaving(ctx: StepContext, w: With, instance: string): Promise<WorkflowRun> {
+  try {
+    return await waitForRun(ctx, w.coordinator, instance, timeoutMs(w.timeout, DEFAULT_TIMEOUT));
+  } catch (error) {
+    if (!(error instanceof StepError)) throw error;
+    const { runs } = await ctx.clients.dpm(w.coordinator).workflows({ signal: ctx.signal });
+    const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+    if (run?.status !== 'inprogress') throw error;
+    throw new StepError(error.message, { hint: error.hint, retryability: 'ambiguous', cause: error });
+  }
+}
+
+/** The invited participants this target controls: they accept the run's invitation. */
+function acceptors(ctx: StepContext, w: With, run: WorkflowRun): string[] {
+  return run.expected_peers
+    .map((p) => nodeOfParticipant(ctx, p))
+    .filter((n): n is string => n !== undefined && n !== w.coordinator && isControlled(ctx, n));
+}
+
+async function follow(ctx: ItemContext, w: With, run: WorkflowRun): Promise<Outputs> {
+  await acceptInvitations(
+    ctx,
+    acceptors(ctx, w, run),
+    run.instance_name,
+    timeoutMs(w.timeout, DEFAULT_TIMEOUT),
+  );
+  await waitLeaving(ctx, w, run.instance_name);
+  const state = await observeContracts(ctx, w);
+  const missing = state.contracts.filter((c) => !c.listed);
+  if (missing.length > 0) {
+    throw new AmbiguousOutcomeError(
+      `the Contracts run ${run.instance_name} completed on ${w.coordinator}, but the party does not list every contract`,
+      `${state.party?.party_id ?? w.party} lists ${(state.party?.contracts ?? []).map((c) => c.template_id).join(', ') || 'no contracts'}; missing ${missing.map((c) => c.template).join(', ')}`,
+      'check the party on every node (GET /decentralized-parties?refresh=true) and the run; then `ledgerbook state resolve` (--done or --redo)',
+    );
+  }
+  return doneOutputs(state);
+}
+
+/**
+ * dpm.deploy-contracts: in sync when the party lists every declared contract (template in its package). It
+ * refuses to start unless every participant vetted the packages the contracts use (the matrix is printed), the
+ * coordinator holds the party's credentials and every member party is known; it refreshes the coordinator's
+ * party cache until the threshold and owner keys are there, starts one Contracts workflow, accepts on the
+ * controlled participants and waits. A run in progress for the party is adopted; after a timeout or an
+ * ambiguous answer, reconcile reads the contracts status, GET /workflows and the party's contracts first.
+ */
+export const dpmDeployContracts = defineStep<With, Observed>({
+  kind: 'dpm.deploy-contracts',
+  summary: 'Create contracts for a decentralized party (Contracts workflow), only when vetted parity holds.',
+  withSchema,
+  outputs: {
+    party: 'the decentralized party id',
+    contracts:
+      'the ContractInfo rows of the declared contracts [{contract_id, template_id, package_id, package_name, package_version, created_at}]',
+    governance: 'GET /governance/state of the party when a GovernanceRules contract is deployed, else null',
+  },
+  needsTarget: true,
+  check(w, target) {
+    const findings: StaticFinding[] = [...checkNode(w.coordinator, target, '/coordinator')];
+    if (Array.isArray(w.participants)) {
+      const seen = new Set<string>();
+      w.participants.forEach((p, i) => {
+        const node = typeof p === 'string' ? p : p.node;
+        const pointer = typeof p === 'string' ? `/participants/${i}` : `/participants/${i}/node`;
+        findings.push(...checkNode(node, target, pointer));
+        if (typeof node === 'string' && !hasExpression(node)) {
+          if (seen.has(node))
+            findings.push({ pointer, message: `${node} is listed twice`, hint: 'list each node once' });
+          seen.add(node);
+        }
+      });
+    }
+    if (Array.isArray(w.contracts)) {
+      const ids = new Map<string, number>();
+      w.contracts.forEach((c, i) => {
+        if (typeof c.id !== 'string' || hasExpression(c.id)) return;
+        const first = ids.get(c.id);
+        if (first !== undefined) {
+          findings.push({
+            pointer: `/contracts/${i}/id`,
+            message: `contract id '${c.id}' is used by entries ${first} and ${i}`,
+            hint: 'give each contract its own id',
+          });
+        }
+        ids.set(c.id, i);
+      });
+    }
+    return findings;
+  },
+  observe: observeContracts,
+  plan: (w, state) => planContracts(w, state),
+  async apply(ctx, w, _item, _plan, state) {
+    const party = state.party;
+    if (!party) throw new StepError(`${w.coordinator} lists no decentralized party ${w.party}`);
+    if (state.running) return follow(ctx, w, state.running);
+    const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
+    // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
+    await waitForParty(
+      ctx,
+      [w.coordinator],
+      { id: party.party_id },
+      (p) => p !== undefined && p.threshold > 0 && p.participants.every((m) => m.owner_key !== undefined),
+      limit,
+      `the party ${party.party_id} with its threshold and every owner key in ${w.coordinator}'s cache`,
+    );
+    const body = request(w, state, party.party_id);
+    const run = await startWorkflow(
+      ctx,
+      w.coordinator,
+      { kind: 'Contracts', party: party.party_id },
+      (client) => client.startContracts(body, { signal: ctx.signal }),
+    );
+    ctx.progress(`${run.instance_name}: started on ${w.coordinator}`);
+    return follow(ctx, w, run);
+  },
+  async reconcile(ctx, w, _item, intents) {
+    return reconcileContracts(ctx, w, intents);
+  },
+});
+
+/**
+ * After a timeout or an ambiguous answer, before any retry: the legacy contracts status, the run in
+ * GET /workflows, and the target template (the party's contracts) — then done, not done, or ambiguous.
+ */
+async function reconcileContracts(ctx: ItemContext, w: With, intents: readonly Intent[]) {
+  const legacy = await ctx.clients.dpm(w.coordinator).legacyStatus('Contracts', { signal: ctx.signal });
+  const run = await startedRun(ctx, intents);
+  const state = await observeContracts(ctx, w);
+  const listed = state.contracts.filter((c) => c.listed).length;
+  const seen = [
+    `GET /contracts/status on ${w.coordinator}: ${legacy.status}${legacy.error ? ` (${legacy.error})` : ''}`,
+    `GET /workflows: ${run ? describeRun(run) : 'no Contracts run of this party since the start was recorded'}`,
+    `${state.party?.party_id ?? w.party} lists ${listed} of ${state.contracts.length} declared contracts`,
+  ].join('; ');
+  ctx.log('info', `reconciling an earlier attempt: ${seen}`);
+  if (state.party && listed === state.contracts.length)
+    return { status: 'done' as const, outputs: doneOutputs(state) };
+  if (run?.status === 'inprogress')
+    return { status: 'not-done' as const, note: `adopting ${run.instance_name}` };
+  if (run?.status === 'completed') {
+    return {
+      status: 'ambiguous' as const,
+      seen,
+      hint: 'the run completed but the contracts are not listed: check the party on every node; then `ledgerbook state resolve` (--done or --redo)',
+    };
+  }
+  if (run) return { status: 'not-done' as const, note: `${describeRun(run)}; nothing was created` };
+  const anyRunning = (await findRuns(ctx, w.coordinator, { kind: 'Contracts' })).some(
+    (r) => r.status === 'inprogress',
+  );
+  if (legacy.status === 'inprogress' && !anyRunning) {
+    return {
+      status: 'ambiguous' as const,
+      seen,
+      hint: `${w.coordinator} reports a Contracts workflow in progress that GET /workflows does not list: check the node before starting another`,
+    };
+  }
+  return { status: 'not-done' as const, note: 'the start did not reach the node' };
+}

@@ -1,0 +1,308 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { StepError } from '../../errors.js';
+import type { VettedPackage, WorkflowRun } from '../../clients/dpm-wire.js';
+import {
+  defineStep,
+  type Change,
+  type ItemContext,
+  type ItemPlan,
+  type Outputs,
+  type StaticFinding,
+  type StepContext,
+} from '../../engine/step.js';
+import { hasExpression } from '../../playbook/expressions/template.js';
+import {
+  checkDarFiles,
+  checkNode,
+  checkNodeList,
+  crossCheck,
+  darFileSchema,
+  darPackages,
+  loadDars,
+  nodeNameSchema,
+  packageLabel,
+  packageOutputs,
+  requireNodes,
+  timeoutMs,
+  waitTimeoutSchema,
+  type LoadedDar,
+  type PackageRef,
+} from './packages-common.js';
+import {
+  acceptInvitations,
+  describeRun,
+  findRuns,
+  nodeOfParticipant,
+  participantOf,
+  startWorkflow,
+  startedRun,
+  waitForRun,
+  type RunMatch,
+} from './workflow.js';
+
+const DEFAULT_TIMEOUT = '10m';
+
+const withSchema = {
+  type: 'object',
+  description:
+    'Distribute DARs from a coordinator node to its peers (a Dars workflow) until every package they carry is vetted on every node.',
+  properties: {
+    coordinator: {
+      ...nodeNameSchema,
+      description:
+        'The node that starts the Dars workflow (POST /dars/distribute); it uploads its own copy last, when every peer finished.',
+    },
+    peers: {
+      type: 'array',
+      items: nodeNameSchema,
+      minItems: 1,
+      description:
+        'The other nodes that must vet the packages; not the coordinator. Only those that lack a package are invited; invitations are accepted on the nodes this target controls.',
+    },
+    files: {
+      type: 'array',
+      items: darFileSchema,
+      minItems: 1,
+      description:
+        'The DARs, each pinned by sha256. Every file is read and checked before anything is sent; its manifest says which packages (name, version, id) it carries.',
+    },
+    timeout: waitTimeoutSchema(DEFAULT_TIMEOUT),
+  },
+  required: ['coordinator', 'peers', 'files'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+interface Observed {
+  dars: LoadedDar[];
+  packages: PackageRef[];
+  /** node → what it vetted */
+  vetted: Map<string, VettedPackage[]>;
+  /** an in-progress Dars run of these very files on the coordinator */
+  running: WorkflowRun | undefined;
+  /** peers the coordinator's peer table does not list (a run to them would wait forever) */
+  unknownPeers: string[];
+}
+
+function match(dars: readonly LoadedDar[]): RunMatch {
+  return { kind: 'Dars', darFilenames: dars.map((d) => d.filename) };
+}
+
+/** The packages each node does not have vetted, nodes in `with` order (coordinator first). */
+function lacking(w: With, state: Observed): Map<string, PackageRef[]> {
+  const result = new Map<string, PackageRef[]>();
+  for (const node of [w.coordinator, ...w.peers]) {
+    const ids = new Set(state.vetted.get(node)?.map((v) => v.package_id));
+    const missing = state.packages.filter((p) => !ids.has(p.package_id));
+    if (missing.length > 0) result.set(node, missing);
+  }
+  return result;
+}
+
+async function observeDars(ctx: StepContext, w: With): Promise<Observed> {
+  requireNodes(ctx.target, [w.coordinator, ...w.peers], 'coordinator and peers');
+  if (w.peers.includes(w.coordinator)) {
+    throw new StepError(`${w.coordinator} is the coordinator and cannot be one of its peers`, {
+      hint: 'remove it from `peers`: the coordinator uploads its own copy at the end of the workflow',
+    });
+  }
+  const dars = await loadDars(w.files, ctx.baseDir);
+  const packages = darPackages(dars);
+  const vetted = new Map<string, VettedPackage[]>();
+  for (const node of [w.coordinator, ...w.peers]) {
+    vetted.set(node, await ctx.clients.dpm(node).vettedPackages({ signal: ctx.signal }));
+  }
+  const running = (await findRuns(ctx, w.coordinator, match(dars))).find((r) => r.status === 'inprogress');
+  const { peers } = await ctx.clients.dpm(w.coordinator).networkConfig({ signal: ctx.signal });
+  const listed = new Set(peers.map((p) => p.participant_id));
+  const unknownPeers = w.peers.filter((n) => !listed.has(participantOf(ctx, n)));
+  return { dars, packages, vetted, running, unknownPeers };
+}
+
+function outputs(w: With, state: Observed, instance: string | null): Outputs {
+  crossCheck(state.packages, state.vetted.get(w.coordinator) ?? [], w.coordinator);
+  return { packages: packageOutputs(state.packages), instance };
+}
+
+function files(state: Observed): string {
+  return state.dars.map((d) => d.filename).join(', ');
+}
+
+function describeLack(missing: ReadonlyMap<string, PackageRef[]>, nodes: readonly string[]): string {
+  return nodes.map((n) => `${n} lacks ${(missing.get(n) ?? []).map(packageLabel).join(', ')}`).join('; ');
+}
+
+function planDars(w: With, state: Observed): ItemPlan {
+  const missing = lacking(w, state);
+  if (missing.size === 0) return { changes: [], outputs: outputs(w, state, null) };
+  if (state.running) {
+    return {
+      changes: [
+        {
+          action: 'wait',
+          summary: `adopt ${describeRun(state.running)} on ${w.coordinator}: accept its invitations on the controlled peers and wait for it`,
+          details: { instance: state.running.instance_name },
+        },
+      ],
+    };
+  }
+  const peers = w.peers.filter((p) => missing.has(p));
+  if (peers.length > 0) {
+    const unknown = peers.filter((p) => state.unknownPeers.includes(p));
+    if (unknown.length > 0) {
+      throw new StepError(
+        `${w.coordinator}'s peer table does not list ${unknown.join(', ')}: a Dars workflow to ${unknown.length === 1 ? 'it' : 'them'} would wait forever`,
+        { hint: 'set up the peer mesh first (dpm.network), then run again' },
+      );
+    }
+    const change: Change = {
+      action: 'start',
+      summary: `distribute ${files(state)} from ${w.coordinator} to ${peers.join(', ')} (POST /dars/distribute): ${describeLack(missing, peers)}`,
+      details: { coordinator: w.coordinator, peers, files: state.dars.map((d) => d.filename) },
+    };
+    return { changes: [change] };
+  }
+  return {
+    changes: [
+      {
+        action: 'update',
+        summary: `upload ${files(state)} to ${w.coordinator} (POST /dars/upload): the peers vetted every package, ${describeLack(missing, [w.coordinator])}`,
+        details: { node: w.coordinator, files: state.dars.map((d) => d.filename) },
+      },
+    ],
+  };
+}
+
+/** Accept the run's invitations on the controlled nodes it invited, then wait for it. */
+async function adopt(ctx: ItemContext, w: With, run: WorkflowRun): Promise<WorkflowRun> {
+  const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
+  const invited = run.expected_peers
+    .map((p) => nodeOfParticipant(ctx, p))
+    .filter((n): n is string => n !== undefined);
+  await acceptInvitations(ctx, invited, run.instance_name, limit);
+  return waitForRun(ctx, w.coordinator, run.instance_name, limit);
+}
+
+/** After the work: a node still without a package is reported here; the parity gate decides. */
+function reportLeftovers(ctx: StepContext, w: With, state: Observed): void {
+  const missing = lacking(w, state);
+  if (missing.size > 0) {
+    ctx.log(
+      'warn',
+      `not vetted after the distribution: ${describeLack(missing, [...missing.keys()])}; a parity gate (dpm.vetted-parity) stops the playbook until they are`,
+    );
+  }
+}
+
+/**
+ * dpm.distribute-dars: the DARs pinned by sha256, read and checked before anything is sent; in sync when every
+ * package of every DAR is vetted on the coordinator and every peer. Otherwise one Dars workflow to the peers
+ * that lack them (or, when only the coordinator lacks them, a direct upload on it), invitations accepted on
+ * controlled peers, and a wait. A Dars run of the same files already in progress is adopted, never doubled.
+ */
+export const dpmDistributeDars = defineStep<With, Observed>({
+  kind: 'dpm.distribute-dars',
+  summary: 'Distribute pinned DARs to the peers (Dars workflow) until every node vetted their packages.',
+  withSchema,
+  outputs: {
+    packages:
+      "every package the DARs carry [{package_id, name, version}] (from the manifests, cross-checked with the coordinator's vetted packages)",
+    instance: 'the Dars workflow this step started or adopted; null when everything was vetted already',
+  },
+  needsTarget: true,
+  check(w, target, baseDir) {
+    const findings: StaticFinding[] = [
+      ...checkNode(w.coordinator, target, '/coordinator'),
+      ...checkNodeList(w.peers, target, '/peers'),
+      ...checkDarFiles(w.files, baseDir, '/files'),
+    ];
+    if (Array.isArray(w.peers) && typeof w.coordinator === 'string' && !hasExpression(w.coordinator)) {
+      const i = w.peers.indexOf(w.coordinator);
+      if (i >= 0) {
+        findings.push({
+          pointer: `/peers/${i}`,
+          message: `${w.coordinator} is the coordinator and cannot be one of its peers`,
+          hint: 'remove it: the coordinator uploads its own copy at the end of the workflow',
+        });
+      }
+    }
+    return findings;
+  },
+  observe: observeDars,
+  plan: (w, state) => planDars(w, state),
+  async apply(ctx, w, _item, _plan, first) {
+    let state = first;
+    let instance: string | null = null;
+    let covered = new Set<string>();
+    if (state.running) {
+      const adopted = await adopt(ctx, w, state.running);
+      instance = adopted.instance_name;
+      covered = new Set(adopted.expected_peers);
+      state = await observeDars(ctx, w);
+    }
+    const change = planDars(w, state).changes[0];
+    if (change?.action === 'start') {
+      // After an adopted run, only peers it did not invite get a run of their own: a peer that took part and
+      // still lacks a package failed to vet it, which another run would not change (the gate reports it).
+      const peers = w.peers.filter((p) => lacking(w, state).has(p) && !covered.has(participantOf(ctx, p)));
+      if (peers.length > 0) {
+        instance = await distribute(ctx, w, state, peers);
+        state = await observeDars(ctx, w);
+      }
+    } else if (change?.action === 'update') {
+      await ctx.record({
+        action: 'upload-dars',
+        node: w.coordinator,
+        files: state.dars.map((d) => d.filename),
+      });
+      await ctx.clients
+        .dpm(w.coordinator)
+        .uploadDars(
+          { dar_files: state.dars.map((d) => ({ filename: d.filename, data: d.data.toString('base64') })) },
+          { signal: ctx.signal },
+        );
+      state = await observeDars(ctx, w);
+    }
+    reportLeftovers(ctx, w, state);
+    return outputs(w, state, instance);
+  },
+  async reconcile(ctx, w, _item, intents) {
+    const run = await startedRun(ctx, intents);
+    if (run?.status === 'inprogress') {
+      return { status: 'not-done', note: `${describeRun(run)} is still in progress: adopting it` };
+    }
+    const state = await observeDars(ctx, w);
+    if (lacking(w, state).size === 0)
+      return { status: 'done', outputs: outputs(w, state, run?.instance_name ?? null) };
+    const seen = run
+      ? `${describeRun(run)}`
+      : intents.some((i) => i.action === 'upload-dars')
+        ? 'the upload may not have happened; uploading again is safe (Canton keeps one copy of a package)'
+        : 'no Dars run was started';
+    return { status: 'not-done', note: `${seen}; some packages are still not vetted` };
+  },
+});
+
+/** One Dars workflow to the peers that lack a package: started once, accepted on controlled peers, waited for. */
+async function distribute(
+  ctx: ItemContext,
+  w: With,
+  state: Observed,
+  peers: readonly string[],
+): Promise<string> {
+  const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
+  const run = await startWorkflow(ctx, w.coordinator, match(state.dars), (client) =>
+    client.distributeDars(
+      {
+        dar_files: state.dars.map((d) => ({ filename: d.filename, data: d.data.toString('base64') })),
+        peer_ids: peers.map((p) => participantOf(ctx, p)),
+      },
+      { signal: ctx.signal },
+    ),
+  );
+  ctx.progress(`${run.instance_name}: started on ${w.coordinator} for ${peers.join(', ')}`);
+  await acceptInvitations(ctx, peers, run.instance_name, limit);
+  await waitForRun(ctx, w.coordinator, run.instance_name, limit);
+  return run.instance_name;
+}
