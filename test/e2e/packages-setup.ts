@@ -1,0 +1,119 @@
+/**
+ * The world the package and contract playbooks need, set up through the sandbox's own API (not through
+ * ledgerbook's steps): a 3-node mesh, the party `alpha` onboarded by node1, and the party's credentials on every
+ * node. Plus what the e2e tests check with: the sample DARs' packages, request counts, a CLI run on the world.
+ */
+import { readFileSync } from 'node:fs';
+import { cp, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
+import { readDar } from '../../src/dar/read.js';
+import {
+  bootstrapMesh,
+  onboard,
+  requestCounts,
+  startWorld,
+  type PartyRecord,
+  type RequestCount,
+  type World,
+} from '../sandbox/helpers.js';
+import { cli, tempDir, type CliResult } from './cli.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const PLAYBOOKS = join(ROOT, 'playbooks');
+export const SAMPLE_DARS = [
+  'governance-core-0.2.0.dar',
+  'wrapped-1.2.1.dar',
+  'utility-registry-app-0.0.1.dar',
+];
+
+/** Every package (id, name, version) the sample DARs carry, read from their manifests. */
+export function samplePackages(files: readonly string[] = SAMPLE_DARS): Array<{ id: string; name: string }> {
+  return files.flatMap((file) =>
+    readDar(readFileSync(join(PLAYBOOKS, 'dars', file))).packages.map((p) => ({
+      id: p.packageId,
+      name: `${p.name}:${p.version}`,
+    })),
+  );
+}
+
+export function operatorParty(world: World, i: number): string {
+  return `operator${i + 1}::${world.participant[i]!.split('::')[1]}`;
+}
+
+export interface PackagesWorld {
+  world: World;
+  party: PartyRecord;
+  /** a temp folder with the target file; runs use a state dir inside it */
+  dir: string;
+  targetFile: string;
+  /** `ledgerbook run <playbook> --target … --state-dir …` */
+  run(playbook: string, ...args: string[]): Promise<CliResult>;
+  stop(): Promise<void>;
+}
+
+/** mesh + party `alpha` + party credentials (the CI client) on every node */
+export async function packagesWorld(): Promise<PackagesWorld> {
+  const world = await startWorld();
+  try {
+    await bootstrapMesh(world);
+    const party = await onboard(world, 'alpha');
+    const keycloak = world.sandbox.urls.idp.issuer.replace(/\/realms\/[^/]+$/, '');
+    for (const [i, api] of world.dpm.entries()) {
+      const response = await api.put('/party-config', {
+        dec_party_id: party.party_id,
+        member_party_id: operatorParty(world, i),
+        user_id: `operator${i + 1}`,
+        keycloak_url: keycloak,
+        keycloak_realm: 'ledgerbook',
+        keycloak_client_id: 'ledgerbook-ci',
+        keycloak_client_secret: world.sandbox.secrets().SANDBOX_CI_CLIENT_SECRET,
+      });
+      expect(response.status, response.text).toBe(200);
+    }
+    const dir = await tempDir('lb-packages-');
+    const targetFile = join(dir, 'target.yaml');
+    await writeFile(targetFile, world.sandbox.targetYaml());
+    return {
+      world,
+      party,
+      dir,
+      targetFile,
+      run: (playbook, ...args) =>
+        cli(['run', playbook, '--target', targetFile, '--state-dir', join(dir, 'state'), ...args], {
+          cwd: dir,
+        }),
+      stop: () => world.stop(),
+    };
+  } catch (error) {
+    await world.stop();
+    throw error;
+  }
+}
+
+/** A copy of a shipped playbook in `dir` (with the sample DARs beside it), edited by `edit`. */
+export async function playbookCopy(
+  dir: string,
+  name: string,
+  edit: (text: string) => string = (t) => t,
+): Promise<string> {
+  await cp(join(PLAYBOOKS, 'dars'), join(dir, 'dars'), { recursive: true });
+  const file = join(dir, name);
+  await writeFile(file, edit(readFileSync(join(PLAYBOOKS, name), 'utf8')));
+  return file;
+}
+
+/** requests that change state (anything but GET), as `node METHOD route` → count */
+export function writes(counts: readonly RequestCount[]): Map<string, number> {
+  return new Map(
+    counts.filter((c) => c.method !== 'GET').map((c) => [`${c.node} ${c.method} ${c.route}`, c.count]),
+  );
+}
+
+export async function writesNow(world: World): Promise<Map<string, number>> {
+  return writes(await requestCounts(world));
+}
+
+export function count(counts: readonly RequestCount[], node: string, method: string, route: string): number {
+  return counts.find((c) => c.node === node && c.method === method && c.route === route)?.count ?? 0;
+}

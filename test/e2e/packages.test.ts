@@ -1,0 +1,109 @@
+/**
+ * playbooks/distribute-dars.yaml and playbooks/deploy-contracts.yaml through the CLI against a 3-node sandbox
+ * (mesh, party and its credentials set up through the sandbox's API); results checked on every node's own DPM
+ * API, request counts from the sandbox's admin API.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestCounts, type PartyRecord } from '../sandbox/helpers.js';
+import {
+  PLAYBOOKS,
+  count,
+  packagesWorld,
+  playbookCopy,
+  samplePackages,
+  writesNow,
+  type PackagesWorld,
+} from './packages-setup.js';
+
+interface Vetted {
+  package_id: string;
+  package_name: string;
+  package_version: string;
+}
+
+describe('package and contract playbooks', () => {
+  let w: PackagesWorld;
+  beforeAll(async () => {
+    w = await packagesWorld();
+  });
+  afterAll(async () => w?.stop());
+
+  it('refuses a DAR whose sha256 differs from its pin with exit 65, sending nothing', async () => {
+    // the pin of another DAR: a copy-paste slip the DPM would not notice
+    const playbook = await playbookCopy(w.dir, 'distribute-dars.yaml', (text) =>
+      text.replace(
+        'sha256: 82eaa394024dd8fbe0f5c98961aacdbb7890ed3212e0e249a347abf27a01e7b6',
+        'sha256: 26eb38f118883834a9f9defbe442a596fde485f3718e59ad1ca23684795d9e47',
+      ),
+    );
+    await w.world.admin.call('DELETE', '/requests');
+    const result = await w.run(playbook);
+    expect(result.code, result.stderr).toBe(65);
+    expect(result.stderr).toMatch(/distribute-dars\.yaml:\d+:\d+/);
+    expect(result.stderr).toContain('dars/wrapped-1.2.1.dar does not match its pinned sha256');
+    expect(result.stderr).toContain('82eaa394024dd8fbe0f5c98961aacdbb7890ed3212e0e249a347abf27a01e7b6');
+    expect(await requestCounts(w.world)).toEqual([]);
+  });
+
+  it('distributes the sample DARs: every node vets every package; a second run changes nothing', async () => {
+    const first = await w.run(join(PLAYBOOKS, 'distribute-dars.yaml'));
+    expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
+    expect(first.stdout).toMatch(/governance-core:0\.2\.0 \(0ba5f6c01995\)\s+✓\s+✓\s+✓/);
+
+    const expected = samplePackages();
+    expect(expected.length).toBe(4);
+    for (const [i, api] of w.world.dpm.entries()) {
+      const vetted = (await api.get<Vetted[]>('/packages/vetted')).body;
+      for (const p of expected) {
+        expect(
+          vetted.some((v) => v.package_id === p.id && `${v.package_name}:${v.package_version}` === p.name),
+          `node${i + 1} vetted ${p.name}`,
+        ).toBe(true);
+      }
+    }
+    const counts = await requestCounts(w.world);
+    expect(count(counts, 'node1', 'POST', '/dars/distribute')).toBe(1);
+    expect(count(counts, 'node1', 'POST', '/dars/upload')).toBe(0);
+
+    const before = await writesNow(w.world);
+    const second = await w.run(join(PLAYBOOKS, 'distribute-dars.yaml'));
+    expect(second.code, `${second.stdout}\n${second.stderr}`).toBe(0);
+    expect(second.stdout).toMatch(/upload: in-sync/);
+    expect(await writesNow(w.world)).toEqual(before);
+  });
+
+  it('deploys GovernanceRules for the party: listed on every node, governance state set; a second run changes nothing', async () => {
+    const first = await w.run(join(PLAYBOOKS, 'deploy-contracts.yaml'), '--input', 'party=alpha');
+    expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
+
+    for (const [i, api] of w.world.dpm.entries()) {
+      const parties = await api.get<{ parties: PartyRecord[] }>(
+        '/decentralized-parties?prefix=alpha&refresh=true',
+      );
+      const party = parties.body.parties[0];
+      expect(party?.party_id, `node${i + 1} hosts the party`).toBe(w.party.party_id);
+      expect(party?.contracts, `node${i + 1} lists the contract`).toEqual([
+        expect.objectContaining({
+          template_id: 'Governance.Rules:GovernanceRules',
+          package_name: 'governance-core',
+          package_version: '0.2.0',
+        }),
+      ]);
+      const state = await api.get<{ state: { contract_id: string } | null }>(
+        `/governance/state?party_id=${w.party.party_id}`,
+      );
+      expect(state.body.state?.contract_id, `node${i + 1} governance state`).toBe(
+        party?.contracts?.[0]?.contract_id,
+      );
+    }
+    const counts = await requestCounts(w.world);
+    expect(count(counts, 'node1', 'POST', '/contracts')).toBe(1);
+
+    const before = await writesNow(w.world);
+    const second = await w.run(join(PLAYBOOKS, 'deploy-contracts.yaml'));
+    expect(second.code, `${second.stdout}\n${second.stderr}`).toBe(0);
+    expect(second.stdout).toMatch(/deploy: in-sync/);
+    expect(await writesNow(w.world)).toEqual(before);
+  });
+});
