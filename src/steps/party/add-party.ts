@@ -1,0 +1,85 @@
+/**
+ * dpm.add-party — add a participant to a decentralized party and set the new threshold (dpm-api.md §5.3). In sync
+ * when the participant is a member and the threshold is as declared. The existing members and the new one accept.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import { defineStep } from '../../engine/step.js';
+import {
+  MEMBERSHIP_TIMEOUT,
+  applyMembership,
+  memberSchema,
+  membershipCheck,
+  membershipOutputs,
+  membershipProperties,
+  newThresholdSchema,
+  observeMembership,
+  planMembership,
+  reconcileMembership,
+  type MembershipKind,
+  type MembershipState,
+} from './membership.js';
+import { membersOf } from './party-common.js';
+
+const withSchema = {
+  type: 'object',
+  properties: {
+    ...membershipProperties,
+    member: memberSchema(
+      'The participant to add. It must be in the coordinator’s peers table (dpm.network) and must have every package the party’s contracts use.',
+    ),
+    threshold: newThresholdSchema(
+      'The party’s threshold after the addition: 1 to the number of members with the new one.',
+    ),
+  },
+  required: ['coordinator', 'party', 'member', 'threshold'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+const current = (s: MembershipState): string[] => membersOf(s.party);
+
+export const addPartySpec: MembershipKind<With> = {
+  kind: 'AddParty',
+  step: 'dpm.add-party',
+  describe: (w, name, s) => `add ${name(s.memberId ?? w.member)} to ${s.partyId} (threshold ${w.threshold})`,
+  membersAfter: (s) => [...current(s).filter((p) => p !== s.memberId), ...(s.memberId ? [s.memberId] : [])],
+  precondition(w, s, name) {
+    const members = current(s);
+    if (!members.includes(s.coordinatorId))
+      return `${w.coordinator} is not a member; only a member can add one`;
+    if (s.memberId !== undefined && !s.peers.includes(s.memberId))
+      return `${name(s.memberId)} is not in ${w.coordinator}'s peers table (run dpm.network with it first)`;
+    if (w.threshold > members.length + 1)
+      return `threshold ${w.threshold} is more than the ${members.length + 1} members with the new one`;
+    return undefined;
+  },
+  sameChange: (run, w, s) => run.added_participant === s.memberId && run.new_threshold === w.threshold,
+  invitees: (s) => [
+    ...current(s).filter((p) => p !== s.coordinatorId && s.peers.includes(p)),
+    ...(s.memberId ? [s.memberId] : []),
+  ],
+  start: (dpm, w, s, signal) =>
+    dpm.startAddParty(
+      {
+        decentralized_party_id: s.partyId,
+        new_participant_id: s.memberId ?? w.member,
+        new_threshold: w.threshold,
+        previous_threshold: s.party.threshold,
+      },
+      { signal },
+    ),
+};
+
+export const dpmAddParty = defineStep<With, MembershipState>({
+  kind: 'dpm.add-party',
+  summary: `Add a participant to a decentralized party (in sync once it is a member and the threshold is as declared; default timeout ${MEMBERSHIP_TIMEOUT}).`,
+  withSchema,
+  outputs: membershipOutputs,
+  needsTarget: true,
+  check: membershipCheck,
+  observe: (ctx, w) => observeMembership(ctx, w, membershipCheck),
+  plan: (w, s) => planMembership(addPartySpec, w, s),
+  apply: (ctx, w, _item, _plan, s) => applyMembership(addPartySpec, ctx, w, s),
+  reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),
+});

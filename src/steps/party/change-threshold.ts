@@ -1,0 +1,73 @@
+/**
+ * dpm.change-threshold — set a decentralized party's threshold (dpm-api.md §5.4). In sync when the threshold is
+ * as declared. Every other member accepts.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import { defineStep } from '../../engine/step.js';
+import {
+  MEMBERSHIP_TIMEOUT,
+  applyMembership,
+  membershipCheck,
+  membershipOutputs,
+  membershipProperties,
+  newThresholdSchema,
+  observeMembership,
+  planMembership,
+  reconcileMembership,
+  type MembershipKind,
+  type MembershipState,
+} from './membership.js';
+import { membersOf } from './party-common.js';
+
+const withSchema = {
+  type: 'object',
+  properties: {
+    ...membershipProperties,
+    threshold: newThresholdSchema('The new threshold: 1 to the number of members.'),
+  },
+  required: ['coordinator', 'party', 'threshold'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+const current = (s: MembershipState): string[] => membersOf(s.party);
+
+export const changeThresholdSpec: MembershipKind<With> = {
+  kind: 'ChangeThreshold',
+  step: 'dpm.change-threshold',
+  describe: (w, _name, s) => `set the threshold of ${s.partyId} to ${w.threshold}`,
+  membersAfter: current,
+  precondition(w, s) {
+    const members = current(s);
+    if (!members.includes(s.coordinatorId)) return `${w.coordinator} is not a member`;
+    if (members.length < 2) return `the party has only ${members.length} member`;
+    if (w.threshold > members.length)
+      return `threshold ${w.threshold} is more than the ${members.length} members`;
+    return undefined;
+  },
+  sameChange: (run, w) => run.new_threshold === w.threshold,
+  invitees: (s) => current(s).filter((p) => p !== s.coordinatorId),
+  start: (dpm, w, s, signal) =>
+    dpm.startChangeThreshold(
+      {
+        decentralized_party_id: s.partyId,
+        new_threshold: w.threshold,
+        previous_threshold: s.party.threshold,
+      },
+      { signal },
+    ),
+};
+
+export const dpmChangeThreshold = defineStep<With, MembershipState>({
+  kind: 'dpm.change-threshold',
+  summary: `Set a decentralized party's threshold (in sync when it is as declared; default timeout ${MEMBERSHIP_TIMEOUT}).`,
+  withSchema,
+  outputs: membershipOutputs,
+  needsTarget: true,
+  check: membershipCheck,
+  observe: (ctx, w) => observeMembership(ctx, w, membershipCheck),
+  plan: (w, s) => planMembership(changeThresholdSpec, w, s),
+  apply: (ctx, w, _item, _plan, s) => applyMembership(changeThresholdSpec, ctx, w, s),
+  reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),
+});

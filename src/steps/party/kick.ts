@@ -1,0 +1,82 @@
+/**
+ * dpm.kick — remove a member from a decentralized party and set the new threshold (dpm-api.md §5.2). In sync when
+ * the participant is no longer a member and the threshold is as declared. The removed member is not invited; the
+ * survivors accept.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import { defineStep } from '../../engine/step.js';
+import {
+  MEMBERSHIP_TIMEOUT,
+  applyMembership,
+  memberSchema,
+  membershipCheck,
+  membershipOutputs,
+  membershipProperties,
+  newThresholdSchema,
+  observeMembership,
+  planMembership,
+  reconcileMembership,
+  type MembershipKind,
+  type MembershipState,
+} from './membership.js';
+import { membersOf } from './party-common.js';
+
+const withSchema = {
+  type: 'object',
+  properties: {
+    ...membershipProperties,
+    member: memberSchema('The member to remove (it gets no invitation).'),
+    threshold: newThresholdSchema(
+      'The party’s threshold after the removal: 1 to the number of remaining members.',
+    ),
+  },
+  required: ['coordinator', 'party', 'member', 'threshold'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+const current = (s: MembershipState): string[] => membersOf(s.party);
+
+export const kickSpec: MembershipKind<With> = {
+  kind: 'Kick',
+  step: 'dpm.kick',
+  describe: (w, name, s) =>
+    `remove ${name(s.memberId ?? w.member)} from ${s.partyId} (threshold ${w.threshold})`,
+  membersAfter: (s) => current(s).filter((p) => p !== s.memberId),
+  precondition(w, s, name) {
+    const members = current(s);
+    if (!members.includes(s.coordinatorId)) return `${w.coordinator} is not a member`;
+    if (s.memberId !== undefined && !s.peers.includes(s.memberId))
+      return `${name(s.memberId)} is not in ${w.coordinator}'s peers table (dpm.network)`;
+    if (members.length < 2) return `the party has only ${members.length} member`;
+    if (w.threshold > members.length - 1)
+      return `threshold ${w.threshold} is more than the ${members.length - 1} members that remain`;
+    return undefined;
+  },
+  sameChange: (run, w, s) => run.kicked_participant === s.memberId && run.new_threshold === w.threshold,
+  invitees: (s) => current(s).filter((p) => p !== s.coordinatorId && p !== s.memberId && s.peers.includes(p)),
+  start: (dpm, w, s, signal) =>
+    dpm.startKick(
+      {
+        decentralized_party_id: s.partyId,
+        participant_id: s.memberId ?? w.member,
+        new_threshold: w.threshold,
+        previous_threshold: s.party.threshold,
+      },
+      { signal },
+    ),
+};
+
+export const dpmKick = defineStep<With, MembershipState>({
+  kind: 'dpm.kick',
+  summary: `Remove a member from a decentralized party (in sync once it is gone and the threshold is as declared; default timeout ${MEMBERSHIP_TIMEOUT}).`,
+  withSchema,
+  outputs: membershipOutputs,
+  needsTarget: true,
+  check: membershipCheck,
+  observe: (ctx, w) => observeMembership(ctx, w, membershipCheck),
+  plan: (w, s) => planMembership(kickSpec, w, s),
+  apply: (ctx, w, _item, _plan, s) => applyMembership(kickSpec, ctx, w, s),
+  reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),
+});

@@ -1,0 +1,400 @@
+/**
+ * dpm.onboard-party — create a decentralized party across operator nodes (dpm-api.md §5.1, §12a "Onboard party"):
+ * in sync when a party with the prefix exists whose members are exactly the coordinator and the peers, with the
+ * declared threshold. Otherwise: adopt an onboarding of that prefix in progress, retry a failed one only when it
+ * is safe, or start one; accept on the peers this target controls; wait for the run; then wait until every member
+ * node sees the party with all members and their owner keys.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import type { DecentralizedParty, OnboardingMeshErrorResponse, WorkflowRun } from '../../clients/dpm-wire.js';
+import { onboardingMeshErrorResponseSchema } from '../../clients/dpm-wire.js';
+import { wireProblems } from '../../clients/schema-check.js';
+import { ServiceError, StepError } from '../../errors.js';
+import {
+  defineStep,
+  type Change,
+  type ItemContext,
+  type Outputs,
+  type StaticFinding,
+  type StepContext,
+} from '../../engine/step.js';
+import type { Target } from '../../playbook/target.js';
+import {
+  Deadline,
+  Findings,
+  describeParty,
+  durationMs,
+  earlierRun,
+  enforceChecks,
+  failedRunError,
+  hasOwnerKeys,
+  isExpression,
+  membersOf,
+  nameOf,
+  namer,
+  namesOf,
+  nodeListSchema,
+  nodeNameSchema,
+  refused,
+  sameSet,
+  thresholdSchema,
+  timeoutSchema,
+} from './party-common.js';
+import {
+  acceptInvitations,
+  describeRun,
+  findRuns,
+  isControlled,
+  participantOf,
+  readParty,
+  startWorkflow,
+  startedRun,
+  waitForParty,
+  waitForRun,
+} from './workflow.js';
+
+const DEFAULT_TIMEOUT = '10m';
+
+const withSchema = {
+  type: 'object',
+  properties: {
+    coordinator: nodeNameSchema(
+      'The node that starts the onboarding (POST /onboarding); it becomes a member. Must be controlled by this target.',
+    ),
+    peers: nodeListSchema(
+      'The other member nodes, by target node name. The ones this target controls accept the invitation here; the others’ operators accept it themselves (dpm.accept-invitations).',
+    ),
+    prefix: {
+      type: 'string',
+      pattern: '^[A-Za-z][A-Za-z0-9_-]{0,179}$',
+      description:
+        'The party id prefix: the party becomes `<prefix>::<namespace>`. A letter first; letters, digits, `-`, `_`; at most 180 characters. Also names the run (`<prefix>-creation`).',
+    },
+    threshold: thresholdSchema(
+      'Signatures needed out of the members (coordinator + peers). Default: more than half rounded up, ceil(members / 2), as the DPM does.',
+    ),
+    timeout: timeoutSchema(DEFAULT_TIMEOUT, 'the onboarding to complete and every member to see the party'),
+  },
+  required: ['coordinator', 'peers', 'prefix'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+interface Observed {
+  /** participant ids: the coordinator first, then the peers */
+  members: string[];
+  threshold: number;
+  /** the party with the prefix as the coordinator sees it (live) */
+  party: DecentralizedParty | undefined;
+  /** a party with the prefix that a peer sees but the coordinator does not */
+  elsewhere: { node: string; party: DecentralizedParty } | undefined;
+  /** the newest onboarding run of the prefix on the coordinator */
+  run: WorkflowRun | undefined;
+  /** what the plan explains with: node names of the participants */
+  names: Record<string, string>;
+  /** peers whose invitation this target cannot accept (controlled: false) */
+  uncontrolled: string[];
+}
+
+type Decision =
+  | { action: 'in-sync'; outputs: Outputs }
+  | { action: 'start' }
+  | { action: 'adopt'; run: WorkflowRun }
+  | { action: 'retry'; run: WorkflowRun }
+  | { action: 'verify'; run: WorkflowRun };
+
+function check(w: With, target: Target | undefined): StaticFinding[] {
+  const f = new Findings(target);
+  if (f.node('/coordinator', w.coordinator))
+    f.controlled('/coordinator', w.coordinator, 'the coordinator starts the onboarding');
+  f.nodes('/peers', w.peers);
+  const peers = Array.isArray(w.peers) ? w.peers : [];
+  const at = peers.indexOf(w.coordinator);
+  if (at >= 0 && !isExpression(w.coordinator)) {
+    f.add(
+      `/peers/${at}`,
+      `the coordinator ${w.coordinator} is listed among the peers`,
+      'list only the other members',
+    );
+  }
+  const threshold = w.threshold as unknown;
+  if (typeof threshold === 'number' && Array.isArray(w.peers) && !w.peers.some(isExpression)) {
+    const members = w.peers.length + 1;
+    if (threshold > members) {
+      f.add(
+        '/threshold',
+        `threshold ${threshold} is more than the ${members} members`,
+        undefined,
+        `1 to ${members}`,
+      );
+    }
+  }
+  return f.list;
+}
+
+export function defaultThreshold(members: number): number {
+  return Math.max(1, Math.ceil(members / 2));
+}
+
+function outputsOf(w: With, party: DecentralizedParty): Outputs {
+  return {
+    party_id: party.party_id,
+    threshold: party.threshold,
+    members: membersOf(party),
+    nodes: [w.coordinator, ...w.peers],
+  };
+}
+
+function matches(state: Pick<Observed, 'members' | 'threshold'>, party: DecentralizedParty): boolean {
+  return sameSet(membersOf(party), state.members) && party.threshold === state.threshold;
+}
+
+async function observe(ctx: StepContext, w: With): Promise<Observed> {
+  enforceChecks(ctx, w, check);
+  const members = [w.coordinator, ...w.peers].map((n) => participantOf(ctx, n));
+  const names = Object.fromEntries(members.map((p) => [p, nameOf(ctx, p)]));
+  const party = await readParty(ctx, w.coordinator, { prefix: w.prefix }, true);
+  let elsewhere: Observed['elsewhere'];
+  if (!party) {
+    for (const node of w.peers) {
+      const seen = await readParty(ctx, node, { prefix: w.prefix }, true);
+      if (seen) {
+        elsewhere = { node, party: seen };
+        break;
+      }
+    }
+  }
+  const [run] = await findRuns(ctx, w.coordinator, { kind: 'Onboarding', prefix: w.prefix });
+  return {
+    members,
+    threshold: w.threshold ?? defaultThreshold(members.length),
+    party,
+    elsewhere,
+    run,
+    names,
+    uncontrolled: w.peers.filter((p) => !isControlled(ctx, p)),
+  };
+}
+
+function decide(w: With, state: Observed): Decision {
+  const name = (p: string): string => state.names[p] ?? p;
+  const declared = `members ${state.members.map(name).join(', ')} and threshold ${state.threshold}`;
+  const existing = state.party ?? state.elsewhere?.party;
+  if (state.party && matches(state, state.party))
+    return { action: 'in-sync', outputs: outputsOf(w, state.party) };
+  if (existing) {
+    const have = membersOf(existing);
+    const adds = state.members.filter((m) => !have.includes(m)).map(name);
+    const removes = have.filter((m) => !state.members.includes(m)).map(name);
+    const kinds = [
+      ...(adds.length > 0 ? [`dpm.add-party to add ${adds.join(', ')}`] : []),
+      ...(removes.length > 0 ? [`dpm.kick to remove ${removes.join(', ')}`] : []),
+      ...(existing.threshold !== state.threshold
+        ? [`dpm.change-threshold to set the threshold to ${state.threshold}`]
+        : []),
+    ];
+    const seenBy = state.party ? w.coordinator : (state.elsewhere?.node ?? '?');
+    throw new StepError(
+      `a party with the prefix '${w.prefix}' already exists (${existing.party_id}, seen by ${seenBy}): members ${have.map(name).join(', ')}, threshold ${existing.threshold}; this step declares ${declared}`,
+      {
+        hint: `onboarding creates a party, it does not change one: use ${kinds.join(', ') || 'another prefix'}, or choose another prefix`,
+      },
+    );
+  }
+  const run = state.run;
+  if (run && !sameSet(run.expected_peers, state.members.slice(1))) {
+    if (run.status === 'inprogress') {
+      throw new StepError(
+        `${describeRun(run)} on ${w.coordinator} invites ${run.expected_peers.map(name).join(', ')}, not ${state.members.slice(1).map(name).join(', ')}`,
+        {
+          hint: `wait for it, or cancel it with a dpm.workflow step ({ node: ${w.coordinator}, instance: ${run.instance_name}, action: cancel })`,
+        },
+      );
+    }
+    return { action: 'start' };
+  }
+  const earlier = earlierRun(name, w.coordinator, run);
+  switch (earlier.verdict) {
+    case 'adopt':
+      return { action: 'adopt', run: earlier.run };
+    case 'retry':
+      return { action: 'retry', run: earlier.run };
+    case 'blocked':
+      throw earlier.error;
+    case 'none':
+      return run?.status === 'completed' ? { action: 'verify', run } : { action: 'start' };
+  }
+}
+
+function plan(w: With, state: Observed): { changes: Change[]; outputs?: Outputs } {
+  const names = (ids: readonly string[]): string => ids.map((p) => state.names[p] ?? p).join(', ');
+  const decision = decide(w, state);
+  const peers = names(state.members.slice(1));
+  const details = { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold };
+  const others =
+    state.uncontrolled.length > 0 ? `; ${state.uncontrolled.join(', ')} must accept on their own` : '';
+  switch (decision.action) {
+    case 'in-sync':
+      return { changes: [], outputs: decision.outputs };
+    case 'start':
+      return {
+        changes: [
+          {
+            action: 'start',
+            summary: `start the onboarding of party '${w.prefix}' on ${w.coordinator} with ${peers} (threshold ${state.threshold} of ${state.members.length})${others}`,
+            details: { ...details, peers: w.peers },
+          },
+        ],
+      };
+    case 'adopt':
+      return {
+        changes: [
+          {
+            action: 'wait',
+            summary: `adopt ${describeRun(decision.run)} on ${w.coordinator} and wait for it${others}`,
+            details: { ...details, instance: decision.run.instance_name },
+          },
+        ],
+      };
+    case 'retry':
+      return {
+        changes: [
+          {
+            action: 'start',
+            summary: `retry ${describeRun(decision.run)} on ${w.coordinator} from its failed step (a coordinator failure is safe to retry)`,
+            details: { ...details, instance: decision.run.instance_name },
+          },
+        ],
+      };
+    case 'verify':
+      return {
+        changes: [
+          {
+            action: 'wait',
+            summary: `run ${decision.run.instance_name} completed: wait until ${w.coordinator} sees party '${w.prefix}'`,
+            details: { ...details, instance: decision.run.instance_name },
+          },
+        ],
+      };
+  }
+}
+
+function meshError(ctx: StepContext, coordinator: string, error: ServiceError): StepError {
+  const body = error.body as OnboardingMeshErrorResponse;
+  const edges = body.missing_edges.map((e) =>
+    e.kind === 'mesh_hole'
+      ? `${nameOf(ctx, e.from)} does not list ${nameOf(ctx, e.to)} in its peers table (mesh hole)`
+      : `${nameOf(ctx, e.from)} cannot reach ${nameOf(ctx, e.to)} (unreachable from the coordinator)`,
+  );
+  return new StepError(
+    `${coordinator} refused to start the onboarding: the peer mesh is incomplete: ${edges.join('; ')}`,
+    {
+      cause: error,
+      hint: 'nothing was started. Every member must list every other one with its current key (dpm.network) and be reachable: check GET /participants-status on each node, then run again',
+    },
+  );
+}
+
+/** A failed wait for the run, told with who declined and how to clear it when that is what happened. */
+async function explain(
+  ctx: StepContext,
+  coordinator: string,
+  instance: string,
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof StepError)) return error;
+  const { runs } = await ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal });
+  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+  return run?.status === 'failed' ? failedRunError(namer(ctx), coordinator, run) : error;
+}
+
+async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Outputs> {
+  const deadline = new Deadline(ctx, durationMs(w.timeout, DEFAULT_TIMEOUT));
+  const decision = decide(w, state);
+  if (decision.action === 'in-sync') return decision.outputs;
+  const coordinator = w.coordinator;
+  let run: WorkflowRun;
+  if (decision.action === 'start') {
+    try {
+      run = await startWorkflow(ctx, coordinator, { kind: 'Onboarding', prefix: w.prefix }, (dpm) =>
+        dpm.startOnboarding(
+          { party_id_prefix: w.prefix, peer_ids: state.members.slice(1), threshold: state.threshold },
+          { signal: ctx.signal },
+        ),
+      );
+    } catch (error) {
+      if (
+        error instanceof ServiceError &&
+        error.status === 422 &&
+        wireProblems(onboardingMeshErrorResponseSchema, error.body).length === 0
+      ) {
+        throw meshError(ctx, coordinator, error);
+      }
+      throw refused(`${coordinator} refused to start the onboarding of '${w.prefix}'`, error);
+    }
+  } else {
+    run = decision.run;
+  }
+  if (decision.action === 'retry') {
+    await ctx.record({ action: 'retry-workflow', node: coordinator, instance: run.instance_name });
+    try {
+      await ctx.clients.dpm(coordinator).retryWorkflow(run.instance_name, { signal: ctx.signal });
+    } catch (error) {
+      throw refused(`${coordinator} refused to retry ${run.instance_name}`, error);
+    }
+  }
+  const instance = run.instance_name;
+  if (decision.action !== 'verify') {
+    const others = w.peers.filter((p) => !isControlled(ctx, p));
+    if (others.length > 0)
+      ctx.progress(
+        `${instance}: waiting for the operators of ${others.join(', ')} to accept (not controlled here)`,
+      );
+    try {
+      await acceptInvitations(ctx, w.peers, instance, deadline.remaining(), coordinator);
+      await waitForRun(ctx, coordinator, instance, deadline.remaining());
+    } catch (error) {
+      throw await explain(ctx, coordinator, instance, error);
+    }
+  }
+  const views = await waitForParty(
+    ctx,
+    [coordinator, ...w.peers],
+    { prefix: w.prefix },
+    (party) => party !== undefined && matches(state, party) && hasOwnerKeys(party),
+    deadline.remaining(),
+    `party '${w.prefix}' with members ${namesOf(ctx, state.members)} (threshold ${state.threshold}) and every owner key`,
+  );
+  const seen = views.get(coordinator);
+  if (!seen) throw new StepError(`${coordinator} does not show party '${w.prefix}'`);
+  ctx.log('info', `${w.prefix}: ${describeParty(ctx, seen)} seen by ${[coordinator, ...w.peers].join(', ')}`);
+  return outputsOf(w, seen);
+}
+
+export const dpmOnboardParty = defineStep<With, Observed>({
+  kind: 'dpm.onboard-party',
+  summary:
+    'Create a decentralized party: in sync when a party with the prefix, exactly these members and this threshold exists.',
+  withSchema,
+  outputs: {
+    party_id: 'the party id, `<prefix>::<namespace>`',
+    threshold: 'the party’s threshold',
+    members: 'the members’ participant ids',
+    nodes: 'the members’ node names: the coordinator, then the peers',
+  },
+  needsTarget: true,
+  check,
+  observe,
+  plan: (w, state) => plan(w, state),
+  apply: (ctx, w, _item, _plan, state) => apply(ctx, w, state),
+  async reconcile(ctx, _w, _item, intents) {
+    const run = await startedRun(ctx, intents);
+    return {
+      status: 'not-done',
+      note: run
+        ? `the start recorded before reached the node: ${describeRun(run)} is adopted, not started again`
+        : 'no run was started before; observing again',
+    };
+  },
+});

@@ -1,0 +1,338 @@
+/**
+ * dpm.party-config — the credentials a node uses to act for a decentralized party (dpm-api.md §3, §9): per node,
+ * PUT /party-config with the node's member party, the ledger user and a Keycloak client; then GET /auth/status
+ * must show the node can get a token for the party. The DPM never returns a secret, only whether one is stored:
+ * a changed secret cannot be seen, so `rotate: true` sends it again.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import type { PartyAuthStatus, PartyConfigRequest, PartyConfigResponse } from '../../clients/dpm-wire.js';
+import { StepError } from '../../errors.js';
+import {
+  defineStep,
+  type Change,
+  type ItemContext,
+  type Outputs,
+  type StaticFinding,
+  type StepContext,
+} from '../../engine/step.js';
+import type { Target } from '../../playbook/target.js';
+import {
+  Findings,
+  NODE_NAME_PATTERN,
+  enforceChecks,
+  isExpression,
+  isParticipantId,
+  nodeListSchema,
+  partyRefSchema,
+  refused,
+  resolveParty,
+} from './party-common.js';
+import { isControlled, targetNode } from './workflow.js';
+
+const withSchema = {
+  type: 'object',
+  properties: {
+    party: partyRefSchema,
+    nodes: nodeListSchema(
+      'The nodes to configure, by target node name (default: every node of the target this target controls).',
+    ),
+    member_parties: {
+      type: 'object',
+      propertyNames: { pattern: NODE_NAME_PATTERN },
+      additionalProperties: { type: 'string', pattern: '^[^:]+::[0-9a-fA-F]{68}$' },
+      description:
+        'The party each node’s operator acts as in the decentralized party (member_party_id), by node name. Default: the node’s `party` in the target (PARTY_ID).',
+    },
+    user_id: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'The ledger user the node acts as for the party (user_id): the user its token’s subject maps to.',
+    },
+    keycloak: {
+      type: 'object',
+      description:
+        'The Keycloak client the node uses to get tokens for the party: a client secret (client-credentials grant) or a username and password (password grant).',
+      properties: {
+        url: {
+          type: 'string',
+          pattern: '^https?://',
+          description:
+            'Keycloak base URL, without `/realms/…` (IDP_HOST). Default: taken from the target’s `auth.issuer` (`<url>/realms/<realm>`).',
+        },
+        realm: {
+          type: 'string',
+          minLength: 1,
+          description: 'The realm (IDP_REALM). Default: taken from the target’s `auth.issuer`.',
+        },
+        client_id: { type: 'string', minLength: 1, description: 'The client id (IDP_CLIENT_ID).' },
+        client_secret: {
+          type: 'string',
+          minLength: 1,
+          'x-secret': true,
+          description: 'The client secret: `${{ secrets.NAME }}`.',
+        },
+        username: { type: 'string', minLength: 1, description: 'For the password grant (IDP_USERNAME).' },
+        password: {
+          type: 'string',
+          minLength: 1,
+          'x-secret': true,
+          description: 'For the password grant (IDP_PASSWORD): `${{ secrets.NAME }}`.',
+        },
+      },
+      required: ['client_id'],
+      anyOf: [{ required: ['client_secret'] }, { required: ['username', 'password'] }],
+      dependentRequired: { username: ['password'], password: ['username'] },
+      additionalProperties: false,
+    },
+    rotate: {
+      type: 'boolean',
+      description:
+        'Send the secret again even when the node already stores one (default false). The DPM never returns secrets, so a changed secret cannot be detected otherwise; a node whose token request fails is sent the secret again anyway.',
+    },
+  },
+  required: ['party', 'user_id', 'keycloak'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+interface NodeState {
+  controlled: boolean;
+  member: string | undefined;
+  url: string;
+  realm: string;
+  config: PartyConfigResponse;
+  auth: PartyAuthStatus | undefined;
+}
+
+interface Observed {
+  partyId: string;
+  nodes: Record<string, NodeState>;
+}
+
+function configNodes(w: With, target: Target | undefined): string[] {
+  return (
+    w.nodes ??
+    Object.entries(target?.nodes ?? {})
+      .filter(([, n]) => n.controlled !== false)
+      .map(([name]) => name)
+  );
+}
+
+function check(w: With, target: Target | undefined): StaticFinding[] {
+  const f = new Findings(target);
+  const nodes = f.nodes('/nodes', w.nodes);
+  nodes.forEach((name) =>
+    f.controlled(`/nodes/${w.nodes?.indexOf(name) ?? 0}`, name, 'party-config writes to it'),
+  );
+  const all = w.nodes ?? configNodes(w, target);
+  for (const name of Object.keys(w.member_parties ?? {})) {
+    if (!isExpression(name) && !all.includes(name))
+      f.add(
+        `/member_parties/${name}`,
+        `'${name}' is not among the nodes this step configures`,
+        `nodes: ${all.join(', ')}`,
+      );
+  }
+  for (const name of all) {
+    if (isExpression(name) || w.member_parties?.[name] !== undefined) continue;
+    const node = target?.nodes?.[name];
+    if (node && node.party === undefined) {
+      f.add(
+        w.nodes ? `/nodes/${w.nodes.indexOf(name)}` : '',
+        `${name} has no operator party: the target names none (nodes.${name}.party) and member_parties.${name} is not set`,
+        `set nodes.${name}.party in the target (PARTY_ID), or member_parties.${name} in this step`,
+      );
+    }
+  }
+  if (
+    typeof w.party === 'string' &&
+    w.party.includes('::') &&
+    !isExpression(w.party) &&
+    !isParticipantId(w.party)
+  )
+    f.add(
+      '/party',
+      `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
+      'give the full id, or only its prefix',
+    );
+  if (all.length === 0) f.add('', 'no node to configure', 'set `nodes`');
+  return f.list;
+}
+
+/** Keycloak URL and realm: given, or split from the node's (else the target's) issuer `<url>/realms/<realm>`. */
+function keycloakOf(ctx: StepContext, w: With, node: string): { url: string; realm: string } {
+  if (w.keycloak.url !== undefined && w.keycloak.realm !== undefined)
+    return { url: w.keycloak.url, realm: w.keycloak.realm };
+  const issuer = targetNode(ctx, node).auth?.issuer ?? ctx.target?.auth?.issuer;
+  const match = issuer === undefined ? null : /^(.*)\/realms\/([^/]+)\/?$/.exec(issuer);
+  if (!match?.[1] || !match[2]) {
+    throw new StepError(
+      `keycloak.url and keycloak.realm are not set, and ${node}'s issuer does not name them`,
+      {
+        hint: `set keycloak.url (IDP_HOST) and keycloak.realm (IDP_REALM); the target's issuer is ${issuer ?? 'not set'}`,
+      },
+    );
+  }
+  return { url: w.keycloak.url ?? match[1], realm: w.keycloak.realm ?? match[2] };
+}
+
+async function observe(ctx: StepContext, w: With): Promise<Observed> {
+  enforceChecks(ctx, w, check);
+  const names = configNodes(w, ctx.target);
+  const first = names[0];
+  if (first === undefined) throw new StepError('no node to configure');
+  const partyId = await resolveParty(ctx, first, w.party);
+  const nodes: Record<string, NodeState> = {};
+  for (const node of names) {
+    const dpm = ctx.clients.dpm(node);
+    const config = await dpm.partyConfig(partyId, { signal: ctx.signal });
+    const { parties } = await dpm.authStatus({ signal: ctx.signal });
+    nodes[node] = {
+      controlled: isControlled(ctx, node),
+      member: w.member_parties?.[node] ?? targetNode(ctx, node).party,
+      ...keycloakOf(ctx, w, node),
+      config,
+      auth: parties.find((p) => p.dec_party_id === partyId),
+    };
+  }
+  return { partyId, nodes };
+}
+
+/** What differs between the node's stored configuration and the declared one; secrets only as present/absent. */
+function differences(w: With, s: NodeState): string[] {
+  const c = s.config;
+  const diffs: string[] = [];
+  const field = (name: string, have: string | null | undefined, want: string): void => {
+    if ((have ?? '') !== want)
+      diffs.push(`${name} ${JSON.stringify(want)} (now ${JSON.stringify(have ?? '')})`);
+  };
+  if (c.member_party_id === undefined || c.member_party_id === null) return ['nothing configured yet'];
+  field('member_party_id', c.member_party_id, s.member ?? '');
+  field('user_id', c.user_id, w.user_id);
+  field('keycloak_url', c.keycloak_url, s.url);
+  field('keycloak_realm', c.keycloak_realm, s.realm);
+  field('keycloak_client_id', c.keycloak_client_id, w.keycloak.client_id);
+  if (c.auth0_domain) diffs.push(`the Auth0 configuration (${c.auth0_domain}) replaced by Keycloak`);
+  if (w.keycloak.client_secret !== undefined && !c.has_client_secret)
+    diffs.push('the client secret (none stored)');
+  if (w.keycloak.username !== undefined && (!c.has_username || !c.has_password))
+    diffs.push('the username and password (none stored)');
+  if (w.keycloak.username === undefined && (c.has_username || c.has_password))
+    diffs.push(
+      'the stored username and password cleared (the node would use them instead of the client secret)',
+    );
+  return diffs;
+}
+
+function authProblem(s: NodeState): string | undefined {
+  const status = s.auth?.status;
+  if (status === undefined) return 'GET /auth/status does not list the party';
+  if (status.status === 'failed') return `token request failed: ${status.error}`;
+  if (status.status === 'notconfigured') return 'not configured';
+  return undefined;
+}
+
+function plan(w: With, state: Observed, item: { key: string }): { changes: Change[]; outputs?: Outputs } {
+  const node = item.key;
+  const s = state.nodes[node];
+  if (!s) throw new StepError(`no observation of ${node}`);
+  if (s.member === undefined)
+    throw new StepError(`${node} has no operator party (nodes.${node}.party or member_parties.${node})`);
+  const diffs = differences(w, s);
+  const failing = diffs.length === 0 ? authProblem(s) : undefined;
+  const details = { node, party: state.partyId };
+  if (diffs.length > 0) {
+    const created = diffs[0] === 'nothing configured yet';
+    return {
+      changes: [
+        {
+          action: created ? 'create' : 'update',
+          summary: created
+            ? `configure party ${state.partyId} on ${node}: member ${s.member}, user ${w.user_id}, Keycloak client ${w.keycloak.client_id} (${s.url}, realm ${s.realm})`
+            : `update the party configuration on ${node}: ${diffs.join('; ')}`,
+          details,
+        },
+      ],
+    };
+  }
+  if (failing !== undefined) {
+    return {
+      changes: [
+        { action: 'update', summary: `send the credentials to ${node} again: its ${failing}`, details },
+      ],
+    };
+  }
+  if (w.rotate === true) {
+    return {
+      changes: [
+        {
+          action: 'update',
+          summary: `send the secret to ${node} again (rotate: true; a changed secret cannot be detected: the DPM never returns it)`,
+          details,
+        },
+      ],
+    };
+  }
+  return { changes: [], outputs: { party_id: state.partyId, status: s.auth?.status.status ?? 'unknown' } };
+}
+
+async function apply(ctx: ItemContext, w: With, item: { key: string }, state: Observed): Promise<Outputs> {
+  const node = item.key;
+  const s = state.nodes[node];
+  if (!s?.member) throw new StepError(`no observation of ${node}`);
+  const request: PartyConfigRequest = {
+    dec_party_id: state.partyId,
+    member_party_id: s.member,
+    user_id: w.user_id,
+    keycloak_url: s.url,
+    keycloak_realm: s.realm,
+    keycloak_client_id: w.keycloak.client_id,
+    ...(w.keycloak.client_secret !== undefined ? { keycloak_client_secret: w.keycloak.client_secret } : {}),
+    // "" clears: a stored login would be used instead of the client secret
+    keycloak_username: w.keycloak.username ?? '',
+    keycloak_password: w.keycloak.password ?? '',
+  };
+  const dpm = ctx.clients.dpm(node);
+  await ctx.record({ action: 'put-party-config', node, party: state.partyId });
+  try {
+    await dpm.putPartyConfig(request, { signal: ctx.signal });
+  } catch (error) {
+    throw refused(`${node} refused the party configuration of ${state.partyId}`, error);
+  }
+  const { parties } = await dpm.authStatus({ signal: ctx.signal });
+  const auth = parties.find((p) => p.dec_party_id === state.partyId);
+  const problem = authProblem({ ...s, auth });
+  if (problem !== undefined || !auth) {
+    throw new StepError(`${node} cannot act for ${state.partyId}: ${problem ?? 'no auth status'}`, {
+      hint: `GET /auth/status on ${node}: check keycloak.client_id and its secret (or username/password), and that ${s.url}/realms/${s.realm} is reachable from the node`,
+    });
+  }
+  ctx.log('info', `${node}: party ${state.partyId} configured; auth status ${auth.status.status}`);
+  return { party_id: state.partyId, status: auth.status.status };
+}
+
+export const dpmPartyConfig = defineStep<With, Observed, string>({
+  kind: 'dpm.party-config',
+  summary:
+    'Per node, the credentials it uses for a decentralized party (PUT /party-config), checked with GET /auth/status.',
+  withSchema,
+  outputs: {
+    party_id: 'the party id the nodes were configured for',
+    statuses:
+      'each node’s auth status for the party (`authenticated`, or `mock` on an insecure node), by node name',
+  },
+  needsTarget: true,
+  check,
+  items: (w, ctx) => configNodes(w, ctx.target).map((node) => ({ key: node, value: node })),
+  observe,
+  plan,
+  apply: (ctx, w, item, _plan, state) => apply(ctx, w, item, state),
+  // PUT /party-config stores the same row again: a crash is settled by observing
+  reconcile: () => Promise.resolve({ status: 'not-done', note: 'the party configuration is observed again' }),
+  combine: (_w, results) => ({
+    party_id: results[0]?.outputs['party_id'] ?? null,
+    statuses: Object.fromEntries(results.map((r) => [r.key, r.outputs['status'] ?? null])),
+  }),
+});
