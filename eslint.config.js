@@ -8,7 +8,8 @@ const layering = {
   patterns: [
     {
       group: ['**/sandbox/**', '**/sandbox'],
-      message: 'src/steps, src/clients, src/engine and src/playbook must not import the sandbox: it meets the rest only over HTTP.',
+      message:
+        'src/steps, src/clients, src/engine and src/playbook must not import the sandbox: it meets the rest only over HTTP.',
     },
   ],
 };

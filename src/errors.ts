@@ -1,3 +1,5 @@
+import type { Diagnostic } from './playbook/diagnostics.js';
+
 /**
  * One error base class, one subclass per failure family, a stable `code` per failure, and one table that maps
  * codes to exit codes. Nothing else in the project decides an exit code.
@@ -111,11 +113,11 @@ export class UsageError extends LedgerbookError {
 
 /** Playbook, target or input refused before anything ran; carries every finding, each with its position. */
 export class ValidationError extends LedgerbookError {
-  readonly diagnostics: readonly import('./playbook/diagnostics.js').Diagnostic[];
+  readonly diagnostics: readonly Diagnostic[];
 
   constructor(
     code: 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID',
-    diagnostics: readonly import('./playbook/diagnostics.js').Diagnostic[],
+    diagnostics: readonly Diagnostic[],
   ) {
     const n = diagnostics.length;
     super(code, `${n} problem${n === 1 ? '' : 's'} found; nothing was run`);
@@ -167,7 +169,11 @@ export class ServiceError extends LedgerbookError {
       fields.status === undefined
         ? (fields.serviceMessage ?? 'no response')
         : `${fields.status}${fields.serviceMessage ? `: ${fields.serviceMessage}` : ''}`;
-    super('LB_SERVICE', `${where} → ${what}`, { cause, hint: fields.hint, retryability: fields.retryability });
+    super('LB_SERVICE', `${where} → ${what}`, {
+      cause,
+      hint: fields.hint,
+      retryability: fields.retryability,
+    });
     this.service = fields.service;
     this.method = fields.method;
     this.path = fields.path;

@@ -15,10 +15,10 @@ export class EventBus {
   }
 
   emit(input: EventInput): void {
-    const event = this.masker.maskDeep({
+    const event = this.masker.maskDeep<LedgerbookEvent>({
       ...input,
       time: new Date(this.now()).toISOString(),
-    }) as LedgerbookEvent;
+    } as LedgerbookEvent);
     for (const listener of this.listeners) listener(event);
   }
 }

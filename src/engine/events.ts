@@ -47,11 +47,11 @@ const change = {
   additionalProperties: false,
 } as const;
 
-function event<const T extends string, const P extends Record<string, unknown>, const R extends readonly string[]>(
-  type: T,
-  properties: P,
-  required: R,
-) {
+function event<
+  const T extends string,
+  const P extends Record<string, unknown>,
+  const R extends readonly string[],
+>(type: T, properties: P, required: R) {
   return {
     type: 'object',
     properties: { type: { const: type }, time, ...properties },
@@ -60,11 +60,10 @@ function event<const T extends string, const P extends Record<string, unknown>, 
   } as const;
 }
 
-const versionEvent = event(
-  'version',
-  { events: { const: EVENTS_VERSION }, ledgerbook: { type: 'string' } },
-  ['events', 'ledgerbook'],
-);
+const versionEvent = event('version', { events: { const: EVENTS_VERSION }, ledgerbook: { type: 'string' } }, [
+  'events',
+  'ledgerbook',
+]);
 const runStart = event(
   'run.start',
   {
@@ -86,11 +85,11 @@ const runStart = event(
   },
   ['run', 'mode', 'playbook', 'file', 'target', 'resumed', 'steps'],
 );
-const stepStart = event('step.start', { step: stepId, kind: { type: 'string' }, items: { type: 'integer' } }, [
-  'step',
-  'kind',
-  'items',
-]);
+const stepStart = event(
+  'step.start',
+  { step: stepId, kind: { type: 'string' }, items: { type: 'integer' } },
+  ['step', 'kind', 'items'],
+);
 const stepPlan = event(
   'step.plan',
   { step: stepId, inSync: { type: 'boolean' }, changes: { type: 'array', items: change } },
@@ -131,7 +130,9 @@ const stepDone = event(
   'step.done',
   {
     step: stepId,
-    status: { enum: ['applied', 'in-sync', 'skipped', 'resumed', 'planned', 'failed', 'paused', 'ambiguous'] },
+    status: {
+      enum: ['applied', 'in-sync', 'skipped', 'resumed', 'planned', 'failed', 'paused', 'ambiguous'],
+    },
     changes: { type: 'integer', description: 'changes applied (run) or planned (plan)' },
     outputs: { type: 'object' },
     durationMs: { type: 'integer' },
@@ -187,6 +188,10 @@ export type LedgerbookEvent = FromSchema<typeof eventsSchema>;
 export type EventType = LedgerbookEvent['type'];
 export type EventOf<T extends EventType> = Extract<LedgerbookEvent, { type: T }>;
 /** An event before the emitter stamps its time. */
-export type EventInput = LedgerbookEvent extends infer E ? (E extends { time: string } ? Omit<E, 'time'> : never) : never;
+export type EventInput = LedgerbookEvent extends infer E
+  ? E extends { time: string }
+    ? Omit<E, 'time'>
+    : never
+  : never;
 
 export type EventListener = (event: LedgerbookEvent) => void;

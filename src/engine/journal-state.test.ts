@@ -73,7 +73,14 @@ describe('lastRun', () => {
       { t: 'resolve', run: 'r1', step: 'pay', item: 'a', at: AT, as: 'done', by: 'alice' },
       { t: 'resolve', run: 'r1', step: 'pay', item: 'b', at: AT, as: 'redo', by: 'alice' },
       intent('r1', 'pay', 'c'),
-      { t: 'failed', run: 'r1', step: 'pay', item: 'c', at: AT, error: { code: 'LB_STEP_FAILED', message: 'exit 3' } },
+      {
+        t: 'failed',
+        run: 'r1',
+        step: 'pay',
+        item: 'c',
+        at: AT,
+        error: { code: 'LB_STEP_FAILED', message: 'exit 3' },
+      },
     ];
     const pay = lastRun(records)?.steps.get('pay');
     expect([...(pay?.done.keys() ?? [])]).toEqual(['a']);

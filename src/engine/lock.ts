@@ -51,7 +51,8 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
   // A holder that releases between our failed create and our read leaves nothing to report: try again.
   let replaced: LockInfo | undefined;
   for (let tries = 0; tries < 3; tries++) {
-    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) return heldLock(path, full, replaced);
+    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`))
+      return heldLock(path, full, replaced);
     const holder = await readLockSettled(path, info);
     if (holder && isStale(holder)) {
       // Only the exact stale lock is removed: a run that took it meanwhile keeps its own.

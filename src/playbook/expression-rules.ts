@@ -254,7 +254,7 @@ function checkStepReference(
   if (referenced.forEach) {
     if (output === 'results') return;
     report('unknown-output', `step '${id}' fans out with for_each: its only output is 'results'`, {
-      expected: 'results (each item\'s outputs by its key)',
+      expected: "results (each item's outputs by its key)",
       hint: `write steps.${id}.outputs.results.<key>.${output}`,
     });
     return;

@@ -7,7 +7,8 @@ import type { FromSchema } from 'json-schema-to-ts';
 
 const secretRef = {
   type: 'object',
-  description: 'A secret, by name: its value comes from `secrets:` below, --secrets-file, or the environment.',
+  description:
+    'A secret, by name: its value comes from `secrets:` below, --secrets-file, or the environment.',
   properties: { secret: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
   required: ['secret'],
   additionalProperties: false,
@@ -22,7 +23,8 @@ export const authSchema = {
   properties: {
     issuer: {
       ...httpUrl,
-      description: 'Issuer URL, e.g. https://keycloak.example.com/auth/realms/canton (the IDP_HOST + IDP_REALM).',
+      description:
+        'Issuer URL, e.g. https://keycloak.example.com/auth/realms/canton (the IDP_HOST + IDP_REALM).',
     },
     clientId: { type: 'string', minLength: 1, description: 'OAuth client id (IDP_CLIENT_ID).' },
     grant: {
@@ -55,7 +57,10 @@ export const nodeSchema = {
       description:
         'The party this node’s operator acts as (PARTY_ID): its member party in decentralized parties and contracts.',
     },
-    auth: { ...authSchema, description: 'Credentials for this node, when they differ from the target’s `auth`.' },
+    auth: {
+      ...authSchema,
+      description: 'Credentials for this node, when they differ from the target’s `auth`.',
+    },
     controlled: {
       type: 'boolean',
       description:
@@ -70,11 +75,16 @@ export const targetSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://ledgerbook.dev/schemas/target.schema.json',
   title: 'ledgerbook target',
-  description: 'The environment a playbook runs against: network, nodes, services, parties and secret sources.',
+  description:
+    'The environment a playbook runs against: network, nodes, services, parties and secret sources.',
   type: 'object',
   properties: {
     $schema: { type: 'string' },
-    name: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*$', description: 'Short name, used in state paths.' },
+    name: {
+      type: 'string',
+      pattern: '^[a-z0-9][a-z0-9._-]*$',
+      description: 'Short name, used in state paths.',
+    },
     network: {
       enum: ['devnet', 'testnet', 'mainnet'],
       description: 'The Canton network (LEDGER_NETWORK).',
@@ -98,7 +108,8 @@ export const targetSchema = {
     },
     parties: {
       type: 'object',
-      description: 'Named parties: the decentralized party (DECENTRALIZED_PARTY_ID), operator parties (PARTY_ID).',
+      description:
+        'Named parties: the decentralized party (DECENTRALIZED_PARTY_ID), operator parties (PARTY_ID).',
       propertyNames: { pattern: '^[a-z][a-z0-9_-]*$' },
       additionalProperties: {
         type: 'string',

@@ -178,7 +178,10 @@ steps:
     );
     const child = spawnCli(['run', playbook], { cwd: dir });
     const first = collect(child);
-    await waitFor(async () => existsSync(join(dir, '.ledgerbook', 'slow@sandbox', 'lock.json')), child);
+    await waitFor(
+      () => Promise.resolve(existsSync(join(dir, '.ledgerbook', 'slow@sandbox', 'lock.json'))),
+      child,
+    );
     const second = await cli(['run', playbook], { cwd: dir });
     expect(second.code).toBe(75);
     expect(second.stderr).toContain(`pid ${String(child.pid)}`);
