@@ -18,7 +18,7 @@ export class EventBus {
     const event = this.masker.maskDeep<LedgerbookEvent>({
       ...input,
       time: new Date(this.now()).toISOString(),
-    } as LedgerbookEvent);
+    });
     for (const listener of this.listeners) listener(event);
   }
 }
