@@ -134,6 +134,9 @@ function describeLack(missing: ReadonlyMap<string, PackageRef[]>, nodes: readonl
 }
 
 function planDars(w: With, state: Observed): ItemPlan {
+  // A node that vetted a package of the same name and version under another id holds a different build: refuse
+  // before anything is sent (dpm-api.md §12a matches packages by name and version).
+  for (const [node, list] of state.vetted) crossCheck(state.packages, list, node);
   const missing = lacking(w, state);
   if (missing.size === 0) return { changes: [], outputs: outputs(w, state, null) };
   if (state.running) {
