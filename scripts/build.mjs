@@ -1,14 +1,17 @@
 // Builds the CLI into dist/cli/: one esbuild bundle (entry main.js, lazily loaded chunks per command), and the
 // JSON Schema validators compiled to code ahead of time (validators.generated.cjs), so `ledgerbook validate`
 // neither loads ajv's compiler nor compiles a schema at start-up. Type checking is `npm run typecheck`.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import process from 'node:process';
 import { build } from 'esbuild';
 import { importTs } from './import-ts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'cli');
+// Built beside dist/ and swapped in at the end, so a CLI started meanwhile never sees a half-written dist/.
+const staging = join(root, `.dist-${process.pid}`);
+const out = join(staging, 'cli');
 
 // Heavy packages only some commands need stay outside the bundle and load from node_modules on demand.
 const external = [
@@ -24,7 +27,6 @@ const external = [
   'decimal.js',
 ];
 
-await rm(join(root, 'dist'), { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 await build({
   entryPoints: [join(root, 'src', 'cli', 'main.ts')],
@@ -44,3 +46,10 @@ await build({
 
 const { precompiledValidatorsSource } = await importTs(join(root, 'src', 'cli', 'precompile-validators.ts'));
 await writeFile(join(out, 'validators.generated.cjs'), await precompiledValidatorsSource());
+
+const retired = join(root, `.dist-old-${process.pid}`);
+await rename(join(root, 'dist'), retired).catch((error) => {
+  if (error.code !== 'ENOENT') throw error;
+});
+await rename(staging, join(root, 'dist'));
+await rm(retired, { recursive: true, force: true });
