@@ -3,9 +3,12 @@
  * reruns, the lock, secrets, approvals, plan exit codes, timeouts. Side effects are counted in files the test
  * owns, not in ledgerbook's own bookkeeping.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -343,5 +346,104 @@ steps:
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('fanout on sandbox: succeeded');
     expect(status.stdout).toContain('pay: applied 3/3 items');
+  });
+});
+
+describe('core steps and CLI surfaces', () => {
+  it('core.wait polls an HTTP GET until its condition holds, and fails with what it last saw on timeout', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(requests < 3 ? 503 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ready: requests >= 3 }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
+    try {
+      const dir = await tempDir();
+      const playbook = await writePlaybook(
+        dir,
+        'wait.yaml',
+        `name: wait
+steps:
+  - id: ready
+    uses: core.wait
+    with:
+      http: { url: "${url}" }
+      until: "\${{ response.status == 200 && response.body.ready }}"
+      interval: 50ms
+      timeout: 10s
+  - id: never
+    uses: core.wait
+    with:
+      http: { url: "${url}" }
+      until: "\${{ response.body.ready == false }}"
+      interval: 50ms
+      timeout: 300ms
+`,
+      );
+      const result = await cli(['run', playbook, '--json'], { cwd: dir });
+      expect(result.code).toBe(1);
+      const all = events(result.stdout);
+      const ready = all.find((e) => e.type === 'step.done' && e['step'] === 'ready');
+      // one GET to observe (503), then the wait: 503, 200
+      expect(ready).toMatchObject({ status: 'applied', outputs: { attempts: 2, response: { status: 200 } } });
+      const never = all.find((e) => e.type === 'step.done' && e['step'] === 'never');
+      expect(JSON.stringify(never)).toContain('did not hold within 300ms');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('prints the schema of a step kind, and lists them all', async () => {
+    const dir = await tempDir();
+    const one = await cli(['schema', 'core.shell'], { cwd: dir });
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ properties: { run: {}, creates: {}, unless: {} } });
+    const list = await cli(['schema', '--list'], { cwd: dir });
+    expect(list.stdout.split('\n')).toEqual(
+      expect.arrayContaining(['playbook', 'target', 'events', 'core.wait']),
+    );
+    const unknown = await cli(['schema', 'core.shel'], { cwd: dir });
+    expect(unknown.code).toBe(64);
+  });
+
+  it('appends the Markdown summary to GITHUB_STEP_SUMMARY', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(2, 0));
+    const summary = join(dir, 'step-summary.md');
+    await writeFile(summary, '# earlier job output\n');
+    const result = await cli(['run', playbook], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code).toBe(0);
+    const text = await readFile(summary, 'utf8');
+    expect(text.startsWith('# earlier job output\n')).toBe(true);
+    expect(text).toContain('### ledgerbook run: fanout on sandbox');
+    expect(text).toContain('| pay | core.shell | ✅ applied | 2 |');
+  });
+
+  it('a lock left by a dead process is reported as stale by status, and the next run takes it over', async () => {
+    const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(2, 0));
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.on('exit', r));
+    const lockDir = join(dir, '.ledgerbook', 'fanout@sandbox');
+    await mkdir(lockDir, { recursive: true });
+    const lock = {
+      id: 'stale-lock-1',
+      pid: dead.pid,
+      host: hostname(),
+      user: 'someone',
+      at: '2026-01-01T00:00:00.000Z',
+      command: 'ledgerbook run fanout.yaml',
+      playbook: 'fanout',
+      target: 'sandbox',
+    };
+    await writeFile(join(lockDir, 'lock.json'), JSON.stringify(lock));
+    const status = await cli(['status'], { cwd: dir });
+    expect(status.stdout).toContain('stale');
+    expect(status.stdout).toContain('ledgerbook state unlock fanout --target sandbox');
+    const run = await cli(['run', playbook], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`the run of pid ${String(dead.pid)}`);
   });
 });
