@@ -287,8 +287,13 @@ async function apply(ctx: ItemContext, w: With, item: { key: string }, state: Ob
   }
   let last: string[] = [];
   const connected = await waitFor(ctx, deadline, `${node} to see every peer Connected`, async () => {
-    last = notConnected(node, state.desired, (await dpm.participantsStatus({ signal: ctx.signal })).statuses);
-    if (last.length > 0) ctx.progress(`${node}: waiting for ${last.join(', ')}`);
+    const now = notConnected(
+      node,
+      state.desired,
+      (await dpm.participantsStatus({ signal: ctx.signal })).statuses,
+    );
+    if (now.length > 0 && now.join() !== last.join()) ctx.progress(`${node}: waiting for ${now.join(', ')}`);
+    last = now;
     return last.length === 0;
   });
   if (!connected) {

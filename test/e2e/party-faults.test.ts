@@ -1,0 +1,129 @@
+/**
+ * Onboarding under the faults operators meet (dpm-api.md §14.2), through the CLI against a sandbox started here:
+ * a peer that declines, a peer that cannot be reached, a coordinator that restarts in the middle, a token that
+ * stops being accepted mid-run. What happened is read on the nodes' own APIs.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bootstrapMesh, requestCounts, waitFor } from '../sandbox/helpers.js';
+import { count } from './packages-setup.js';
+import {
+  PLAYBOOKS,
+  addFaults,
+  members,
+  onboardOnly,
+  output,
+  partyOnEvery,
+  partyWorld,
+  runsOf,
+  type PartyWorld,
+} from './party-setup.js';
+
+let current: PartyWorld | undefined;
+async function world(): Promise<PartyWorld> {
+  current = await partyWorld();
+  return current;
+}
+afterEach(async () => {
+  await current?.stop();
+  current = undefined;
+});
+
+describe('onboarding faults', () => {
+  it('a declining peer fails the run with who declined and what to do; nothing is started or retried until it is cleared', async () => {
+    const w = await world();
+    await bootstrapMesh(w.world);
+    await addFaults(w.world, { kind: 'decline', node: 'node3', workflow: 'Onboarding' });
+    const file = await w.playbook('alpha.yaml', onboardOnly('alpha'));
+
+    const declined = await w.run(file);
+    expect(declined.code, output(declined)).toBe(1);
+    expect(output(declined)).toMatch(
+      /alpha-creation on node1 failed: node3 \(node3::[0-9a-f]+\) declined the invitation/,
+    );
+    expect(output(declined)).toContain('action: cancel');
+
+    // running again neither starts another onboarding nor retries the declined one
+    const again = await w.run(file);
+    expect(again.code, output(again)).toBe(1);
+    expect(output(again)).toContain('declined the invitation');
+    const counts = await requestCounts(w.world);
+    expect(count(counts, 'node1', 'POST', '/onboarding')).toBe(1);
+    expect(count(counts, 'node1', 'POST', '/workflows/{instance_name}/retry')).toBe(0);
+
+    // once node3's operator agrees: cancel the declined run as the message says, and onboard again
+    expect((await w.world.admin.call('DELETE', '/faults')).status).toBe(204);
+    const cancel = await w.run(
+      await w.playbook(
+        'cancel.yaml',
+        `name: cancel-alpha
+steps:
+  - id: cancel
+    uses: dpm.workflow
+    with: { node: node1, instance: alpha-creation, action: cancel }
+`,
+      ),
+    );
+    expect(cancel.code, output(cancel)).toBe(0);
+    const onboarded = await w.run(file);
+    expect(onboarded.code, output(onboarded)).toBe(0);
+    for (const view of await partyOnEvery(w.world, 'alpha', [0, 1, 2])) {
+      expect(members(view)).toEqual([...w.world.participant].sort());
+    }
+  });
+
+  it('an unreachable peer: the start is refused with the missing mesh edges, and nothing is started', async () => {
+    const w = await world();
+    await bootstrapMesh(w.world);
+    await addFaults(w.world, { kind: 'unreachable', node: 'node3' });
+    const result = await w.run(await w.playbook('alpha.yaml', onboardOnly('alpha')));
+    expect(result.code, output(result)).toBe(1);
+    expect(output(result)).toContain(
+      'node1 refused to start the onboarding: the peer mesh is incomplete: node1 cannot reach node3 (unreachable from the coordinator)',
+    );
+    expect(output(result)).toContain('nothing was started');
+    expect(await runsOf(w.world.dpm[0]!, 'Onboarding')).toEqual([]);
+    for (const api of w.world.dpm.slice(1)) {
+      const { body } = await api.get<{ invitations: unknown[] }>('/invitations');
+      expect(body.invitations).toEqual([]);
+    }
+  });
+
+  it('a coordinator restart in the middle of the onboarding: the run still completes, as one run', async () => {
+    const w = await world();
+    await addFaults(w.world, {
+      kind: 'restart',
+      node: 'node1',
+      at: { workflow: 'Onboarding', step: 'SignDns' },
+      downMs: 500,
+    });
+    const result = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'));
+    expect(result.code, output(result)).toBe(0);
+    expect((await w.world.admin.get<{ faults: unknown[] }>('/faults')).body.faults).toEqual([]);
+    const runs = await runsOf(w.world.dpm[0]!, 'Onboarding', 'alpha');
+    expect(runs.map((r) => [r.instance_name, r.status])).toEqual([['alpha-creation', 'completed']]);
+    for (const view of await partyOnEvery(w.world, 'alpha', [0, 1, 2])) {
+      expect(view.threshold).toBe(2);
+      expect(members(view)).toEqual([...w.world.participant].sort());
+    }
+  });
+
+  it('a token refused mid-run: the client authenticates again once and the run completes', async () => {
+    const w = await world();
+    const { done } = w.spawn(join(PLAYBOOKS, 'onboard-party.yaml'));
+    // as soon as the onboarding is about to start, node1 stops accepting the token ledgerbook holds
+    await waitFor(
+      'the onboarding start intent',
+      async () => (await w.journal('onboard-party')).includes('"action":"start-workflow"'),
+      20_000,
+      2,
+    );
+    await addFaults(w.world, { kind: 'expire-tokens', node: 'node1', count: 1 });
+    const result = await done;
+    expect(result.code, output(result)).toBe(0);
+    // the refusal happened (the fault is used up) and was answered by a new token, not by a failed step
+    expect((await w.world.admin.get<{ faults: unknown[] }>('/faults')).body.faults).toEqual([]);
+    expect(output(result)).not.toMatch(/401|token is not active/);
+    for (const view of await partyOnEvery(w.world, 'alpha', [0, 1, 2])) expect(view.threshold).toBe(2);
+  });
+});

@@ -1,0 +1,336 @@
+/**
+ * The party playbooks through the CLI against a sandbox started here, checked on every node's own DPM API: the
+ * party with its members and threshold, its credentials, kick and add-party; a second run sends nothing that
+ * changes state. The operators' guards, each on its own: a run in progress is adopted, never started twice; only
+ * a coordinator's own failure is retried; a start POST whose answer was lost to a SIGKILL is adopted by the next
+ * run.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createAjv } from '../../src/playbook/schema-check.js';
+import { loadTarget } from '../../src/playbook/target-load.js';
+import { loadPlaybook } from '../../src/playbook/validate.js';
+import { stepKinds } from '../../src/steps/index.js';
+import { bootstrapMesh, requestCounts, runOf, waitFor } from '../sandbox/helpers.js';
+import { count } from './packages-setup.js';
+import {
+  PLAYBOOKS,
+  addFaults,
+  members,
+  onboardByHand,
+  onboardOnly,
+  output,
+  partyOnEvery,
+  partyWorld,
+  runsOf,
+  type PartyWorld,
+} from './party-setup.js';
+
+let current: PartyWorld | undefined;
+async function world(options: Parameters<typeof partyWorld>[0] = {}): Promise<PartyWorld> {
+  current = await partyWorld(options);
+  return current;
+}
+afterEach(async () => {
+  await current?.stop();
+  current = undefined;
+});
+
+/** the party-config a node stores for the party (GET /party-config/{id}) */
+async function partyConfig(w: PartyWorld, i: number, party: string): Promise<Record<string, unknown>> {
+  const response = await w.world.dpm[i]!.get<Record<string, unknown>>(`/party-config/${party}`);
+  expect(response.status, response.text).toBe(200);
+  return response.body;
+}
+
+describe('shipped party playbooks', () => {
+  it('onboard-party.yaml and change-threshold.yaml converge every node, and a second run of each sends no write', async () => {
+    const w = await world();
+    const all = [0, 1, 2];
+
+    const onboard = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'));
+    expect(onboard.code, output(onboard)).toBe(0);
+    const views = await partyOnEvery(w.world, 'alpha', all);
+    for (const party of views) {
+      expect(party.threshold).toBe(2);
+      expect(members(party)).toEqual([...w.world.participant].sort());
+      expect(party.party_id).toBe(views[0]!.party_id);
+    }
+    const partyId = views[0]!.party_id;
+    for (const i of all) {
+      const config = await partyConfig(w, i, partyId);
+      expect(config).toMatchObject({
+        member_party_id: `operator${i + 1}::${w.world.participant[i]!.split('::')[1]}`,
+        user_id: 'service-account-ledgerbook-ci',
+        keycloak_realm: 'ledgerbook',
+        keycloak_client_id: 'ledgerbook-ci',
+        has_client_secret: true,
+        has_username: false,
+      });
+      const status = await w.world.dpm[i]!.get<{ parties: Array<{ dec_party_id: string; status: unknown }> }>(
+        '/auth/status',
+      );
+      expect(status.body.parties.find((p) => p.dec_party_id === partyId)?.status).toEqual({
+        status: 'authenticated',
+      });
+    }
+    // the secret itself never reaches the output
+    expect(output(onboard)).not.toContain(w.world.sandbox.secrets()['SANDBOX_CI_CLIENT_SECRET']);
+
+    const before = await w.writes();
+    const again = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'));
+    expect(again.code, output(again)).toBe(0);
+    expect(again.stdout).toMatch(/Nothing to do/);
+    expect(await w.writes()).toEqual(before);
+
+    const change = await w.run(join(PLAYBOOKS, 'change-threshold.yaml'));
+    expect(change.code, output(change)).toBe(0);
+    for (const party of await partyOnEvery(w.world, 'alpha', all)) {
+      expect(party.threshold).toBe(3);
+      expect(members(party)).toEqual([...w.world.participant].sort());
+    }
+    expect(await runsOf(w.world.dpm[0]!, 'ChangeThreshold')).toHaveLength(1);
+
+    const afterChange = await w.writes();
+    const changeAgain = await w.run(join(PLAYBOOKS, 'change-threshold.yaml'));
+    expect(changeAgain.code, output(changeAgain)).toBe(0);
+    expect(changeAgain.stdout).toMatch(/Nothing to do/);
+    expect(await w.writes()).toEqual(afterChange);
+  });
+
+  it('add-party and kick through small playbooks on a 4-node sandbox, each converged on a second run', async () => {
+    const w = await world({ nodes: 4 });
+    await bootstrapMesh(w.world);
+    const party = await onboardByHand(w.world, 'delta', [1, 2], 2);
+    const [p1, p2, p3, p4] = w.world.participant as [string, string, string, string];
+
+    const add = await w.playbook(
+      'add.yaml',
+      `name: add-node4
+steps:
+  - id: add
+    uses: dpm.add-party
+    with: { coordinator: node1, party: delta, member: node4, threshold: 3 }
+`,
+    );
+    const added = await w.run(add);
+    expect(added.code, output(added)).toBe(0);
+    for (const view of await partyOnEvery(w.world, 'delta', [0, 1, 2, 3])) {
+      expect(view.party_id).toBe(party.party_id);
+      expect(members(view)).toEqual([p1, p2, p3, p4].sort());
+      expect(view.threshold).toBe(3);
+    }
+    let before = await w.writes();
+    const addAgain = await w.run(add);
+    expect(addAgain.code, output(addAgain)).toBe(0);
+    expect(await w.writes()).toEqual(before);
+
+    const kick = await w.playbook(
+      'kick.yaml',
+      `name: kick-node2
+steps:
+  - id: kick
+    uses: dpm.kick
+    with: { coordinator: node1, party: ${party.party_id}, member: node2, threshold: 2 }
+`,
+    );
+    const kicked = await w.run(kick);
+    expect(kicked.code, output(kicked)).toBe(0);
+    for (const view of await partyOnEvery(w.world, 'delta', [0, 2, 3])) {
+      expect(members(view)).toEqual([p1, p3, p4].sort());
+      expect(view.threshold).toBe(2);
+    }
+    // the kicked participant no longer hosts the party
+    const gone = await w.world.dpm[1]!.get<{ parties: unknown[] }>(
+      '/decentralized-parties?prefix=delta&refresh=true',
+    );
+    expect(gone.body.parties).toEqual([]);
+    before = await w.writes();
+    const kickAgain = await w.run(kick);
+    expect(kickAgain.code, output(kickAgain)).toBe(0);
+    expect(await w.writes()).toEqual(before);
+    expect(await runsOf(w.world.dpm[0]!, 'Kick')).toHaveLength(1);
+    expect(await runsOf(w.world.dpm[0]!, 'AddParty')).toHaveLength(1);
+  });
+});
+
+describe('safe-retry guards', () => {
+  it('never starts a second run while one is in progress: the run started by hand is adopted', async () => {
+    const w = await world();
+    await bootstrapMesh(w.world);
+    const started = await w.world.dpm[0]!.post<{ instance_name: string }>('/onboarding', {
+      party_id_prefix: 'beta',
+      peer_ids: [w.world.participant[1], w.world.participant[2]],
+      threshold: 2,
+    });
+    expect(started.status, started.text).toBe(202);
+
+    const file = await w.playbook('beta.yaml', onboardOnly('beta'));
+    const result = await w.run(file);
+    expect(result.code, output(result)).toBe(0);
+    expect(result.stdout).toContain('adopt Onboarding run beta-creation');
+    const runs = await runsOf(w.world.dpm[0]!, 'Onboarding', 'beta');
+    expect(runs.map((r) => [r.instance_name, r.status])).toEqual([['beta-creation', 'completed']]);
+    expect(count(await requestCounts(w.world), 'node1', 'POST', '/onboarding')).toBe(1);
+    for (const view of await partyOnEvery(w.world, 'beta', [0, 1, 2])) expect(view.threshold).toBe(2);
+  });
+
+  it('retries a failed coordinator run whose own work failed, and refuses to retry a declined one', async () => {
+    const w = await world();
+    await bootstrapMesh(w.world);
+    const party = await onboardByHand(w.world, 'alpha', [1, 2], 2);
+    const operator = (i: number): string => `operator${i + 1}::${w.world.participant[i]!.split('::')[1]}`;
+
+    // a contracts run on a coordinator without party credentials fails at once: the coordinator's own failure
+    const started = await w.world.dpm[0]!.post<{ instance_name: string }>('/contracts', {
+      decentralized_party_id: party.party_id,
+      participant_ids: w.world.participant,
+      participant_parties: [0, 1, 2].map(operator),
+      operator_party: operator(0),
+      contracts: [],
+    });
+    expect(started.status, started.text).toBe(202);
+    const instance = started.body.instance_name;
+    const failed = await waitFor('the contracts run to fail', async () => {
+      const run = await runOf(w.world.dpm[0]!, instance);
+      return run?.status === 'failed' ? run : undefined;
+    });
+    expect(failed.error).toMatch(/^Coordinator workflow failed: Auth not configured/);
+    // the peers joined (their rows fail while the coordinator has no run); then the cause is fixed by hand
+    for (const i of [1, 2]) {
+      const card = await waitFor('the contracts invitation', async () => {
+        const { body } = await w.world.dpm[i]!.get<{
+          invitations: Array<{ id: string; workflow_instance?: string }>;
+        }>('/invitations');
+        return body.invitations.find((c) => c.workflow_instance === instance);
+      });
+      expect((await w.world.dpm[i]!.post('/invitations/accept', { id: card.id })).status).toBe(200);
+    }
+    const keycloak = w.world.sandbox.urls.idp.issuer.replace(/\/realms\/[^/]+$/, '');
+    const put = await w.world.dpm[0]!.put('/party-config', {
+      dec_party_id: party.party_id,
+      member_party_id: operator(0),
+      user_id: 'operator1',
+      keycloak_url: keycloak,
+      keycloak_realm: 'ledgerbook',
+      keycloak_client_id: 'ledgerbook-ci',
+      keycloak_client_secret: w.world.sandbox.secrets()['SANDBOX_CI_CLIENT_SECRET'],
+    });
+    expect(put.status, put.text).toBe(200);
+
+    const retry = await w.playbook(
+      'retry.yaml',
+      `name: retry-contracts
+steps:
+  - id: retry
+    uses: dpm.workflow
+    with: { node: node1, kind: Contracts, party: alpha, action: retry }
+`,
+    );
+    const retried = await w.run(retry);
+    expect(retried.code, output(retried)).toBe(0);
+    expect((await runOf(w.world.dpm[0]!, instance))?.status).toBe('completed');
+    const retries = (): Promise<number> =>
+      requestCounts(w.world).then((c) => count(c, 'node1', 'POST', '/workflows/{instance_name}/retry'));
+    expect(await retries()).toBe(1);
+    const again = await w.run(retry);
+    expect(again.code, output(again)).toBe(0);
+    expect(await retries()).toBe(1);
+
+    // a declined run is never retried: the step stops and says who declined and how to clear it
+    await addFaults(w.world, { kind: 'decline', node: 'node3', workflow: 'Onboarding' });
+    const declined = await w.world.dpm[0]!.post<{ instance_name: string }>('/onboarding', {
+      party_id_prefix: 'gamma',
+      peer_ids: [w.world.participant[1], w.world.participant[2]],
+    });
+    expect(declined.status).toBe(202);
+    await waitFor('the onboarding to be declined', async () => {
+      const run = await runOf(w.world.dpm[0]!, 'gamma-creation');
+      return run?.status === 'failed';
+    });
+    const refused = await w.run(
+      await w.playbook(
+        'retry-gamma.yaml',
+        `name: retry-gamma
+steps:
+  - id: retry
+    uses: dpm.workflow
+    with: { node: node1, instance: gamma-creation, action: retry }
+`,
+      ),
+    );
+    expect(refused.code, output(refused)).toBe(1);
+    expect(output(refused)).toMatch(/node3 \(node3::[0-9a-f]+\) declined the invitation/);
+    expect(await retries()).toBe(1);
+  });
+
+  it('a run killed right after the start POST is adopted by the next run: one run, not two', async () => {
+    const w = await world();
+    await bootstrapMesh(w.world);
+    const file = await w.playbook('kill.yaml', onboardOnly('kappa'));
+    // node1 answers slowly, so that the start POST is still in flight when ledgerbook is killed
+    await addFaults(w.world, { kind: 'latency', node: 'node1', ms: 300 });
+    const { child, done } = w.spawn(file);
+    await waitFor(
+      'the onboarding start POST',
+      async () => count(await requestCounts(w.world), 'node1', 'POST', '/onboarding') === 1,
+      20_000,
+    );
+    child.kill('SIGKILL');
+    expect((await done).signal).toBe('SIGKILL');
+    expect(await w.journal('onboard-kappa')).toContain('"action":"start-workflow"');
+    expect(await runsOf(w.world.dpm[0]!, 'Onboarding', 'kappa')).toHaveLength(1);
+    expect((await w.world.admin.call('DELETE', '/faults')).status).toBe(204);
+
+    const again = await w.run(file);
+    expect(again.code, output(again)).toBe(0);
+    expect(again.stdout).toMatch(/^resume onboard-kappa/m);
+    expect(again.stdout).toContain('is adopted, not started again');
+    const runs = await runsOf(w.world.dpm[0]!, 'Onboarding', 'kappa');
+    expect(runs.map((r) => [r.instance_name, r.status])).toEqual([['kappa-creation', 'completed']]);
+    expect(count(await requestCounts(w.world), 'node1', 'POST', '/onboarding')).toBe(1);
+    for (const view of await partyOnEvery(w.world, 'kappa', [0, 1, 2])) expect(view.threshold).toBe(2);
+  });
+});
+
+describe('playbooks/targets/testnet.example.yaml', () => {
+  it('validates against schemas/target.schema.json, maps every service parameter, and the party playbooks validate with it', async () => {
+    const file = join(PLAYBOOKS, 'targets', 'testnet.example.yaml');
+    const text = await readFile(file, 'utf8');
+    const schema = JSON.parse(
+      await readFile(join(PLAYBOOKS, '..', 'schemas', 'target.schema.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const validate = createAjv().compile(schema);
+    expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);
+    const target = await loadTarget(file);
+    expect(target.network).toBe('testnet');
+    expect(Object.values(target.nodes ?? {}).every((n) => n.party !== undefined)).toBe(true);
+    for (const parameter of [
+      'LEDGER_HOST',
+      'IDP_HOST',
+      'IDP_REALM',
+      'IDP_CLIENT_ID',
+      'IDP_USERNAME',
+      'IDP_PASSWORD',
+      'PARTY_ID',
+      'DECENTRALIZED_PARTY_ID',
+      'REGISTRY_URL',
+      'GATEWAY_API_URL',
+      'LEDGER_NETWORK',
+    ]) {
+      expect(text, parameter).toMatch(new RegExp(`# .*\\b${parameter}\\b`));
+    }
+    // names where each secret comes from, never a value
+    expect(target.secrets).toEqual({
+      IDP_PASSWORD: { env: 'IDP_PASSWORD' },
+      SANDBOX_CI_CLIENT_SECRET: { env: 'PARTY_CLIENT_SECRET' },
+    });
+    for (const playbook of ['onboard-party.yaml', 'change-threshold.yaml']) {
+      await expect(
+        loadPlaybook(join(PLAYBOOKS, playbook), { registry: stepKinds, target }),
+      ).resolves.toBeDefined();
+    }
+  });
+});
