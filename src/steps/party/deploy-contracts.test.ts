@@ -81,8 +81,13 @@ function nodes(node1: Partial<FakeNode> = {}, others: Partial<FakeNode> = {}): R
   };
 }
 
-async function planOf(fakeNodes: Record<string, FakeNode>, t = withParties, given: With = w) {
-  const fake = fakeContext(t, fakeNodes);
+async function planOf(
+  fakeNodes: Record<string, FakeNode>,
+  t = withParties,
+  given: With = w,
+  mode: 'plan' | 'run' = 'run',
+) {
+  const fake = fakeContext(t, fakeNodes, '.', mode);
   const state = await dpmDeployContracts.observe(fake.ctx, given);
   return { fake, plan: () => dpmDeployContracts.plan(given, state, { key: '', value: given }) };
 }
@@ -131,6 +136,22 @@ describe('dpm.deploy-contracts: observe and plan', () => {
     expect(fake.logs.map((l) => l.level)).toEqual(['error']);
     expect(fake.logs[0]?.message).toMatch(/✓ {6}✓ {6}✗$/m);
     expect(fake.calls).toContain('node3 comparePeers');
+  });
+
+  it('in `plan`, says what would be refused instead of failing (an earlier step may still fix it)', async () => {
+    const lacking = await planOf({ ...nodes(), node3: { vetted: [govOld] } }, withParties, w, 'plan');
+    expect(lacking.plan().changes).toEqual([
+      expect.objectContaining({
+        action: 'start',
+        summary: expect.stringMatching(
+          /with node1, node2, node3; as things stand now it would refuse: vetted packages differ between participants: node3 lacks governance-core:0\.2\.0/,
+        ) as string,
+      }),
+    ]);
+    const noParty = await planOf(nodes({ parties: [] }), withParties, w, 'plan');
+    expect(noParty.plan().changes[0]?.summary).toBe(
+      'start a Contracts workflow on node1 for the party alpha once it exists: node1 lists no decentralized party alpha now',
+    );
   });
 
   it('refuses a #name the coordinator has not vetted', async () => {

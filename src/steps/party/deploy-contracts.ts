@@ -182,6 +182,8 @@ interface Resolved {
 }
 
 interface Observed {
+  /** `plan` reports what would stop a start; `run` refuses */
+  mode: 'plan' | 'run';
   party: DecentralizedParty | undefined;
   participants: Participant[];
   /** party hosts that are not nodes of this target (their vetting cannot be checked here) */
@@ -228,6 +230,7 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   const named = (w.participants ?? []).map((p) => (typeof p === 'string' ? { node: p } : p));
   requireNodes(ctx.target, [w.coordinator, ...named.map((p) => p.node)], 'coordinator and participants');
   const state: Observed = {
+    mode: ctx.mode,
     party: await readParty(ctx, w.coordinator, partyQuery(w), true),
     participants: [],
     outside: [],
@@ -378,12 +381,55 @@ function request(w: With, state: Observed, partyId: string): ContractsRequest {
   };
 }
 
+/** What stops a start, first problem first: unresolved packages, parity, credentials, member parties, a decline. */
+function refusalOf(w: With, state: Observed, context: string): StepError | undefined {
+  const unresolved = state.contracts.filter((c) => !c.package);
+  if (unresolved.length > 0) {
+    return new StepError(
+      `${context}: ${w.coordinator} has not vetted any package named ${unresolved.map((c) => c.spec.package_id.slice(1)).join(', ')}`,
+      { hint: 'distribute the DAR first (dpm.distribute-dars), then run again' },
+    );
+  }
+  if (missingPairs(state.matrix).length > 0) return parityError(state.matrix, context);
+  if (state.credentials) {
+    return new StepError(`${context}: ${state.credentials}`, {
+      hint: `configure the party's credentials on ${w.coordinator} (dpm.party-config, PUT /party-config); the workflow would fail at once without them`,
+    });
+  }
+  const unknown = state.participants.filter((p) => !p.party);
+  if (unknown.length > 0) {
+    return new StepError(`${context}: no member party for ${unknown.map((p) => p.node).join(', ')}`, {
+      hint: "give it as `participants: [{node, party}]`, as the target node's `party`, or configure the node's party credentials (dpm.party-config)",
+    });
+  }
+  const declined = declinedBy(state.latest);
+  if (declined && state.latest) {
+    return new StepError(
+      `${context}: its last Contracts run ${state.latest.instance_name} was declined by ${state.participants.find((p) => p.participantId === declined)?.node ?? declined}`,
+      {
+        hint: `an operator said no: settle it with them, then dismiss the run (POST /workflows/${state.latest.instance_name}/dismiss, or dpm.workflow) and run again`,
+      },
+    );
+  }
+  return undefined;
+}
+
 function planContracts(w: With, state: Observed): ItemPlan {
   const { party } = state;
   if (!party) {
-    throw new StepError(`${w.coordinator} lists no decentralized party ${w.party}`, {
+    const missing = new StepError(`${w.coordinator} lists no decentralized party ${w.party}`, {
       hint: `onboard it first (dpm.onboard-party); ${w.coordinator} must be one of its members`,
     });
+    if (state.mode === 'run') throw missing;
+    return {
+      changes: [
+        {
+          action: 'start',
+          summary: `start a Contracts workflow on ${w.coordinator} for the party ${w.party} once it exists: ${missing.message} now`,
+          details: { coordinator: w.coordinator, party: w.party },
+        },
+      ],
+    };
   }
   if (state.contracts.every((c) => c.listed)) return { changes: [], outputs: doneOutputs(state) };
   if (state.running) {
@@ -398,34 +444,10 @@ function planContracts(w: With, state: Observed): ItemPlan {
     };
   }
   const context = `refusing to start the Contracts workflow for ${party.party_id}`;
-  const unresolved = state.contracts.filter((c) => !c.package);
-  if (unresolved.length > 0) {
-    throw new StepError(
-      `${context}: ${w.coordinator} has not vetted any package named ${unresolved.map((c) => c.spec.package_id.slice(1)).join(', ')}`,
-      { hint: 'distribute the DAR first (dpm.distribute-dars), then run again' },
-    );
-  }
-  if (missingPairs(state.matrix).length > 0) throw parityError(state.matrix, context);
-  if (state.credentials) {
-    throw new StepError(`${context}: ${state.credentials}`, {
-      hint: `configure the party's credentials on ${w.coordinator} (dpm.party-config, PUT /party-config); the workflow would fail at once without them`,
-    });
-  }
-  const unknown = state.participants.filter((p) => !p.party);
-  if (unknown.length > 0) {
-    throw new StepError(`${context}: no member party for ${unknown.map((p) => p.node).join(', ')}`, {
-      hint: "give it as `participants: [{node, party}]`, as the target node's `party`, or configure the node's party credentials (dpm.party-config)",
-    });
-  }
-  const declined = declinedBy(state.latest);
-  if (declined && state.latest) {
-    throw new StepError(
-      `${context}: its last Contracts run ${state.latest.instance_name} was declined by ${state.participants.find((p) => p.participantId === declined)?.node ?? declined}`,
-      {
-        hint: `an operator said no: settle it with them, then dismiss the run (POST /workflows/${state.latest.instance_name}/dismiss, or dpm.workflow) and run again`,
-      },
-    );
-  }
+  const refusal = refusalOf(w, state, context);
+  // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
+  // would be refused instead of failing. In `run`, nothing starts.
+  if (refusal && state.mode === 'run') throw refusal;
   const what = state.contracts
     .filter((c) => !c.listed)
     .map(
@@ -436,11 +458,14 @@ function planContracts(w: With, state: Observed): ItemPlan {
   const who = state.participants.map((p) => p.node).join(', ');
   const previous =
     state.latest && state.latest.status !== 'completed' ? `; the last run ${describeRun(state.latest)}` : '';
+  const blocked = refusal
+    ? `; as things stand now it would refuse: ${refusal.message.slice(context.length + 2)}`
+    : '';
   return {
     changes: [
       {
         action: 'start',
-        summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}`,
+        summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}${blocked}`,
         details: {
           coordinator: w.coordinator,
           party: party.party_id,

@@ -35,8 +35,8 @@ const t = target({ node1: {}, node2: {}, node3: {} });
 const w: With = { coordinator: 'node1', peers: ['node2', 'node3'], files: [GOV, WRAPPED] };
 const mesh = [PARTICIPANT.node1, PARTICIPANT.node2, PARTICIPANT.node3];
 
-async function planOf(nodes: Record<string, FakeNode>, given: With = w) {
-  const fake = fakeContext(t, nodes, PLAYBOOKS);
+async function planOf(nodes: Record<string, FakeNode>, given: With = w, mode: 'plan' | 'run' = 'run') {
+  const fake = fakeContext(t, nodes, PLAYBOOKS, mode);
   const state = await dpmDistributeDars.observe(fake.ctx, given);
   return { fake, plan: () => dpmDistributeDars.plan(given, state, { key: '', value: given }) };
 }
@@ -125,6 +125,17 @@ describe('dpm.distribute-dars: observe and plan', () => {
       node3: { vetted: [] },
     });
     expect(plan).toThrow("node1's peer table does not list node3: a Dars workflow to it would wait forever");
+  });
+
+  it('in `plan`, reports a missing mesh edge in the change instead of failing (dpm.network may come first)', async () => {
+    const { plan } = await planOf(
+      { node1: { vetted: [], peers: [] }, node2: { vetted: [] }, node3: { vetted: all } },
+      w,
+      'plan',
+    );
+    expect(plan().changes[0]?.summary).toMatch(
+      /to node2 \(POST \/dars\/distribute\): node2 lacks .*; as things stand now it would refuse: node1's peer table does not list node2/,
+    );
   });
 
   it('refuses, before sending anything, a node that vetted the same name and version under another id', async () => {

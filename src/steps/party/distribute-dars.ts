@@ -75,6 +75,8 @@ const withSchema = {
 type With = FromSchema<typeof withSchema>;
 
 interface Observed {
+  /** `plan` reports what would stop a start; `run` refuses */
+  mode: 'plan' | 'run';
   dars: LoadedDar[];
   packages: PackageRef[];
   /** node → what it vetted */
@@ -117,7 +119,7 @@ async function observeDars(ctx: StepContext, w: With): Promise<Observed> {
   const { peers } = await ctx.clients.dpm(w.coordinator).networkConfig({ signal: ctx.signal });
   const listed = new Set(peers.map((p) => p.participant_id));
   const unknownPeers = w.peers.filter((n) => !listed.has(participantOf(ctx, n)));
-  return { dars, packages, vetted, running, unknownPeers };
+  return { mode: ctx.mode, dars, packages, vetted, running, unknownPeers };
 }
 
 function outputs(w: With, state: Observed, instance: string | null): Outputs {
@@ -153,15 +155,18 @@ function planDars(w: With, state: Observed): ItemPlan {
   const peers = w.peers.filter((p) => missing.has(p));
   if (peers.length > 0) {
     const unknown = peers.filter((p) => state.unknownPeers.includes(p));
-    if (unknown.length > 0) {
-      throw new StepError(
-        `${w.coordinator}'s peer table does not list ${unknown.join(', ')}: a Dars workflow to ${unknown.length === 1 ? 'it' : 'them'} would wait forever`,
-        { hint: 'set up the peer mesh first (dpm.network), then run again' },
-      );
-    }
+    const refusal =
+      unknown.length > 0
+        ? new StepError(
+            `${w.coordinator}'s peer table does not list ${unknown.join(', ')}: a Dars workflow to ${unknown.length === 1 ? 'it' : 'them'} would wait forever`,
+            { hint: 'set up the peer mesh first (dpm.network), then run again' },
+          )
+        : undefined;
+    // In `plan`, an earlier step (dpm.network) may still set the mesh up: say so instead of failing.
+    if (refusal && state.mode === 'run') throw refusal;
     const change: Change = {
       action: 'start',
-      summary: `distribute ${files(state)} from ${w.coordinator} to ${peers.join(', ')} (POST /dars/distribute): ${describeLack(missing, peers)}`,
+      summary: `distribute ${files(state)} from ${w.coordinator} to ${peers.join(', ')} (POST /dars/distribute): ${describeLack(missing, peers)}${refusal ? `; as things stand now it would refuse: ${refusal.message}` : ''}`,
       details: { coordinator: w.coordinator, peers, files: state.dars.map((d) => d.filename) },
     };
     return { changes: [change] };

@@ -72,7 +72,12 @@ export function target(
   };
 }
 
-export function fakeContext(t: Target, nodes: Record<string, FakeNode>, baseDir = '.'): Fake {
+export function fakeContext(
+  t: Target,
+  nodes: Record<string, FakeNode>,
+  baseDir = '.',
+  mode: 'plan' | 'run' = 'run',
+): Fake {
   const calls: string[] = [];
   const logs: Fake['logs'] = [];
   const intents: Intent[] = [];
@@ -120,7 +125,7 @@ export function fakeContext(t: Target, nodes: Record<string, FakeNode>, baseDir 
   const ctx: ItemContext = {
     runId: 'unit',
     stepId: 'step',
-    mode: 'run',
+    mode,
     target: t,
     clients,
     clock: { now: () => Date.now(), sleep: () => Promise.resolve() },
