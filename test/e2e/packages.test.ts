@@ -4,10 +4,17 @@
  * API, request counts from the sandbox's admin API.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestCounts, type PartyRecord } from '../sandbox/helpers.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  darFile,
+  requestCounts,
+  waitForInvitation,
+  type PartyRecord,
+  type RunRecord,
+} from '../sandbox/helpers.js';
 import {
   PLAYBOOKS,
+  SAMPLE_DARS,
   count,
   packagesWorld,
   playbookCopy,
@@ -20,6 +27,18 @@ interface Vetted {
   package_id: string;
   package_name: string;
   package_version: string;
+}
+
+async function expectVettedEverywhere(w: PackagesWorld): Promise<void> {
+  for (const [i, api] of w.world.dpm.entries()) {
+    const vetted = (await api.get<Vetted[]>('/packages/vetted')).body;
+    for (const p of samplePackages()) {
+      expect(
+        vetted.some((v) => v.package_id === p.id && `${v.package_name}:${v.package_version}` === p.name),
+        `node${i + 1} vetted ${p.name}`,
+      ).toBe(true);
+    }
+  }
 }
 
 describe('package and contract playbooks', () => {
@@ -51,17 +70,8 @@ describe('package and contract playbooks', () => {
     expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
     expect(first.stdout).toMatch(/governance-core:0\.2\.0 \(0ba5f6c01995\)\s+✓\s+✓\s+✓/);
 
-    const expected = samplePackages();
-    expect(expected.length).toBe(4);
-    for (const [i, api] of w.world.dpm.entries()) {
-      const vetted = (await api.get<Vetted[]>('/packages/vetted')).body;
-      for (const p of expected) {
-        expect(
-          vetted.some((v) => v.package_id === p.id && `${v.package_name}:${v.package_version}` === p.name),
-          `node${i + 1} vetted ${p.name}`,
-        ).toBe(true);
-      }
-    }
+    expect(samplePackages()).toHaveLength(4);
+    await expectVettedEverywhere(w);
     const counts = await requestCounts(w.world);
     expect(count(counts, 'node1', 'POST', '/dars/distribute')).toBe(1);
     expect(count(counts, 'node1', 'POST', '/dars/upload')).toBe(0);
@@ -105,5 +115,50 @@ describe('package and contract playbooks', () => {
     expect(second.code, `${second.stdout}\n${second.stderr}`).toBe(0);
     expect(second.stdout).toMatch(/deploy: in-sync/);
     expect(await writesNow(w.world)).toEqual(before);
+  });
+});
+
+describe('distribute-dars.yaml on a partly done distribution', () => {
+  let w: PackagesWorld | undefined;
+  afterEach(async () => {
+    await w?.stop();
+    w = undefined;
+  });
+
+  it('adopts a Dars run of the same files in progress: accepts it and waits, starts none', async () => {
+    w = await packagesWorld();
+    const started = await w.world.dpm[0]!.post<{ instance_name: string }>('/dars/distribute', {
+      dar_files: SAMPLE_DARS.map(darFile),
+      peer_ids: [w.world.participant[1], w.world.participant[2]],
+    });
+    expect(started.status, started.text).toBe(202);
+    await waitForInvitation(w.world.dpm[2]!, started.body.instance_name);
+
+    const result = await w.run(join(PLAYBOOKS, 'distribute-dars.yaml'));
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(
+      `adopt Dars run ${started.body.instance_name}: inprogress at WaitingForPeers`,
+    );
+    await expectVettedEverywhere(w);
+    const runs = (await w.world.dpm[0]!.get<{ runs: RunRecord[] }>('/workflows')).body.runs;
+    expect(runs.filter((r) => r.kind === 'Dars' && r.role === 'Coordinator').map((r) => r.status)).toEqual([
+      'completed',
+    ]);
+    expect(count(await requestCounts(w.world), 'node1', 'POST', '/dars/distribute')).toBe(1);
+  });
+
+  it('uploads on the coordinator alone when only it lacks the packages', async () => {
+    w = await packagesWorld();
+    for (const api of w.world.dpm.slice(1)) {
+      const uploaded = await api.post('/dars/upload', { dar_files: SAMPLE_DARS.map(darFile) });
+      expect(uploaded.status, uploaded.text).toBe(200);
+    }
+    const result = await w.run(join(PLAYBOOKS, 'distribute-dars.yaml'));
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain('to node1 (POST /dars/upload): the peers vetted every package');
+    await expectVettedEverywhere(w);
+    const counts = await requestCounts(w.world);
+    expect(count(counts, 'node1', 'POST', '/dars/upload')).toBe(1);
+    expect(count(counts, 'node1', 'POST', '/dars/distribute')).toBe(0);
   });
 });
