@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
+import { parse, stringify } from 'yaml';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import {
   acceptOn,
@@ -34,6 +35,14 @@ export interface PartyWorld {
   run(playbook: string, ...args: string[]): Promise<CliResult>;
   /** the same, as a child process the test can kill */
   spawn(playbook: string, ...args: string[]): { child: ChildProcess; done: Promise<CliResult> };
+  /** the same with another target file (see `target`) */
+  spawnOn(
+    targetFile: string,
+    playbook: string,
+    ...args: string[]
+  ): { child: ChildProcess; done: Promise<CliResult> };
+  /** a copy of the sandbox's target, edited: what another operator's target file would say */
+  target(name: string, edit: (target: Record<string, unknown>) => void): Promise<string>;
   /** requests that change state, as `node METHOD route` → count */
   writes(): Promise<Map<string, number>>;
   /** a playbook file in the test's folder */
@@ -49,24 +58,33 @@ export async function partyWorld(options: Partial<SandboxOptions> = {}): Promise
   const targetFile = join(dir, 'target.yaml');
   await writeFile(targetFile, world.sandbox.targetYaml());
   const stateDir = join(dir, 'state');
-  const args = (playbook: string, extra: string[]): string[] => [
+  const args = (playbook: string, extra: string[], target = targetFile): string[] => [
     'run',
     playbook,
     '--target',
-    targetFile,
+    target,
     '--state-dir',
     stateDir,
     ...extra,
   ];
+  const spawnOn = (target: string, playbook: string, ...extra: string[]) => {
+    const child = spawnCli(args(playbook, extra, target), { cwd: dir });
+    return { child, done: collect(child) };
+  };
   return {
     world,
     dir,
     targetFile,
     stateDir,
     run: (playbook, ...extra) => cli(args(playbook, extra), { cwd: dir }),
-    spawn(playbook, ...extra) {
-      const child = spawnCli(args(playbook, extra), { cwd: dir });
-      return { child, done: collect(child) };
+    spawn: (playbook, ...extra) => spawnOn(targetFile, playbook, ...extra),
+    spawnOn,
+    async target(name, edit) {
+      const target = parse(world.sandbox.targetYaml()) as Record<string, unknown>;
+      edit(target);
+      const file = join(dir, name);
+      await writeFile(file, stringify(target));
+      return file;
     },
     writes: async () => writes(await requestCounts(world)),
     async playbook(name, text) {

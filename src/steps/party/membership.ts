@@ -96,12 +96,14 @@ export interface MembershipState {
   /** the participant added or removed (kick, add-party) */
   memberId: string | undefined;
   party: DecentralizedParty;
-  /** coordinator runs that concern this party, newest first */
+  /** runs on the coordinator that concern this party, either role, newest first */
   runs: WorkflowRun[];
   /** participant ids in the coordinator's peers table */
   peers: string[];
   /** node names of the participants the target knows */
   names: Record<string, string>;
+  /** participants this target cannot accept for: not in it, or `controlled: false` */
+  external: string[];
 }
 
 export interface MembershipKind<W extends MembershipWith> {
@@ -162,11 +164,13 @@ export async function observeMembership(
     coordinatorId: participantOf(ctx, w.coordinator),
     memberId,
     party,
-    runs: runs
-      .filter((r) => r.role === 'Coordinator' && r.dec_party_id === partyId)
-      .sort((a, b) => b.created_at - a.created_at),
+    runs: runs.filter((r) => r.dec_party_id === partyId).sort((a, b) => b.created_at - a.created_at),
     peers: peers.map((p) => p.participant_id),
     names: Object.fromEntries([...ids].map((p) => [p, name(p)])),
+    external: [...ids].filter((p) => {
+      const node = nodeOfParticipant(ctx, p);
+      return node === undefined || !isControlled(ctx, node);
+    }),
   };
 }
 
@@ -195,9 +199,11 @@ function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: Memb
       );
     }
   }
+  // the DPM refuses a start while any run of the party is in flight on the node, in either role (§5)
   const busy = s.runs.find((r) => r.status === 'inprogress');
   if (busy) {
-    if (busy.kind === spec.kind && spec.sameChange(busy, w, s)) return { action: 'adopt', run: busy };
+    if (busy.role === 'Coordinator' && busy.kind === spec.kind && spec.sameChange(busy, w, s))
+      return { action: 'adopt', run: busy };
     throw new StepError(
       `party ${s.partyId} already has a ${busy.kind} workflow in flight on ${w.coordinator}: ${describeRun(busy)}`,
       {
@@ -205,7 +211,9 @@ function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: Memb
       },
     );
   }
-  const last = s.runs.find((r) => r.kind === spec.kind && spec.sameChange(r, w, s));
+  const last = s.runs.find(
+    (r) => r.role === 'Coordinator' && r.kind === spec.kind && spec.sameChange(r, w, s),
+  );
   const earlier = earlierRun(name, w.coordinator, last);
   if (earlier.verdict === 'retry') return { action: 'retry', run: earlier.run };
   if (earlier.verdict === 'blocked') throw earlier.error;
@@ -228,7 +236,7 @@ export function planMembership<W extends MembershipWith>(
   const what = spec.describe(w, name, s);
   const details = { coordinator: w.coordinator, party: s.partyId, threshold: w.threshold };
   const invitees = spec.invitees(s);
-  const others = invitees.filter((p) => s.names[p] === p);
+  const others = invitees.filter((p) => s.external.includes(p)).map(name);
   const note = others.length > 0 ? `; ${others.join(', ')} must accept on their own` : '';
   switch (decision.action) {
     case 'in-sync':

@@ -197,6 +197,15 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
       auth: parties.find((p) => p.dec_party_id === partyId),
     };
   }
+  const settled = Object.values(nodes).every(
+    (n) => differences(w, n).length === 0 && authProblem(n) === undefined,
+  );
+  if (settled && w.rotate !== true) {
+    ctx.log(
+      'info',
+      'the stored credentials match; a secret changed since cannot be seen (the DPM never returns one): set rotate: true to send it again',
+    );
+  }
   return { partyId, nodes };
 }
 

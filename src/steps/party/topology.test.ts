@@ -326,6 +326,7 @@ describe('dpm.kick', () => {
     runs: [],
     peers: [P1, P2, P3],
     names,
+    external: [P3],
     ...fields,
   });
   const plan = (s: MembershipState, with_ = w) => dpmKick.plan(with_, s, item('', with_));
@@ -339,6 +340,9 @@ describe('dpm.kick', () => {
   it('starts with the survivors invited, adopts the same kick in flight, and refuses beside another change of the party', () => {
     expect(plan(state({})).changes[0]?.summary).toBe(
       `remove node3 from ${PARTY} (threshold 1): start a Kick workflow on node1 (members now node1, node2, node3, threshold 2); invites node2`,
+    );
+    expect(plan(state({ memberId: P2 }), { ...w, member: 'node2' }).changes[0]?.summary).toBe(
+      `remove node2 from ${PARTY} (threshold 1): start a Kick workflow on node1 (members now node1, node2, node3, threshold 2); invites node3; node3 must accept on their own`,
     );
     const same = run({
       kind: 'Kick',
