@@ -97,7 +97,9 @@ describe('a partial DAR upload (node3 never vets)', () => {
       );
     }
     expect(result.stdout).toMatch(/✖ parity: failed/);
-    expect(result.stdout).toContain('parity gate: vetted packages differ between participants: node3 lacks');
+    expect(result.stdout).toContain(
+      'parity gate: vetted packages differ between participants: node3 has not vetted',
+    );
     expect(result.stdout).not.toMatch(/● deploy/);
 
     const counts = await requestCounts(w.world);

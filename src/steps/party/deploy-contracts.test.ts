@@ -131,7 +131,7 @@ describe('dpm.deploy-contracts: observe and plan', () => {
   it('refuses to start when a participant has not vetted the package, naming it; the matrix is printed', async () => {
     const { fake, plan } = await planOf({ ...nodes(), node3: { vetted: [govOld] } });
     expect(plan).toThrow(
-      `refusing to start the Contracts workflow for ${PARTY}: vetted packages differ between participants: node3 lacks governance-core:0.2.0 (0ba5f6c01995)`,
+      `refusing to start the Contracts workflow for ${PARTY}: vetted packages differ between participants: node3 has not vetted governance-core:0.2.0 (0ba5f6c01995)`,
     );
     expect(fake.logs.map((l) => l.level)).toEqual(['error']);
     expect(fake.logs[0]?.message).toMatch(/✓ {6}✓ {6}✗$/m);
@@ -144,7 +144,7 @@ describe('dpm.deploy-contracts: observe and plan', () => {
       expect.objectContaining({
         action: 'start',
         summary: expect.stringMatching(
-          /with node1, node2, node3; as things stand now it would refuse: vetted packages differ between participants: node3 lacks governance-core:0\.2\.0/,
+          /with node1, node2, node3; as things stand now it would refuse: vetted packages differ between participants: node3 has not vetted governance-core:0\.2\.0/,
         ) as string,
       }),
     ]);

@@ -170,7 +170,7 @@ describe('the vetting matrix', () => {
     const error = parityError(matrix, 'parity gate');
     expect(error).toBeInstanceOf(StepError);
     expect(error.message).toBe(
-      'parity gate: vetted packages differ between participants: node2 lacks wrapped-holding:1.0.0 (19f3a97871cb); node3 lacks governance-core:0.2.0 (0ba5f6c01995) uploaded, not vetted, wrapped-holding:1.0.0 (19f3a97871cb)',
+      'parity gate: vetted packages differ between participants: node2 has not vetted wrapped-holding:1.0.0 (19f3a97871cb); node3 has not vetted governance-core:0.2.0 (0ba5f6c01995; uploaded), wrapped-holding:1.0.0 (19f3a97871cb)',
     );
     expect(error.hint).toMatch(/^a package uploaded but not vetted means that participant could not vet it/);
   });

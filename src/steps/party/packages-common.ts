@@ -414,19 +414,17 @@ export function parityError(matrix: Matrix, context: string): StepError {
   const byNode = new Map<string, string[]>();
   for (const { node, package: p, cell } of pairs) {
     const list = byNode.get(node) ?? [];
-    list.push(
-      `${packageLabel(p)} (${shortId(p.package_id)})${cell === 'uploaded' ? ' uploaded, not vetted' : ''}`,
-    );
+    list.push(`${packageLabel(p)} (${shortId(p.package_id)}${cell === 'uploaded' ? '; uploaded' : ''})`);
     byNode.set(node, list);
   }
-  const what = [...byNode].map(([node, list]) => `${node} lacks ${list.join(', ')}`).join('; ');
+  const what = [...byNode].map(([node, list]) => `${node} has not vetted ${list.join(', ')}`).join('; ');
   const partial = pairs.some((p) => p.cell === 'uploaded');
   return new StepError(`${context}: vetted packages differ between participants: ${what}`, {
     hint:
       (partial
-        ? 'a package uploaded but not vetted means that participant could not vet it (a partial upload): check its Canton logs, then distribute the DARs again. '
-        : 'distribute the DARs to the nodes that lack them (dpm.distribute-dars), then run again. ') +
-      'Nothing after this gate runs until every participant vetted every package.',
+        ? 'a package uploaded but not vetted means that participant could not vet it (a partial upload): check its Canton logs, then distribute the DARs again'
+        : 'distribute the DARs to the nodes that lack them (dpm.distribute-dars)') +
+      ' — with `--fresh` if the distribution is an earlier step of this playbook (a resumed run keeps its finished steps). Nothing after this gate runs until every participant vetted every package.',
   });
 }
 

@@ -47,7 +47,7 @@ describe('dpm.vetted-parity', () => {
     const state = await dpmVettedParity.observe(fake.ctx, w);
     expect(() => dpmVettedParity.plan(w, state, { key: '', value: w })).toThrow(StepError);
     expect(() => dpmVettedParity.plan(w, state, { key: '', value: w })).toThrow(
-      'parity gate: vetted packages differ between participants: node3 lacks governance-core:0.2.0 (0ba5f6c01995) uploaded, not vetted',
+      'parity gate: vetted packages differ between participants: node3 has not vetted governance-core:0.2.0 (0ba5f6c01995; uploaded)',
     );
     expect(fake.calls).toEqual([
       'node1 vettedPackages',
@@ -64,7 +64,7 @@ describe('dpm.vetted-parity', () => {
     const w = { nodes: ['node1', 'node2'], packages: [GOV_ID], show_uploaded: false };
     const state = await dpmVettedParity.observe(fake.ctx, w);
     expect(() => dpmVettedParity.plan(w, state, { key: '', value: w })).toThrow(
-      /node2 lacks governance-core:0\.2\.0/,
+      /node2 has not vetted governance-core:0\.2\.0/,
     );
     expect(fake.calls).toEqual(['node1 vettedPackages', 'node2 vettedPackages']);
   });
@@ -82,7 +82,7 @@ describe('dpm.vetted-parity', () => {
     };
     const state = await dpmVettedParity.observe(fake.ctx, w);
     expect(() => dpmVettedParity.plan(w, state, { key: '', value: w })).toThrow(
-      'node1 lacks wrapped-holding:1.0.0 (19f3a97871cb)',
+      'node1 has not vetted wrapped-holding:1.0.0 (19f3a97871cb)',
     );
   });
 
