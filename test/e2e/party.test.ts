@@ -206,6 +206,19 @@ steps:
     const again = await w.spawnOn(peersTarget, accept).done;
     expect(again.code, output(again)).toBe(0);
     expect(await w.writes()).toEqual(before);
+
+    // asked to, the peers' operator declines what it did not declare: the rogue run fails, naming the decliner
+    const strict = await w.playbook(
+      'strict.yaml',
+      (await readFile(accept, 'utf8')).replace('wait: 30s', 'decline_unexpected: true'),
+    );
+    const declined = await w.spawnOn(peersTarget, strict).done;
+    expect(declined.code, output(declined)).toBe(0);
+    const rogueRun = await waitFor('the rogue run to fail', async () => {
+      const run = await runOf(w.world.dpm[0]!, 'rogue-creation');
+      return run?.status === 'failed' ? run : undefined;
+    });
+    expect(rogueRun.error).toMatch(/^Peer node[23]::[0-9a-f]+ declined the invitation$/);
   });
 });
 
