@@ -7,6 +7,10 @@ import { ValidationError } from '../errors.js';
 import { parseSource } from '../playbook/load.js';
 import type { Target } from '../playbook/target.js';
 import { validateTarget } from '../playbook/target-load.js';
+import { stableBasePort } from './sandbox-ports.js';
+
+const NODES = 3;
+const HOST = '127.0.0.1';
 
 export interface EmbeddedSandbox {
   target: Target;
@@ -16,7 +20,9 @@ export interface EmbeddedSandbox {
 
 export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSandbox> {
   const { startSandbox } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({ stateDir: join(stateDir, 'sandbox'), profile: 'fast' });
+  const dir = join(stateDir, 'sandbox');
+  const port = await stableBasePort(dir, NODES, HOST);
+  const sandbox = await startSandbox({ stateDir: dir, profile: 'fast', nodes: NODES, host: HOST, port });
   try {
     const { doc, diagnostics } = parseSource('<built-in sandbox target>', sandbox.targetYaml());
     const checked = validateTarget(doc);
