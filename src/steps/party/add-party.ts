@@ -41,7 +41,6 @@ const current = (s: MembershipState): string[] => membersOf(s.party);
 
 export const addPartySpec: MembershipKind<With> = {
   kind: 'AddParty',
-  step: 'dpm.add-party',
   describe: (w, name, s) => `add ${name(s.memberId ?? w.member)} to ${s.partyId} (threshold ${w.threshold})`,
   membersAfter: (s) => [...current(s).filter((p) => p !== s.memberId), ...(s.memberId ? [s.memberId] : [])],
   precondition(w, s, name) {

@@ -35,7 +35,6 @@ const current = (s: MembershipState): string[] => membersOf(s.party);
 
 export const changeThresholdSpec: MembershipKind<With> = {
   kind: 'ChangeThreshold',
-  step: 'dpm.change-threshold',
   describe: (w, _name, s) => `set the threshold of ${s.partyId} to ${w.threshold}`,
   membersAfter: current,
   precondition(w, s) {

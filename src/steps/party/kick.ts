@@ -40,7 +40,6 @@ const current = (s: MembershipState): string[] => membersOf(s.party);
 
 export const kickSpec: MembershipKind<With> = {
   kind: 'Kick',
-  step: 'dpm.kick',
   describe: (w, name, s) =>
     `remove ${name(s.memberId ?? w.member)} from ${s.partyId} (threshold ${w.threshold})`,
   membersAfter: (s) => current(s).filter((p) => p !== s.memberId),

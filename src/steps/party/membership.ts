@@ -30,7 +30,7 @@ import {
   durationMs,
   earlierRun,
   enforceChecks,
-  failedRunError,
+  explainFailure,
   hasOwnerKeys,
   inFlightRun,
   membersOf,
@@ -108,8 +108,6 @@ export interface MembershipState {
 
 export interface MembershipKind<W extends MembershipWith> {
   kind: WorkflowKind;
-  /** the step kind's name, for messages */
-  step: string;
   /** what the change is, in words: "remove node3 (threshold 1)" */
   describe(w: W, name: Namer, s: MembershipState): string;
   /** the members after the change */
@@ -293,13 +291,6 @@ async function cacheReady(
   );
 }
 
-async function explain(ctx: StepContext, node: string, instance: string, error: unknown): Promise<unknown> {
-  if (!(error instanceof StepError)) return error;
-  const { runs } = await ctx.clients.dpm(node).workflows({ signal: ctx.signal });
-  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-  return run?.status === 'failed' ? failedRunError(namer(ctx), node, run) : error;
-}
-
 export async function applyMembership<W extends MembershipWith>(
   spec: MembershipKind<W>,
   ctx: ItemContext,
@@ -363,7 +354,7 @@ export async function applyMembership<W extends MembershipWith>(
     );
     await waitForRun(ctx, coordinator, instance, deadline.remaining());
   } catch (error) {
-    throw await explain(ctx, coordinator, instance, error);
+    throw await explainFailure(ctx, coordinator, instance, error);
   }
   const after = spec.membersAfter(s);
   const verifyOn = after.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);

@@ -26,12 +26,11 @@ import {
   durationMs,
   earlierRun,
   enforceChecks,
-  failedRunError,
+  explainFailure,
   hasOwnerKeys,
   isExpression,
   membersOf,
   nameOf,
-  namer,
   namesOf,
   nodeListSchema,
   nodeNameSchema,
@@ -296,19 +295,6 @@ function meshError(ctx: StepContext, coordinator: string, error: ServiceError): 
   );
 }
 
-/** A failed wait for the run, told with who declined and how to clear it when that is what happened. */
-async function explain(
-  ctx: StepContext,
-  coordinator: string,
-  instance: string,
-  error: unknown,
-): Promise<unknown> {
-  if (!(error instanceof StepError)) return error;
-  const { runs } = await ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal });
-  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-  return run?.status === 'failed' ? failedRunError(namer(ctx), coordinator, run) : error;
-}
-
 async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Outputs> {
   const deadline = new Deadline(ctx, durationMs(w.timeout, DEFAULT_TIMEOUT));
   const decision = decide(w, state);
@@ -355,7 +341,7 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
       await acceptInvitations(ctx, w.peers, instance, deadline.remaining(), coordinator);
       await waitForRun(ctx, coordinator, instance, deadline.remaining());
     } catch (error) {
-      throw await explain(ctx, coordinator, instance, error);
+      throw await explainFailure(ctx, coordinator, instance, error);
     }
   }
   const views = await waitForParty(

@@ -290,6 +290,19 @@ export function failedRunError(name: Namer, node: string, run: WorkflowRun): Ste
   });
 }
 
+/** A failed wait for a run, told with who declined and how to clear it when the run failed. */
+export async function explainFailure(
+  ctx: StepContext,
+  coordinator: string,
+  instance: string,
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof StepError)) return error;
+  const { runs } = await ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal });
+  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+  return run?.status === 'failed' ? failedRunError(namer(ctx), coordinator, run) : error;
+}
+
 /** A start refused because another run of the same party is in flight (§5 same-party guard). */
 export function inFlightRun(error: unknown): { kind: string; instance: string } | undefined {
   if (!(error instanceof ServiceError) || error.status !== 409) return undefined;
