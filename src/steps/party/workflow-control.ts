@@ -117,6 +117,11 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
     const run =
       runs.find((r) => r.instance_name === w.instance && r.role === 'Coordinator') ??
       runs.find((r) => r.instance_name === w.instance);
+    if (!run && (w.action === 'cancel' || w.action === 'dismiss'))
+      ctx.log(
+        'warn',
+        `no run ${w.instance} on ${w.node}: nothing to ${w.action} (dismissed already, or the name is wrong)`,
+      );
     return { wanted: `run ${w.instance} on ${w.node}`, run, names };
   }
   const party = w.party === undefined ? undefined : await resolveParty(ctx, w.node, w.party);
