@@ -3,8 +3,8 @@
  * kept for the life of the process. Problems name the JSON pointer and what was expected, never the value itself,
  * so that a problem can go into an error message without leaking what a body held.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv } from '../ajv.js';
 
 export interface WireProblem {
   /** JSON pointer of the offending value (for a missing property: where it should be) */
@@ -14,12 +14,13 @@ export interface WireProblem {
   message: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+let ajv: Ajv2020 | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function validatorOf(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (validate === undefined) {
+    ajv ??= newAjv({ allErrors: true, strict: true, allowUnionTypes: true });
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }

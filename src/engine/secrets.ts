@@ -4,7 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as YamlModule from 'yaml';
 import { LedgerbookError, ValidationError } from '../errors.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 
@@ -235,8 +236,10 @@ function unescapeDoubleQuoted(inner: string): string {
 function parseYaml(text: string, file: string): Parsed {
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // loaded here: only a YAML secrets file needs it
+  const yaml = createRequire(import.meta.url)('yaml') as typeof YamlModule;
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined): { line: number; col: number } =>
     offset === undefined ? { line: 1, col: 1 } : lineCounter.linePos(offset);
   // The parser's own messages may quote the offending text (a secret): report its code and position only.
@@ -248,8 +251,8 @@ function parseYaml(text: string, file: string): Parsed {
   }
   if (problems.length > 0) return { values, problems };
   const root = doc.contents;
-  if (root === null || (isScalar(root) && root.value === null)) return { values, problems };
-  if (!isMap(root)) {
+  if (root === null || (yaml.isScalar(root) && root.value === null)) return { values, problems };
+  if (!yaml.isMap(root)) {
     const { line, col } = at(root.range?.[0]);
     problems.push(
       problem(
@@ -265,8 +268,8 @@ function parseYaml(text: string, file: string): Parsed {
   }
   for (const pair of root.items) {
     const keyNode = pair.key;
-    const position = at(isScalar(keyNode) ? keyNode.range?.[0] : undefined);
-    const name = isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
+    const position = at(yaml.isScalar(keyNode) ? keyNode.range?.[0] : undefined);
+    const name = yaml.isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
     if (name === undefined || !NAME_PATTERN.test(name)) {
       problems.push(
         problem(
@@ -281,9 +284,9 @@ function parseYaml(text: string, file: string): Parsed {
       continue;
     }
     const valueNode = pair.value;
-    if (!isScalar(valueNode) || typeof valueNode.value !== 'string') {
-      const where = isScalar(valueNode) && valueNode.range ? at(valueNode.range[0]) : position;
-      const absent = valueNode === null || (isScalar(valueNode) && valueNode.value === null);
+    if (!yaml.isScalar(valueNode) || typeof valueNode.value !== 'string') {
+      const where = yaml.isScalar(valueNode) && valueNode.range ? at(valueNode.range[0]) : position;
+      const absent = valueNode === null || (yaml.isScalar(valueNode) && valueNode.value === null);
       problems.push(
         problem(
           file,

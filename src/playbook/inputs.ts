@@ -1,5 +1,5 @@
 /** `--input name=value`: converted to the declared type, checked against `enum`, defaults applied. */
-import { parse as parseYaml } from 'yaml';
+import jsYaml from 'js-yaml';
 import { UsageError, ValidationError } from '../errors.js';
 import { didYouMean } from './closest.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -10,6 +10,11 @@ import { childPointer } from './pointer.js';
 import { showValue } from './schema-check.js';
 
 /** `["a=1", "b=x=y"]` → `{a: "1", b: "x=y"}`; a flag without `=`, or a name given twice, is a usage error. */
+/** A YAML value given on the command line (`[a, b]`, `{k: v}`): the YAML 1.2 core schema, as playbooks. */
+function loadFlow(text: string): unknown {
+  return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+}
+
 export function parseInputFlags(flags: string[]): Record<string, string> {
   const given: Record<string, string> = {};
   for (const flag of flags) {
@@ -71,9 +76,9 @@ export function convertInput(
     case 'array':
     case 'object': {
       try {
-        value = parseYaml(text) as unknown;
+        value = loadFlow(text);
       } catch (error) {
-        if (!(error instanceof Error)) throw error;
+        if (!(error instanceof jsYaml.YAMLException)) throw error;
         return bad(`${type === 'array' ? 'a list' : 'an object'} in JSON or YAML flow style`, examples[type]);
       }
       if (typeName(value) !== type) return bad(type === 'array' ? 'a list' : 'an object', examples[type]);

@@ -3,20 +3,10 @@
  * that every finding can say `file:line:col`.
  */
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
-import {
-  LineCounter,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  parseDocument,
-  visit,
-  type Document,
-  type Node,
-  type YAMLError,
-} from 'yaml';
+import type * as YamlModule from 'yaml';
+import type { Document, LineCounter, Node, YAMLError } from 'yaml';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Position, SourceDoc } from './model.js';
@@ -32,6 +22,15 @@ const FAST_SCHEMA = jsYaml.CORE_SCHEMA.extend([
   // js-yaml exports its types, but its type declarations do not list them
   (jsYaml as typeof jsYaml & { types: { merge: jsYaml.Type } }).types.merge,
 ]);
+
+/**
+ * The `yaml` package, loaded the first time positions are needed: a well-formed file that validates never
+ * pays for parsing it.
+ */
+let yamlPackage: typeof YamlModule | undefined;
+function yaml(): typeof YamlModule {
+  return (yamlPackage ??= createRequire(import.meta.url)('yaml') as typeof YamlModule);
+}
 
 /** Anchors and aliases: `yaml` bounds how far aliases expand (alias bombs), js-yaml does not. */
 const ALIAS_OR_ANCHOR = /[&*][A-Za-z0-9_-]/;
@@ -70,8 +69,13 @@ export function parseWithPositions(
   file: string,
   text: string,
 ): { doc: SourceDoc; diagnostics: Diagnostic[] } {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true });
+  const lineCounter = new (yaml().LineCounter)();
+  const document = yaml().parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    merge: true,
+    uniqueKeys: true,
+  });
   const located = new LocatedDocument(file, text, document, lineCounter);
   // After the first syntax error, yaml's recovery guesses and reports more errors that are mostly echoes of the
   // first: report that one, and the problems that stand on their own (duplicate keys, warnings such as tags).
@@ -211,13 +215,13 @@ class LocatedDocument {
       if (this.text.slice(range[0], range[1]).trimEnd().endsWith(close)) return;
       if (start === undefined || range[0] > start) start = range[0];
     };
-    visit(this.document, { Seq: (_key, seq) => check(seq), Map: (_key, map) => check(map) });
+    yaml().visit(this.document, { Seq: (_key, seq) => check(seq), Map: (_key, map) => check(map) });
     return start;
   }
 
   private unclosedQuoteBefore(offset: number): number | undefined {
     let start: number | undefined;
-    visit(this.document, {
+    yaml().visit(this.document, {
       Scalar: (_key, scalar) => {
         const range = scalar.range;
         const quoted = scalar.type === 'QUOTE_DOUBLE' || scalar.type === 'QUOTE_SINGLE';
@@ -252,7 +256,7 @@ class LocatedDocument {
   /** Aliases that name no anchor (yaml reports them only when converting). */
   unresolvedAliases(): Diagnostic[] {
     const found: Diagnostic[] = [];
-    visit(this.document, {
+    yaml().visit(this.document, {
       Alias: (_key, alias) => {
         if (alias.resolve(this.document) === undefined) {
           found.push(
@@ -270,11 +274,11 @@ class LocatedDocument {
 
   private keyAt(offset: number): string | undefined {
     let key: string | undefined;
-    visit(this.document, {
+    yaml().visit(this.document, {
       Pair: (_key, pair) => {
-        if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
+        if (yaml().isScalar(pair.key) && pair.key.range?.[0] === offset) {
           key = String(pair.key.value);
-          return visit.BREAK;
+          return yaml().visit.BREAK;
         }
         return undefined;
       },
@@ -287,16 +291,16 @@ class LocatedDocument {
     let pointer = '';
     let node: unknown = this.document.contents;
     for (;;) {
-      if (isMap(node)) {
+      if (yaml().isMap(node)) {
         const pair = node.items.find((p) => {
           const start = (p.key as Node | null)?.range?.[0];
           const end = (p.value as Node | null)?.range?.[2] ?? (p.key as Node | null)?.range?.[2];
           return start !== undefined && end !== undefined && start <= offset && offset < end;
         });
-        if (!pair || !isScalar(pair.key)) return pointer;
+        if (!pair || !yaml().isScalar(pair.key)) return pointer;
         pointer = childPointer(pointer, String(pair.key.value));
         node = pair.value;
-      } else if (isSeq(node)) {
+      } else if (yaml().isSeq(node)) {
         const index = node.items.findIndex((item) => {
           const range = (item as Node | null)?.range;
           return range !== undefined && range !== null && range[0] <= offset && offset < range[2];
@@ -317,10 +321,10 @@ class LocatedDocument {
     for (const segment of parsePointer(pointer)) {
       const container = this.deref(node);
       let next: { key: Node | undefined; value: unknown } | undefined;
-      if (isMap(container)) {
+      if (yaml().isMap(container)) {
         const pair = this.findPair(container, segment);
         if (pair) next = { key: pair.key as Node, value: pair.value };
-      } else if (isSeq(container) && /^(0|[1-9]\d*)$/.test(segment)) {
+      } else if (yaml().isSeq(container) && /^(0|[1-9]\d*)$/.test(segment)) {
         const index = Number(segment);
         if (index < container.items.length) next = { key: undefined, value: container.items[index] };
       }
@@ -342,21 +346,22 @@ class LocatedDocument {
 
   private deref(node: unknown): unknown {
     let current = node;
-    for (let hops = 0; isAlias(current) && hops < 100; hops++) current = current.resolve(this.document);
+    for (let hops = 0; yaml().isAlias(current) && hops < 100; hops++)
+      current = current.resolve(this.document);
     return current;
   }
 
   /** The pair for `key`, looking through `<<` merge keys as the merged data does. */
   private findPair(map: unknown, key: string, depth = 0): { key: unknown; value: unknown } | undefined {
-    if (!isMap(map) || depth > 20) return undefined;
+    if (!yaml().isMap(map) || depth > 20) return undefined;
     const direct = map.items.find(
-      (pair) => !isMergeKey(pair.key) && isScalar(pair.key) && String(pair.key.value) === key,
+      (pair) => !isMergeKey(pair.key) && yaml().isScalar(pair.key) && String(pair.key.value) === key,
     );
     if (direct) return direct;
     for (const pair of map.items) {
-      if (!isPair(pair) || !isMergeKey(pair.key)) continue;
+      if (!yaml().isPair(pair) || !isMergeKey(pair.key)) continue;
       const sources = this.deref(pair.value);
-      const list = isSeq(sources) ? sources.items : [sources];
+      const list = yaml().isSeq(sources) ? sources.items : [sources];
       for (const source of list) {
         const found = this.findPair(this.deref(source), key, depth + 1);
         if (found) return found;
@@ -368,5 +373,5 @@ class LocatedDocument {
 
 /** With `merge: true`, yaml gives a `<<` key a symbol value. */
 function isMergeKey(key: unknown): boolean {
-  return isScalar(key) && typeof key.value === 'symbol';
+  return yaml().isScalar(key) && typeof key.value === 'symbol';
 }

@@ -3,8 +3,8 @@
  * alternative (anyOf / oneOf / if) they come from, the most specific one is kept, and each is said in words
  * with what was expected and, where we can tell, the closest valid key or value.
  */
-import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
+import { formatsPlugin, newAjv } from '../ajv.js';
 import type { AnyStepKind, JsonSchema, StaticFinding } from '../engine/step.js';
 import { didYouMean } from './closest.js';
 import { typeName } from './expressions/values.js';
@@ -15,15 +15,12 @@ import { annotate, inlineLocalRefs } from './schema-annotations.js';
 import { ExpressionSyntaxError } from './expressions/errors.js';
 import { hasExpression, parseTemplate } from './expressions/template.js';
 
-/** `ajv-formats` is CommonJS: its plugin is the module itself, also exposed as `default`. */
-const addFormats = addFormatsModule.default;
-
 /**
  * A new ajv instance as ledgerbook uses it: draft 2020-12, formats, our annotation keywords. `code` is for the
  * build, which compiles the validators to source ahead of time (src/cli/precompile-validators.ts).
  */
 export function createAjv(code?: Options['code']): Ajv2020 {
-  const ajv = new Ajv2020({
+  const ajv = newAjv({
     ...(code ? { code } : {}),
     allErrors: true,
     verbose: true,
@@ -34,7 +31,7 @@ export function createAjv(code?: Options['code']): Ajv2020 {
     allowUnionTypes: true,
     logger: false,
   });
-  addFormats(ajv);
+  formatsPlugin()(ajv);
   ajv.addKeyword({ keyword: 'x-secret', schemaType: 'boolean' });
   ajv.addKeyword({ keyword: 'x-lazy-expression', schemaType: 'boolean' });
   return ajv;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
+import jsYaml from 'js-yaml';
 import { Journal } from '../../engine/journal.js';
 import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../engine/journal-state.js';
 import { isStale, readLock, type LockInfo } from '../../engine/lock.js';
@@ -26,7 +26,9 @@ interface RunReport {
 /** A playbook argument may be a file (its `name:` is read) or a playbook name. */
 export async function playbookName(arg: string): Promise<string> {
   if (!existsSync(arg)) return arg;
-  const data = parse(await readFile(arg, 'utf8')) as { name?: unknown } | null;
+  const data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
+    name?: unknown;
+  } | null;
   return typeof data?.name === 'string' ? data.name : arg;
 }
 
