@@ -141,28 +141,26 @@ steps:
 steps:
   - id: slow
     uses: core.shell
-    with: { run: "sleep 0.5; echo ran >> ran.txt" }
+    with: { run: "echo started >> ran.txt; sleep 0.5; echo ran >> ran.txt" }
 `,
     );
     const child = spawnCli(['run', playbook], { cwd: dir });
     const first = collect(child);
-    const journal = join(dir, '.ledgerbook', 'unguarded@sandbox', 'journal.ndjson');
-    await waitFor(
-      async () => existsSync(journal) && (await readFile(journal, 'utf8')).includes('"started"'),
-      child,
-    );
+    // the command itself is running (its gate opened) once it wrote its first line
+    await waitFor(async () => (await lines(join(dir, 'ran.txt'))).length > 0, child);
+
     child.kill('SIGKILL');
     await first;
     const stopped = await cli(['run', playbook], { cwd: dir });
     expect(stopped.code).toBe(4);
     expect(stopped.stdout).toContain('seen:');
-    expect(await lines(join(dir, 'ran.txt'))).toEqual(['ran']); // the orphaned command finished, once
+    expect(await lines(join(dir, 'ran.txt'))).toEqual(['started', 'ran']); // the orphaned command finished, once
 
     const resolved = await cli(['state', 'resolve', playbook, '--step', 'slow', '--done'], { cwd: dir });
     expect(resolved.code).toBe(0);
     const after = await cli(['run', playbook], { cwd: dir });
     expect(after.code).toBe(0);
-    expect(await lines(join(dir, 'ran.txt'))).toEqual(['ran']);
+    expect(await lines(join(dir, 'ran.txt'))).toEqual(['started', 'ran']);
   });
 });
 
