@@ -8,6 +8,7 @@ import type {
   GovernanceState,
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
+import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire.js';
 import {
   defineStep,
   type Intent,
@@ -56,22 +57,6 @@ const DEFAULT_TIMEOUT = '10m';
 export const GOVERNANCE_RULES_TEMPLATE = 'Governance.Rules:GovernanceRules';
 
 const cantonId = { type: 'string', pattern: '^[^:]+::[0-9a-f]{68}$' } as const;
-const FIELD_TYPES = [
-  'decentralized_party',
-  'operator_party',
-  'participant_party',
-  'text',
-  'int64',
-  'bool',
-  'instrument',
-  'attestors_set',
-  'party_set',
-  'rel_time',
-  'optional',
-  'record',
-  'governance_threshold',
-  'none',
-] as const;
 
 const contractSchema = {
   type: 'object',
@@ -106,7 +91,7 @@ const contractSchema = {
         "The template's create arguments in order, each tagged by `type`: decentralized_party, operator_party, participant_party {id}, text {value}, int64 {value}, bool {value}, instrument {id}, attestors_set, party_set {parties}, rel_time {microseconds}, optional {inner}, record {fields}, governance_threshold {value?}, none. Default none.",
       items: {
         type: 'object',
-        properties: { type: { enum: FIELD_TYPES, description: 'The kind of field.' } },
+        properties: { type: { enum: FIELD_DEFINITION_TYPES, description: 'The kind of field.' } },
         required: ['type'],
       },
     },
