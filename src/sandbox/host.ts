@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from '../errors.js';
 import { type AdminHost, adminHandler } from './admin.js';
@@ -47,11 +47,24 @@ export interface SandboxUrls {
   admin: string;
 }
 
+/** How a target file names what lies outside it; the defaults suit a file written next to nothing in particular. */
+export interface TargetFileOptions {
+  /**
+   * The folder the secret files are named in. Default: the state dir's `secrets/`, absolute. A relative folder is
+   * resolved against the target file's folder (as the target loader does), e.g. `../../.ledgerbook/sandbox/secrets`.
+   */
+  secretsDir?: string;
+  /** the `$schema` the editor line names; default the published URL */
+  schema?: string;
+  /** comment lines under the editor line (without `# `); default: which state dir wrote the file */
+  comment?: string[];
+}
+
 export interface Sandbox {
   /** what `sandbox up` prints as one JSON line */
   urls: SandboxUrls;
   /** a target file (schemas/target.schema.json) for --target */
-  targetYaml(): string;
+  targetYaml(options?: TargetFileOptions): string;
   /** the sandbox credentials by secret name, for an in-process run */
   secrets(): Record<string, string>;
   /** closes every listener and stops every node */
@@ -261,7 +274,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   return {
     urls,
-    targetYaml: () => targetYaml(urls, network, stateDir),
+    targetYaml: (fileOptions = {}) => targetYaml(urls, network, stateDir, fileOptions),
     secrets: () => ({
       [OPERATOR_PASSWORD_SECRET]: credentials.operatorPassword,
       [CI_CLIENT_SECRET_SECRET]: credentials.ciClientSecret,
@@ -342,7 +355,16 @@ function operatorParty(participantId: string, index: number): string {
 }
 
 /** the target file for --target: the IdP, each node's URLs and operator user, and where the password is */
-function targetYaml(urls: SandboxUrls, network: string, stateDir: string): string {
+function targetYaml(
+  urls: SandboxUrls,
+  network: string,
+  stateDir: string,
+  options: TargetFileOptions,
+): string {
+  const secrets = options.secretsDir ?? secretsDir(stateDir);
+  // posix separators: a committed target names the same files on every system
+  const secretFile = (name: string): string =>
+    options.secretsDir === undefined ? join(secrets, name) : posix.join(secrets, name);
   const auth = (username: string): Record<string, unknown> => ({
     issuer: urls.idp.issuer,
     clientId: CLI_CLIENT_ID,
@@ -367,9 +389,14 @@ function targetYaml(urls: SandboxUrls, network: string, stateDir: string): strin
       ]),
     ),
     secrets: {
-      [OPERATOR_PASSWORD_SECRET]: { file: join(secretsDir(stateDir), SECRET_FILES.operatorPassword) },
-      [CI_CLIENT_SECRET_SECRET]: { file: join(secretsDir(stateDir), SECRET_FILES.ciClientSecret) },
+      [OPERATOR_PASSWORD_SECRET]: { file: secretFile(SECRET_FILES.operatorPassword) },
+      [CI_CLIENT_SECRET_SECRET]: { file: secretFile(SECRET_FILES.ciClientSecret) },
     },
   };
-  return `# yaml-language-server: $schema=${TARGET_SCHEMA_URL}\n# written by the ledgerbook sandbox (state dir ${stateDir})\n${stringify(target)}`;
+  const comment = options.comment ?? [`written by the ledgerbook sandbox (state dir ${stateDir})`];
+  return [
+    `# yaml-language-server: $schema=${options.schema ?? TARGET_SCHEMA_URL}`,
+    ...comment.map((line) => (line === '' ? '#' : `# ${line}`)),
+    stringify(target),
+  ].join('\n');
 }

@@ -1,8 +1,10 @@
 /**
- * What a sandbox keeps across restarts of the same state dir: each node's participant id and Noise key, and the
- * generated credentials (operator password, CI client secret) in files readable by the owner only.
+ * Who the sandbox's nodes are and what a sandbox keeps across restarts of the same state dir. A node's participant
+ * id and Noise key pair derive from its name and a fixed seed, so every sandbox has the same ids and keys (a
+ * committed target file can name them); they are recorded in the state dir all the same. The credentials
+ * (operator password, CI client secret) are generated per state dir, in files readable by the owner only.
  */
-import { createECDH, randomBytes } from 'node:crypto';
+import { createECDH, createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StateError } from '../errors.js';
@@ -33,22 +35,50 @@ export const SECRET_FILES = {
   ciClientSecret: 'ci-client-secret',
 } as const;
 
-/** the first `count` node identities of this state dir, creating the missing ones */
+/**
+ * The seed of every sandbox's node identities. Not a secret: the keys only authenticate simulated Noise peers of
+ * a sandbox on loopback. Changing it changes every sandbox participant id (and the committed sandbox target).
+ */
+const IDENTITY_SEED = 'ledgerbook-sandbox/v1';
+
+function digest(...parts: string[]): Buffer {
+  return createHash('sha256')
+    .update([IDENTITY_SEED, ...parts].join('/'))
+    .digest();
+}
+
+/** node `index` (0-based) as every sandbox has it: `node<index+1>`, its participant id and Noise key pair */
+export function nodeIdentity(index: number): StoredNode {
+  const name = `node${index + 1}`;
+  const ecdh = createECDH('secp256k1');
+  // a digest is a valid secp256k1 private key unless it is 0 or ≥ the group order (odds ~2^-128): try the next
+  for (let attempt = 0; ; attempt++) {
+    try {
+      ecdh.setPrivateKey(digest('noise-key', name, String(attempt)));
+      break;
+    } catch (error) {
+      if (attempt >= 16) throw error;
+    }
+  }
+  return {
+    name,
+    participantId: `${name}::1220${digest('participant', name).toString('hex')}`,
+    publicKey: ecdh.getPublicKey('hex', 'compressed'),
+    privateKey: ecdh.getPrivateKey('hex'),
+    noisePort: 9000 + index + 1,
+  };
+}
+
+/**
+ * The first `count` node identities of this state dir, adding the missing ones (derived, see nodeIdentity). A
+ * state dir written before identities were derived keeps the random ones it recorded.
+ */
 export function loadOrCreateNodes(stateDir: string, count: number): StoredNode[] {
   const file = join(stateDir, 'identity.json');
   const stored = readJson<IdentityFile>(file) ?? { version: 1, nodes: [] };
   let changed = false;
   for (let i = stored.nodes.length; i < count; i++) {
-    const ecdh = createECDH('secp256k1');
-    ecdh.generateKeys();
-    const name = `node${i + 1}`;
-    stored.nodes.push({
-      name,
-      participantId: `${name}::1220${randomBytes(32).toString('hex')}`,
-      publicKey: ecdh.getPublicKey('hex', 'compressed'),
-      privateKey: ecdh.getPrivateKey('hex'),
-      noisePort: 9000 + i + 1,
-    });
+    stored.nodes.push(nodeIdentity(i));
     changed = true;
   }
   if (changed) writeJsonAtomic(file, stored, 0o600);
