@@ -90,7 +90,12 @@ function build(setExit: (code: number) => void): Command {
     .option('--profile <profile>', 'fast (tests) or realistic (the real services’ timings)', 'fast')
     .option('--faults <file>', 'YAML faults to inject (see src/sandbox/README.md)')
     .option('--write-target <file>', 'write a target file for --target')
-    .option('--insecure', 'accept any token, like DECPM_INSECURE on devnet')
+    .option(
+      '--network <network>',
+      'the Canton network the nodes run on: devnet, testnet or mainnet',
+      'devnet',
+    )
+    .option('--insecure', 'accept any token, like DECPM_INSECURE (devnet only)')
     .option('--token-ttl <seconds>', 'access-token lifetime of the identity provider')
     .action(async (_opts, command: Command) => {
       const { sandboxUpCommand } = await import('./commands/sandbox.js');

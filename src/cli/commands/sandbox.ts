@@ -8,6 +8,7 @@ export interface SandboxUpOptions extends GlobalOptions {
   host: string;
   port: string;
   profile: string;
+  network: string;
   faults?: string;
   writeTarget?: string;
   insecure?: boolean;
@@ -28,9 +29,16 @@ function integer(name: string, text: string, min: number, max: number): number {
  */
 export async function sandboxUpCommand(options: SandboxUpOptions): Promise<number> {
   const out = makeOutput(options);
+  // Listen for the signals before anything starts: a supervisor may send SIGTERM as soon as it reads the URL line
+  // (or earlier), and a signal nobody listens for kills the process at once: no clean stop, no exit 0.
+  const stopSignal = listenForStop();
   try {
     if (options.profile !== 'fast' && options.profile !== 'realistic') {
       throw new UsageError(`--profile must be fast or realistic, got '${options.profile}'`);
+    }
+    const network = options.network;
+    if (network !== 'devnet' && network !== 'testnet' && network !== 'mainnet') {
+      throw new UsageError(`--network must be devnet, testnet or mainnet, got '${network}'`);
     }
     const { loadFaultsFile, startSandbox } = await import('../../sandbox/index.js');
     const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
@@ -42,26 +50,46 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
       port: integer('port', options.port, 0, 65535),
       stateDir,
       profile: options.profile,
+      network,
       ...(faults ? { faults } : {}),
       ...(options.insecure ? { insecure: true } : {}),
       ...(options.tokenTtl
         ? { accessTokenTtlSeconds: integer('token-ttl', options.tokenTtl, 1, 86_400) }
         : {}),
     });
-    if (options.writeTarget) {
-      await writeFile(options.writeTarget, sandbox.targetYaml());
-      process.stderr.write(`target written to ${options.writeTarget}\n`);
+    try {
+      if (options.writeTarget) {
+        await writeFile(options.writeTarget, sandbox.targetYaml());
+        process.stderr.write(`target written to ${options.writeTarget}\n`);
+      }
+      process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
+      process.stderr.write(`sandbox up (state in ${stateDir}); Ctrl-C to stop\n`);
+      const signal = await stopSignal.received;
+      process.stderr.write(`${signal}: stopping the sandbox\n`);
+    } finally {
+      await sandbox.stop();
     }
-    process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
-    process.stderr.write(`sandbox up (state in ${stateDir}); Ctrl-C to stop\n`);
-    await new Promise<void>((done) => {
-      process.once('SIGINT', () => done());
-      process.once('SIGTERM', () => done());
-    });
-    await sandbox.stop();
     process.stderr.write('sandbox stopped\n');
     return 0;
   } catch (error) {
     return reportError(error, out);
+  } finally {
+    stopSignal.dispose();
   }
+}
+
+function listenForStop(): { received: Promise<NodeJS.Signals>; dispose(): void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => resolve(signal);
+  });
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    received,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
