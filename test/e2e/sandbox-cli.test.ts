@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -138,6 +138,7 @@ describe('ledgerbook sandbox up', () => {
   });
   afterAll(async () => {
     if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) await stop(sandbox, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('prints exactly one JSON line: the identity provider, every node and the admin API', async () => {
@@ -241,6 +242,9 @@ describe('ledgerbook sandbox up: options and signals', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await tempDir('lb-sandbox-opts-');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)(
@@ -371,6 +375,7 @@ describe('playbooks/targets/sandbox.yaml', () => {
       return text;
     } finally {
       await sandbox.stop();
+      await rm(stateDir, { recursive: true, force: true });
     }
   }
 
