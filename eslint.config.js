@@ -15,7 +15,17 @@ const layering = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.dist-*/**', '.import-ts-*/**', 'node_modules/**', 'coverage/**', '.ledgerbook/**', 'test/fixtures/**'] },
+  {
+    ignores: [
+      'dist/**',
+      '.dist-*/**',
+      '.import-ts-*/**',
+      'node_modules/**',
+      'coverage/**',
+      '.ledgerbook/**',
+      'test/fixtures/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

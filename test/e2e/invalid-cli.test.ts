@@ -16,9 +16,14 @@ function positions(text: string): string[] {
 }
 
 /** Run a few CLIs at a time: each is its own Node process. */
-async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function inBatches<T, R>(
+  items: readonly T[],
+  size: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = [];
-  for (let i = 0; i < items.length; i += size) results.push(...(await Promise.all(items.slice(i, i + size).map(work))));
+  for (let i = 0; i < items.length; i += size)
+    results.push(...(await Promise.all(items.slice(i, i + size).map(work))));
   return results;
 }
 
@@ -29,7 +34,12 @@ describe('invalid playbooks through the CLI', () => {
       const cwd = await tempDir('lb-invalid-');
       copyFileSync(join(dir, name), join(cwd, name));
       const result = await cli(['run', name], { cwd });
-      return { name, result, left: readdirSync(cwd), expected: positions(readFileSync(join(dir, name), 'utf8')) };
+      return {
+        name,
+        result,
+        left: readdirSync(cwd),
+        expected: positions(readFileSync(join(dir, name), 'utf8')),
+      };
     });
     for (const { name, result, left, expected } of outcomes) {
       expect(result.code, `${name}\n${result.stderr}`).toBe(65);
