@@ -1,5 +1,5 @@
 /**
- * The published DPM sample bodies (../shared/specs/dpm-mocks) against our wire schemas, as the reference's §13
+ * The published DPM sample bodies (test/fixtures/specs/dpm-mocks, a copy of ../shared/specs/dpm-mocks) against our wire schemas, as the reference's §13
  * classifies them: the faithful ones decode; the ones with listed deviations fail (or, where the deviation is
  * a field the server may omit, pass) in exactly the documented way, and decode once that deviation is undone.
  */
@@ -13,14 +13,14 @@ import { wireProblems } from '../../src/clients/schema-check.js';
 import type { WireProblem } from '../../src/clients/schema-check.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const mocksDir = path.resolve(repoRoot, '../shared/specs/dpm-mocks');
+const mocksDir = path.resolve(repoRoot, 'test/fixtures/specs/dpm-mocks');
 
 function load(file: string): unknown {
   const full = path.join(mocksDir, file);
   if (!existsSync(full)) {
     throw new Error(
-      `DPM sample body ${file} not found in ${mocksDir}: the contract tests need ../shared/specs/dpm-mocks ` +
-        'beside the repository (the published fixtures); they do not skip without it',
+      `DPM sample body ${file} not found in ${mocksDir}: the contract tests need test/fixtures/specs/dpm-mocks ` +
+        '(the published fixtures, see its README); they do not skip without it',
     );
   }
   return JSON.parse(readFileSync(full, 'utf8')) as unknown;
@@ -94,7 +94,7 @@ type Json = Record<string, unknown>;
 const asObject = (value: unknown): Json => value as Json;
 const listOf = (value: unknown, key: string): Json[] => asObject(value)[key] as Json[];
 
-describe('DPM sample bodies (../shared/specs/dpm-mocks)', () => {
+describe('DPM sample bodies (test/fixtures/specs/dpm-mocks)', () => {
   it('are all present and each one is classified here', () => {
     expect(existsSync(mocksDir), `expected the DPM sample bodies in ${mocksDir}`).toBe(true);
     const classified = new Set([...FAITHFUL.map(([file]) => file), ...DEVIATING]);
