@@ -35,6 +35,7 @@ import {
   participantRef,
   refused,
   sameSet,
+  nodesOrControlled,
 } from './party-common.js';
 import { POLL_MS } from './workflow.js';
 
@@ -166,20 +167,11 @@ interface CardRef {
   id: string;
 }
 
-function acceptNodes(w: With, target: Target | undefined): string[] {
-  return (
-    w.nodes ??
-    Object.entries(target?.nodes ?? {})
-      .filter(([, n]) => n.controlled !== false)
-      .map(([name]) => name)
-  );
-}
-
 function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
   for (const name of f.nodes('/nodes', w.nodes))
     f.controlled(`/nodes/${w.nodes?.indexOf(name) ?? 0}`, name, 'accepting writes to it');
-  const nodes = acceptNodes(w, target);
+  const nodes = nodesOrControlled(w.nodes, target);
   if (nodes.length === 0)
     f.add('', 'no node to accept on', 'set `nodes`, or mark a node as controlled in the target');
   (Array.isArray(w.expect) ? w.expect : []).forEach((e, i) => {
@@ -333,7 +325,7 @@ function expected(state: Observed, card: PendingInvitation, view: NodeLook): boo
 /** The invitations to act on, after waiting (in a run, with `wait`) for every expected one to arrive. */
 async function items(w: With, ctx: StepContext): Promise<Array<Item<CardRef>>> {
   enforceChecks(ctx, w, check);
-  const nodes = acceptNodes(w, ctx.target);
+  const nodes = nodesOrControlled(w.nodes, ctx.target);
   const waitMs = ctx.mode === 'run' && w.wait !== undefined ? durationMs(w.wait, '0s') : 0;
   const deadline = ctx.clock.now() + waitMs;
   let seen = await look(ctx, w, nodes);
@@ -371,7 +363,7 @@ async function items(w: With, ctx: StepContext): Promise<Array<Item<CardRef>>> {
 }
 
 async function observe(ctx: StepContext, w: With): Promise<Observed> {
-  return look(ctx, w, acceptNodes(w, ctx.target));
+  return look(ctx, w, nodesOrControlled(w.nodes, ctx.target));
 }
 
 /** What happened to a card that is gone: the node joined its run (accepted), or not (declined or withdrawn). */

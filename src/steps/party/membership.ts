@@ -44,6 +44,7 @@ import {
   thresholdSchema,
   timeoutSchema,
   type Namer,
+  retryChange,
 } from './party-common.js';
 import {
   acceptInvitations,
@@ -250,15 +251,7 @@ export function planMembership<W extends MembershipWith>(
         ],
       };
     case 'retry':
-      return {
-        changes: [
-          {
-            action: 'start',
-            summary: `retry ${describeRun(decision.run)} on ${w.coordinator} from its failed step (a coordinator failure is safe to retry)`,
-            details: { ...details, instance: decision.run.instance_name },
-          },
-        ],
-      };
+      return { changes: [retryChange(decision.run, w.coordinator, details)] };
     case 'start':
       return {
         changes: [

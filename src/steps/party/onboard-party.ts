@@ -38,6 +38,7 @@ import {
   sameSet,
   thresholdSchema,
   timeoutSchema,
+  retryChange,
 } from './party-common.js';
 import {
   acceptInvitations,
@@ -257,15 +258,7 @@ function plan(w: With, state: Observed): { changes: Change[]; outputs?: Outputs 
         ],
       };
     case 'retry':
-      return {
-        changes: [
-          {
-            action: 'start',
-            summary: `retry ${describeRun(decision.run)} on ${w.coordinator} from its failed step (a coordinator failure is safe to retry)`,
-            details: { ...details, instance: decision.run.instance_name },
-          },
-        ],
-      };
+      return { changes: [retryChange(decision.run, w.coordinator, details)] };
     case 'verify':
       return {
         changes: [

@@ -6,7 +6,7 @@
  */
 import type { DecentralizedParty, WorkflowRun } from '../../clients/dpm-wire.js';
 import { ServiceError, StepError } from '../../errors.js';
-import type { StaticFinding, StepContext } from '../../engine/step.js';
+import type { Change, JsonValue, StaticFinding, StepContext } from '../../engine/step.js';
 import { didYouMean } from '../../playbook/closest.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
@@ -164,6 +164,16 @@ export class Deadline {
 export type Namer = (participantId: string) => string;
 
 /** `node2` for a participant of the target, else the participant id itself. */
+/** The nodes a step names, or by default every node of the target this target controls. */
+export function nodesOrControlled(nodes: string[] | undefined, target: Target | undefined): string[] {
+  return (
+    nodes ??
+    Object.entries(target?.nodes ?? {})
+      .filter(([, n]) => n.controlled !== false)
+      .map(([name]) => name)
+  );
+}
+
 export function nameOf(ctx: StepContext, participantId: string): string {
   return nodeOfParticipant(ctx, participantId) ?? participantId;
 }
@@ -239,6 +249,19 @@ export function declinedBy(run: WorkflowRun): string | undefined {
  * resumes at the failed step and revives the peers (dpm-api.md §6, §7.3). Never a declined run, a peer row, or a
  * run whose stored configuration could not be read back.
  */
+/** The planned change of retrying a failed run from its failed step (only ever offered when retrySafe). */
+export function retryChange(
+  run: WorkflowRun,
+  coordinator: string,
+  details: Record<string, JsonValue>,
+): Change {
+  return {
+    action: 'start',
+    summary: `retry ${describeRun(run)} on ${coordinator} from its failed step (a coordinator failure is safe to retry)`,
+    details: { ...details, instance: run.instance_name },
+  };
+}
+
 export function retrySafe(run: WorkflowRun): boolean {
   const error = run.error ?? '';
   return (

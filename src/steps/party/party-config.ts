@@ -26,6 +26,7 @@ import {
   partyRefSchema,
   refused,
   resolveParty,
+  nodesOrControlled,
 } from './party-common.js';
 import { isControlled, targetNode } from './workflow.js';
 
@@ -111,22 +112,13 @@ interface Observed {
   nodes: Record<string, NodeState>;
 }
 
-function configNodes(w: With, target: Target | undefined): string[] {
-  return (
-    w.nodes ??
-    Object.entries(target?.nodes ?? {})
-      .filter(([, n]) => n.controlled !== false)
-      .map(([name]) => name)
-  );
-}
-
 function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
   const nodes = f.nodes('/nodes', w.nodes);
   nodes.forEach((name) =>
     f.controlled(`/nodes/${w.nodes?.indexOf(name) ?? 0}`, name, 'party-config writes to it'),
   );
-  const all = w.nodes ?? configNodes(w, target);
+  const all = nodesOrControlled(w.nodes, target);
   for (const name of Object.keys(w.member_parties ?? {})) {
     if (!isExpression(name) && !all.includes(name))
       f.add(
@@ -180,7 +172,7 @@ function keycloakOf(ctx: StepContext, w: With, node: string): { url: string; rea
 
 async function observe(ctx: StepContext, w: With): Promise<Observed> {
   enforceChecks(ctx, w, check);
-  const names = configNodes(w, ctx.target);
+  const names = nodesOrControlled(w.nodes, ctx.target);
   const first = names[0];
   if (first === undefined) throw new StepError('no node to configure');
   const partyId = await resolveParty(ctx, first, w.party);
@@ -334,7 +326,7 @@ export const dpmPartyConfig = defineStep<With, Observed, string>({
   },
   needsTarget: true,
   check,
-  items: (w, ctx) => configNodes(w, ctx.target).map((node) => ({ key: node, value: node })),
+  items: (w, ctx) => nodesOrControlled(w.nodes, ctx.target).map((node) => ({ key: node, value: node })),
   observe,
   plan,
   apply: (ctx, w, item, _plan, state) => apply(ctx, w, item, state),
