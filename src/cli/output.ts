@@ -1,5 +1,5 @@
 import { LedgerbookError, ValidationError, exitCodeOf, type ExitCode } from '../errors.js';
-import { EVENTS_VERSION, type EventInput, type LedgerbookEvent } from '../engine/events.js';
+import { EVENT_STRUCTURE, EVENTS_VERSION, type EventInput, type LedgerbookEvent } from '../engine/events.js';
 import type { Masker } from '../engine/masker.js';
 import { formatDiagnostics } from '../playbook/format.js';
 import { VERSION } from './version.js';
@@ -76,7 +76,7 @@ export function reportError(error: unknown, out: Output, masker?: Masker): ExitC
       ...(error instanceof ValidationError ? { diagnostics: [...error.diagnostics] } : {}),
     };
     const event = { ...input, time: new Date().toISOString() } as LedgerbookEvent;
-    out.event(masker ? masker.maskDeep(event) : event);
+    out.event(masker ? masker.maskDeep(event, EVENT_STRUCTURE) : event);
   }
   return code;
 }

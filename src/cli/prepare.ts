@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError, ValidationError } from '../errors.js';
 import { digestOf } from '../engine/digest.js';
-import { Masker } from '../engine/masker.js';
+import { MIN_SECRET_LENGTH, Masker } from '../engine/masker.js';
 import { resolveSecrets } from '../engine/secrets.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
@@ -91,7 +91,9 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     declared: target?.secrets,
     baseDir: target?.file ? resolve(target.file, '..') : process.cwd(),
   });
-  for (const value of Object.values(found.values)) masker.add(value);
+  // a value too short to mask is refused below; registering it would hide letters of that very message
+  const tooShort = Object.entries(found.values).filter(([, value]) => value.length < MIN_SECRET_LENGTH);
+  for (const value of Object.values(found.values)) if (value.length >= MIN_SECRET_LENGTH) masker.add(value);
 
   const problems: Diagnostic[] = found.missing.map((m) => ({
     file: options.target === BUILTIN_TARGET ? playbook.file : options.target,
@@ -103,6 +105,18 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     expected: `a value from ${m.tried.join(', or ')}`,
     hint: `export ${m.name}=… before running, or pass --secrets-file with a line ${m.name}=…`,
   }));
+  for (const [name, value] of tooShort) {
+    problems.push({
+      file: options.target === BUILTIN_TARGET ? playbook.file : options.target,
+      line: 1,
+      col: 1,
+      pointer: '',
+      rule: 'short-secret',
+      message: `secret '${name}' is ${value.length} character${value.length === 1 ? '' : 's'} long: too short to mask`,
+      expected: `a value of at least ${MIN_SECRET_LENGTH} characters`,
+      hint: `a shorter value occurs in ordinary text, so hiding it would hide words of every message; use a longer ${name}`,
+    });
+  }
   const env: Record<string, string | undefined> = {};
   for (const name of names.env) {
     env[name] = options.env[name];

@@ -1,4 +1,4 @@
-import type { EventInput, EventListener, LedgerbookEvent } from './events.js';
+import { EVENT_STRUCTURE, type EventInput, type EventListener, type LedgerbookEvent } from './events.js';
 import type { Masker } from './masker.js';
 
 /** Stamps, masks and delivers events to every reporter. Nothing reaches a reporter unmasked. */
@@ -15,10 +15,10 @@ export class EventBus {
   }
 
   emit(input: EventInput): void {
-    const event = this.masker.maskDeep<LedgerbookEvent>({
-      ...input,
-      time: new Date(this.now()).toISOString(),
-    });
+    const event = this.masker.maskDeep<LedgerbookEvent>(
+      { ...input, time: new Date(this.now()).toISOString() },
+      EVENT_STRUCTURE,
+    );
     for (const listener of this.listeners) listener(event);
   }
 }

@@ -7,6 +7,30 @@ import type { FromSchema } from 'json-schema-to-ts';
 
 export const EVENTS_VERSION = '1.0';
 
+/**
+ * The event fields that are structure — types, enums, ids a consumer matches on (schemas/events.schema.json):
+ * never masked, so that a secret which happens to equal `succeeded` cannot break the stream.
+ */
+export const EVENT_STRUCTURE: ReadonlySet<string> = new Set([
+  'type',
+  'time',
+  'events',
+  'ledgerbook',
+  'mode',
+  'status',
+  'level',
+  'run',
+  'step',
+  'item',
+  'kind',
+  'id',
+  'code',
+  'rule',
+  'action',
+  'pointer',
+  'inSync',
+]);
+
 const time = { type: 'string', description: 'ISO-8601 time the event was emitted' } as const;
 const stepId = { type: 'string' } as const;
 const errorInfo = {

@@ -104,12 +104,12 @@ describe('Journal', () => {
       t: 'done',
       run: 'r1',
       step: 'login',
-      item: 'hunter2',
+      item: 'user-1',
       at: AT,
       status: 'applied',
       outputs: {
         note: 'password hunter2 accepted',
-        [`k-hunter2`]: Buffer.from('hunter2').toString('base64'),
+        encoded: Buffer.from('hunter2').toString('base64'),
       },
     });
     await journal.close();
@@ -117,9 +117,29 @@ describe('Journal', () => {
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain(Buffer.from('hunter2').toString('base64'));
     expect(journal.records[1]).toMatchObject({
-      item: '***',
-      outputs: { note: 'password *** accepted', 'k-***': '***' },
+      item: 'user-1',
+      outputs: { note: 'password *** accepted', encoded: '***' },
     });
+  });
+
+  it('masks only the payload: a secret equal to a record type, status or id leaves the journal readable', async () => {
+    const masker = new Masker();
+    for (const secret of ['step-done', 'applied1', 'reconciled']) masker.add(secret);
+    const journal = await Journal.open(dir, masker);
+    await journal.appendDurable(runRecord);
+    await journal.appendDurable({
+      t: 'step-done',
+      run: 'r1',
+      step: 'step-done',
+      at: AT,
+      status: 'applied',
+      outputs: { said: 'reconciled' },
+      withDigest: 'd',
+    });
+    await journal.close();
+    const reopened = await Journal.open(dir, masker);
+    expect(reopened.records[1]).toMatchObject({ t: 'step-done', step: 'step-done', outputs: { said: '***' } });
+    await reopened.close();
   });
 
   it('makes concurrent durable appends share one write and one fdatasync per batch', async () => {

@@ -95,6 +95,29 @@ const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
   'end',
 ]);
 
+/**
+ * `record` with its payload masked: the intent, the outputs and error messages — what a step or a service
+ * wrote. Its type, run, step and item ids, statuses and times are structure the reader relies on, never masked.
+ */
+function maskPayload(masker: Masker, record: JournalRecord): JournalRecord {
+  if (masker.size === 0) return record;
+  switch (record.t) {
+    case 'intent':
+      return { ...record, intent: masker.maskDeep(record.intent) };
+    case 'done':
+    case 'step-done':
+      return { ...record, outputs: masker.maskDeep(record.outputs) };
+    case 'failed':
+      return { ...record, error: { ...record.error, message: masker.mask(record.error.message) } };
+    case 'end':
+      return record.error
+        ? { ...record, error: { ...record.error, message: masker.mask(record.error.message) } }
+        : record;
+    default:
+      return record;
+  }
+}
+
 /** What a journal file holds, and how much of it is whole. */
 export interface ParsedJournal {
   records: JournalRecord[];
@@ -272,7 +295,7 @@ export class Journal {
     if (this.closed) throw new StateError(`the journal ${this.file} is closed`);
     if (!this.handle) throw new StateError(`the journal ${this.file} was opened read-only`);
     if (this.failure) throw this.failure;
-    const masked = this.masker.maskDeep(record);
+    const masked = maskPayload(this.masker, record);
     this.all.push(masked);
     this.pending.push(`${JSON.stringify(masked)}\n`);
     if (this.timer === undefined && this.queued === undefined) {

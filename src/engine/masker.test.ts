@@ -78,7 +78,7 @@ describe('Masker.mask', () => {
 });
 
 describe('Masker.maskDeep', () => {
-  it('masks strings in nested objects and arrays, keys included, without changing the input', () => {
+  it('masks string values in nested objects and arrays, never keys, without changing the input', () => {
     const masker = new Masker();
     masker.add('s3cr3t');
     const input = {
@@ -91,10 +91,21 @@ describe('Masker.maskDeep', () => {
     expect(masker.maskDeep(input)).toEqual({
       url: 'https://idp/token?client_secret=***',
       list: ['a', '***', 3, null, true, { inner: 'x *** y' }],
-      '***': 'as a key',
+      s3cr3t: 'as a key',
       n: 42,
     });
     expect(input).toEqual(copy);
+  });
+
+  it('leaves the values of structural keys alone', () => {
+    const masker = new Masker();
+    masker.add('step-done');
+    expect(
+      masker.maskDeep(
+        { type: 'step-done', message: 'step-done!', inner: [{ type: 'step-done' }] },
+        new Set(['type']),
+      ),
+    ).toEqual({ type: 'step-done', message: '***!', inner: [{ type: 'step-done' }] });
   });
 
   it('copes with cycles and leaves class instances alone', () => {

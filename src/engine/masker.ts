@@ -6,6 +6,12 @@
 
 export const MASK = '***';
 
+/**
+ * The shortest secret ledgerbook accepts. A shorter value (`e`, `1`, `run`) occurs in ordinary text, so masking
+ * it would hide words of every message; 8 is also the shortest password NIST SP 800-63B allows.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
@@ -28,6 +34,8 @@ function isPlainObject(value: object): value is Record<string, unknown> {
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
 }
+
+const NOTHING_KEPT: ReadonlySet<string> = new Set();
 
 export class Masker {
   private readonly secrets = new Set<string>();
@@ -79,16 +87,18 @@ export class Masker {
   }
 
   /**
-   * A copy of `value` with every string masked, keys included. Plain objects and arrays are copied; other
-   * values (numbers, class instances such as Date or Error) are returned as they are, so mask an error's
-   * message yourself. Without registered secrets, `value` itself is returned.
+   * A copy of `value` with every string VALUE masked. Keys are structure and stay as they are (masking rewrites
+   * values, never the shape of a record); so do the values under a `keep` key at any depth (an event's type,
+   * status or step id). Plain objects and arrays are copied; other values (numbers, class instances such as
+   * Date or Error) are returned as they are, so mask an error's message yourself. Without registered secrets,
+   * `value` itself is returned.
    */
-  maskDeep<T>(value: T): T {
+  maskDeep<T>(value: T, keep: ReadonlySet<string> = NOTHING_KEPT): T {
     if (!this.pattern) return value;
-    return this.maskValue(value, new WeakMap()) as T;
+    return this.maskValue(value, new WeakMap(), keep) as T;
   }
 
-  private maskValue(value: unknown, seen: WeakMap<object, unknown>): unknown {
+  private maskValue(value: unknown, seen: WeakMap<object, unknown>, keep: ReadonlySet<string>): unknown {
     if (typeof value === 'string') return this.mask(value);
     if (typeof value !== 'object' || value === null) return value;
     const known = seen.get(value);
@@ -96,13 +106,14 @@ export class Masker {
     if (Array.isArray(value)) {
       const copy: unknown[] = [];
       seen.set(value, copy);
-      for (const element of value) copy.push(this.maskValue(element, seen));
+      for (const element of value) copy.push(this.maskValue(element, seen, keep));
       return copy;
     }
     if (!isPlainObject(value)) return value;
     const copy: Record<string, unknown> = {};
     seen.set(value, copy);
-    for (const [key, element] of Object.entries(value)) copy[this.mask(key)] = this.maskValue(element, seen);
+    for (const [key, element] of Object.entries(value))
+      copy[key] = keep.has(key) ? element : this.maskValue(element, seen, keep);
     return copy;
   }
 }

@@ -519,7 +519,10 @@ class Run {
     const observe = (groupIndex: number, group: Group): Promise<unknown> => {
       let state = states.get(groupIndex);
       if (!state) {
-        const ctx = this.stepContext(spec, memory.previous, group.with);
+        // a for_each group is one element: it sees that element as `item`, and its own part of earlier outputs
+        const element = spec.forEach !== undefined ? group.items[0] : undefined;
+        const previous = element ? elementPrevious(memory.previous, element.key) : memory.previous;
+        const ctx = this.stepContext(spec, previous, group.with, this.o.signal, element);
         state = withRetry(() => kind.observe(ctx, group.with), {
           policy: spec.retry,
           clock: this.o.clock,
@@ -714,6 +717,7 @@ class Run {
       baseDir: o.playbook.baseDir,
       actor: o.actor,
       previous,
+      source: spec.with,
       fingerprint: this.fingerprint,
       log: (level, message) => this.log(level, message, spec.id),
       progress: (message) =>
@@ -861,6 +865,19 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** The outputs one element of a for_each step had in the earlier execution `previous` (`results.<key>`). */
+function elementPrevious(
+  previous: { outputs: Outputs } | undefined,
+  key: string,
+): { outputs: Outputs } | undefined {
+  const results = previous?.outputs['results'];
+  if (typeof results !== 'object' || results === null || Array.isArray(results)) return previous;
+  const own = (results as Record<string, unknown>)[key];
+  return typeof own === 'object' && own !== null && !Array.isArray(own)
+    ? { outputs: own as Outputs }
+    : previous;
 }
 
 /** Top-level `with` fields marked `x-lazy-expression`: left unresolved for the step to evaluate itself. */

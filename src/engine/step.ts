@@ -83,6 +83,11 @@ export interface StepContext {
    * of this playbook and target. Only for steps with no live state to observe (core.shell without guards).
    */
   readonly previous: { outputs: Outputs } | undefined;
+  /**
+   * The step's `with` block as the playbook wrote it, expressions unresolved: for a step that must keep values
+   * apart from code (core.shell passes each expression of a script as an environment variable).
+   */
+  readonly source: Readonly<Record<string, unknown>>;
   /** digest of the playbook's text and the run's inputs: what an approval is given for */
   readonly fingerprint: string;
   log(level: LogLevel, message: string): void;

@@ -3,13 +3,15 @@ import { resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
 import { StepError } from '../../errors.js';
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { toText } from '../../playbook/expressions/values.js';
+import { safeScript } from './shell-script.js';
 
 const withSchema = {
   type: 'object',
   properties: {
     run: {
       description:
-        'The command: a string run by the shell (`sh -c`), or a list [program, arg…] run without a shell.',
+        'The command: a string run by the shell (`sh -c`), or a list [program, arg…] run without a shell. Each `${{ … }}` in a string reaches the shell as an environment variable (`LB_EXPR_1`, …), never as command text: no value can change the command.',
       anyOf: [
         { type: 'string', minLength: 1 },
         { type: 'array', items: { type: 'string' }, minItems: 1 },
@@ -23,7 +25,8 @@ const withSchema = {
     unless: {
       type: 'string',
       minLength: 1,
-      description: 'A read-only check command: when it exits 0, the step is in sync and does not run.',
+      description:
+        'A read-only check command (run by the shell, expressions passed as variables like `run`): when it exits 0, the step is in sync and does not run.',
     },
     cwd: {
       type: 'string',
@@ -45,6 +48,26 @@ interface Observed {
   /** a guard (creates / unless) holds, or an earlier run finished this very command */
   satisfied: boolean;
   reason: string;
+  /** the outputs of the earlier run that finished this command, kept for a converged rerun */
+  outputs?: Outputs;
+}
+
+const NO_OUTPUTS: Outputs = { stdout: '', stderr: '', exit_code: 0 };
+
+/**
+ * A shell script of `with` (`run` or `unless`) as the shell should get it: each expression the playbook wrote
+ * in it becomes an environment variable. `resolved` is the field's resolved text, used when the playbook wrote
+ * no expression there.
+ */
+function shellCommand(
+  ctx: StepContext,
+  field: 'run' | 'unless',
+  resolved: string,
+  first: number,
+): { script: string; env: Record<string, string> } {
+  const written = ctx.source[field];
+  if (typeof written !== 'string' || !written.includes('${{')) return { script: resolved, env: {} };
+  return safeScript(written, (expression) => toText(ctx.evaluate(expression)), `with.${field}`, first);
 }
 
 /** SIGTERM to the command's process group, SIGKILL two seconds later if it is still there. */
@@ -72,6 +95,11 @@ function processAlive(pid: number): boolean {
   }
 }
 
+function countExpressions(ctx: StepContext, field: 'run' | 'unless'): number {
+  const written = ctx.source[field];
+  return typeof written === 'string' ? written.split('${{').length - 1 : 0;
+}
+
 function commandText(run: string | readonly string[]): string {
   return typeof run === 'string' ? run : run.join(' ');
 }
@@ -92,10 +120,10 @@ async function guardHolds(
   }
   if (w.unless !== undefined) {
     const { execa } = await import('execa');
-    const check = await execa(w.unless, {
-      shell: true,
+    const unless = shellCommand(ctx, 'unless', w.unless, 1);
+    const check = await execa('sh', ['-c', unless.script], {
       cwd,
-      env: w.env,
+      env: { ...w.env, ...unless.env },
       reject: false,
       cancelSignal: ctx.signal,
       stdin: 'ignore',
@@ -125,12 +153,13 @@ export const coreShell = defineStep<With, Observed>({
   needsTarget: false,
   async observe(ctx, w) {
     const guard = await guardHolds(ctx, w);
-    if (guard) return { satisfied: guard.holds, reason: guard.reason };
-    if (ctx.previous) return { satisfied: true, reason: 'an earlier run finished this command' };
+    const outputs = ctx.previous?.outputs;
+    if (guard) return { satisfied: guard.holds, reason: guard.reason, ...(outputs ? { outputs } : {}) };
+    if (outputs) return { satisfied: true, reason: 'an earlier run finished this command', outputs };
     return { satisfied: false, reason: 'no guard' };
   },
   plan(w, observed) {
-    if (observed.satisfied) return { changes: [], outputs: { stdout: '', stderr: '', exit_code: 0 } };
+    if (observed.satisfied) return { changes: [], outputs: observed.outputs ?? NO_OUTPUTS };
     return { changes: [{ action: 'run', summary: `run \`${commandText(w.run)}\` (${observed.reason})` }] };
   },
   async apply(ctx, w) {
@@ -139,12 +168,17 @@ export const coreShell = defineStep<With, Observed>({
     // opens only after the child's pid is journalled, so a crash before that leaves a shell that exits on
     // EOF without running anything, and a crash after it leaves a pid that reconcile can wait for.
     const gate = 'read -r _ || exit 97; exec "$@"';
-    const argv = typeof w.run === 'string' ? ['sh', '-c', w.run] : w.run;
+    // `unless` takes the first variables; `run` numbers on from there, so the two never share a name
+    const command =
+      typeof w.run === 'string'
+        ? shellCommand(ctx, 'run', w.run, 1 + countExpressions(ctx, 'unless'))
+        : undefined;
+    const argv = command ? ['sh', '-c', command.script] : (w.run as string[]);
     await ctx.record({ action: 'exec', command: commandText(w.run) });
     // Its own process group, so that a timeout or Ctrl-C stops the whole command, not just its shell.
     const child = execa('sh', ['-c', gate, 'ledgerbook-gate', ...argv], {
       cwd: resolve(ctx.baseDir, w.cwd ?? '.'),
-      env: w.env,
+      env: { ...w.env, ...command?.env },
       reject: false,
       detached: true,
       stdin: 'pipe',
@@ -184,12 +218,12 @@ export const coreShell = defineStep<With, Observed>({
       await ctx.clock.sleep(200, ctx.signal);
     }
     const guard = await guardHolds(ctx, w);
-    if (guard?.holds) return { status: 'done', outputs: { stdout: '', stderr: '', exit_code: 0 } };
+    if (guard?.holds) return { status: 'done', outputs: NO_OUTPUTS };
     if (guard) return { status: 'not-done', note: guard.reason };
     return {
       status: 'ambiguous',
       seen: `\`${commandText(w.run)}\` ran (pid ${pid}) but its result was not recorded: the run stopped meanwhile`,
-      hint: 'check by hand; then `ledgerbook state resolve <playbook> --step <id> --done` (or --redo). Adding `creates:` or `unless:` lets ledgerbook check by itself',
+      hint: `check by hand; then \`ledgerbook state resolve <playbook> --step ${ctx.stepId} --done\` (or --redo). Adding \`creates:\` or \`unless:\` lets ledgerbook check by itself`,
     };
   },
 });

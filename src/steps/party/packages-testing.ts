@@ -133,6 +133,7 @@ export function fakeContext(
     approvals: new Set(),
     baseDir,
     actor: 'unit@test',
+    source: {},
     previous: undefined,
     fingerprint: 'unit',
     log: (level, message) => logs.push({ level, message }),
