@@ -148,8 +148,12 @@ async function main(argv: string[]): Promise<number> {
   ignoreClosedPipes();
   let code: number = EXIT.OK;
   const program = build((c) => (code = c));
-  program.exitOverride();
-  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  // subcommands copy these settings only when created after them: set them on every command of the tree
+  const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+  for (const command of everyCommand(program)) {
+    command.exitOverride();
+    command.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  }
   try {
     await program.parseAsync(argv);
   } catch (error) {

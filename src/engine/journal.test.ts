@@ -138,7 +138,11 @@ describe('Journal', () => {
     });
     await journal.close();
     const reopened = await Journal.open(dir, masker);
-    expect(reopened.records[1]).toMatchObject({ t: 'step-done', step: 'step-done', outputs: { said: '***' } });
+    expect(reopened.records[1]).toMatchObject({
+      t: 'step-done',
+      step: 'step-done',
+      outputs: { said: '***' },
+    });
     await reopened.close();
   });
 

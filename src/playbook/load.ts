@@ -10,6 +10,7 @@ import type { Document, LineCounter, Node, YAMLError } from 'yaml';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Position, SourceDoc } from './model.js';
+import { decodeUtf8, structureProblems } from './input-limits.js';
 import { childPointer, parsePointer } from './pointer.js';
 
 type Code = 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID';
@@ -43,6 +44,8 @@ const ALIAS_OR_ANCHOR = /[&*][A-Za-z0-9_-]/;
  * Anything the fast parser refuses goes straight to `yaml`, whose diagnostics say exactly where and why.
  */
 export function parseSource(file: string, text: string): { doc: SourceDoc; diagnostics: Diagnostic[] } {
+  const limits = structureProblems(file, text);
+  if (limits.length > 0) return { doc: unparsed(file, text), diagnostics: limits };
   if (ALIAS_OR_ANCHOR.test(text)) return parseWithPositions(file, text);
   let data: unknown;
   try {
@@ -90,8 +93,14 @@ export function parseWithPositions(
     } catch (error) {
       // toJS refuses alias bombs (too many aliases) with a ReferenceError; anything else is a bug.
       if (!(error instanceof ReferenceError)) throw error;
+      const firstAlias = /(^|[\s[{,:])\*[A-Za-z0-9_-]/m.exec(text);
+      const offset = firstAlias ? firstAlias.index + (firstAlias[1] ?? '').length : 0;
       diagnostics.push(
-        located.diagnostic(0, `cannot expand the document: ${error.message}`, 'use fewer aliases'),
+        located.diagnostic(
+          offset,
+          'the aliases of this file expand to too many nodes (an alias bomb): it was not expanded',
+          'write the repeated blocks out, or reuse fewer of them',
+        ),
       );
     }
   }
@@ -112,13 +121,20 @@ export async function readSource(
   file: string,
   code: Code = 'LB_PLAYBOOK_INVALID',
 ): Promise<{ doc: SourceDoc; diagnostics: Diagnostic[] }> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     throw new ValidationError(code, [unreadable(file, error)]);
   }
-  return parseSource(file, text);
+  const decoded = decodeUtf8(file, bytes);
+  if (decoded.diagnostics.length > 0) return { doc: unparsed(file, ''), diagnostics: decoded.diagnostics };
+  return parseSource(file, decoded.text);
+}
+
+/** A document that could not be parsed: no data, every pointer at 1:1. */
+function unparsed(file: string, text: string): SourceDoc {
+  return { file, text, data: null, positionOf: () => ({ line: 1, col: 1 }) };
 }
 
 function unreadable(file: string, error: unknown): Diagnostic {

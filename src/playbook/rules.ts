@@ -35,6 +35,26 @@ export function duplicateStepIds(ctx: RuleContext): void {
   }
 }
 
+/** Names that JavaScript objects already carry: as an input, var or step id they would shadow or be shadowed. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function reservedNames(ctx: RuleContext): void {
+  const check = (pointer: string, name: string, what: string): void => {
+    if (!RESERVED_NAMES.has(name)) return;
+    ctx.report({
+      pointer,
+      atKey: pointer !== '' && !pointer.endsWith('/id'),
+      rule: 'reserved-name',
+      message: `'${name}' cannot be ${what}: it is reserved`,
+      expected: `a name other than ${[...RESERVED_NAMES].join(', ')}`,
+      hint: `rename it, e.g. '${name.replace(/_/g, '')}_value'`,
+    });
+  };
+  for (const name of Object.keys(ctx.inputs)) check(childPointer('/inputs', name), name, 'an input name');
+  for (const name of ctx.varNames) check(childPointer('/vars', name), name, 'a var name');
+  for (const step of ctx.steps) if (step.id !== undefined) check(`${step.pointer}/id`, step.id, 'a step id');
+}
+
 export function keyWithoutForEach(ctx: RuleContext): void {
   for (const step of ctx.steps) {
     if (step.raw['key'] === undefined || step.forEach) continue;

@@ -30,6 +30,7 @@ import { RuleContext, isRecord, strings, type StepInfo } from './rule-context.js
 import {
   durations,
   duplicateStepIds,
+  reservedNames,
   inputDefaults,
   keyWithoutForEach,
   secretsInPlainFields,
@@ -79,6 +80,7 @@ export function validatePlaybook(
   const validWith = checkStepKinds(ctx, schemaFindings);
 
   duplicateStepIds(ctx);
+  reservedNames(ctx);
   keyWithoutForEach(ctx);
   checkExpressions(ctx);
   secretsInPlainFields(ctx);

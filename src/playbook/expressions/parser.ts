@@ -10,13 +10,27 @@ import { tokenize, type Token } from './tokenizer.js';
 
 /** Parse the expression in `text[from, to)`; offsets in the result and in errors are offsets in `text`. */
 export function parseExpression(text: string, from = 0, to = text.length): Expr {
-  return new Parser(text, tokenize(text, from, to), from).parse();
+  const tokens = tokenize(text, from, to);
+  if (tokens.length > MAX_EXPRESSION_TOKENS) {
+    throw new ExpressionSyntaxError(
+      `expression too long: ${tokens.length - 1} tokens, at most ${MAX_EXPRESSION_TOKENS} allowed`,
+      from,
+      'split it over several vars, or compute the value in an earlier step',
+    );
+  }
+  return new Parser(text, tokens, from).parse();
 }
+
+/** Longer than any useful expression; bounds the parser's and the evaluator's work (and their stack). */
+export const MAX_EXPRESSION_TOKENS = 1000;
+/** Parentheses, `!`, indexes and call arguments nest at most this deep. */
+export const MAX_EXPRESSION_DEPTH = 32;
 
 const KEYWORDS: Readonly<Record<string, null | boolean>> = { true: true, false: false, null: null };
 
 class Parser {
   private position = 0;
+  private depth = 0;
 
   constructor(
     private readonly text: string,
@@ -56,6 +70,22 @@ class Parser {
     const token = this.next();
     if (token.kind !== 'punct' || token.value !== value) throw this.unexpected(token, what);
     return token;
+  }
+
+  /** Parses a nested part (inside `(`, `[`, a call or after `!`) that starts at `offset`, bounded in depth. */
+  private nested<T>(offset: number, parse: () => T): T {
+    if (++this.depth > MAX_EXPRESSION_DEPTH) {
+      throw new ExpressionSyntaxError(
+        `expression nests deeper than ${MAX_EXPRESSION_DEPTH} levels`,
+        offset,
+        'remove redundant parentheses or negations, or split the expression over several vars',
+      );
+    }
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
   }
 
   private unexpected(token: Token, expected: string): ExpressionSyntaxError {
@@ -108,7 +138,7 @@ class Parser {
   private unary(): Expr {
     if (this.isOperator('!')) {
       const bang = this.next();
-      const operand = this.unary();
+      const operand = this.nested(bang.start, () => this.unary());
       return { type: 'not', operand, start: bang.start, end: operand.end };
     }
     return this.postfix();
@@ -123,8 +153,8 @@ class Parser {
         if (name.kind !== 'ident') throw this.unexpected(name, 'a property name after .');
         expr = { type: 'member', object: expr, property: name.value, start: expr.start, end: name.end };
       } else if (this.isPunct('[')) {
-        this.next();
-        const index = this.or();
+        const open = this.next();
+        const index = this.nested(open.start, () => this.or());
         const close = this.expectPunct(']', "']'");
         expr =
           index.type === 'literal' && typeof index.value === 'string'
@@ -156,7 +186,7 @@ class Parser {
       }
       case 'punct':
         if (token.value === '(') {
-          const inner = this.or();
+          const inner = this.nested(token.start, () => this.or());
           this.expectPunct(')', "')'");
           return inner;
         }
@@ -179,7 +209,7 @@ class Parser {
     const args: Expr[] = [];
     if (!this.isPunct(')')) {
       for (;;) {
-        args.push(this.or());
+        args.push(this.nested(name.start, () => this.or()));
         if (!this.isPunct(',')) break;
         this.next();
       }

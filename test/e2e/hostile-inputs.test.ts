@@ -1,0 +1,105 @@
+/**
+ * Files and command lines a hostile tester sends: every one is refused with exit 65 (or 64 for usage) and the
+ * line and column of the problem, never a crash (70) or a silent acceptance.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli, tempDir } from './cli.js';
+
+const HEAD = 'name: hostile\nsteps:\n  - id: a\n    uses: core.log\n    with:\n';
+
+function laughs(levels: number): string {
+  let text = 'name: lol\nx0: &a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n';
+  for (let i = 1; i < levels; i++)
+    text += `x${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(',')}]\n`;
+  return `${text}steps:\n  - id: a\n    uses: core.log\n    with: { message: hi }\n`;
+}
+
+const CASES: Array<{ name: string; body: string | Buffer; where: RegExp; says: RegExp }> = [
+  {
+    name: '2,000 nested flow lists',
+    body: `${HEAD}      message: hi\n      extra: ${'['.repeat(2000)}${']'.repeat(2000)}\n`,
+    where: /:7:\d+ error/,
+    says: /nest 65 levels deep/,
+  },
+  {
+    name: '1,500 nested mappings',
+    body: `${HEAD}      message: hi\n${Array.from({ length: 1500 }, (_, i) => `${'  '.repeat(i + 3)}k${i}:\n`).join('')}`,
+    where: /:\d+:\d+ error/,
+    says: /this line nests 65 levels deep/,
+  },
+  {
+    name: '2,000 nested parentheses in an expression',
+    body: `${HEAD}      message: "\${{ ${'('.repeat(2000)}1${')'.repeat(2000)} }}"\n`,
+    where: /:6:20 error/,
+    says: /expression too long/,
+  },
+  {
+    name: '40 nested parentheses in an expression',
+    body: `${HEAD}      message: "\${{ ${'('.repeat(40)}1${')'.repeat(40)} }}"\n`,
+    where: /:6:\d+ error/,
+    says: /nests deeper than 32 levels/,
+  },
+  { name: 'a billion laughs', body: laughs(10), where: /:3:\d+ error/, says: /alias bomb/ },
+  {
+    name: 'a byte that is not UTF-8',
+    body: Buffer.concat([
+      Buffer.from(`${HEAD}      message: "h`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('i"\n'),
+    ]),
+    where: /:6:\d+ error/,
+    says: /not UTF-8: byte 0xFF/,
+  },
+  {
+    name: '__proto__ as an input name',
+    body: 'name: p\ninputs:\n  __proto__: { default: x }\nsteps:\n  - id: a\n    uses: core.log\n    with: { message: hi }\n',
+    where: /:3:3 error/,
+    says: /'__proto__' cannot be an input name/,
+  },
+  {
+    name: 'constructor as a step id',
+    body: 'name: p\nsteps:\n  - id: constructor\n    uses: core.log\n    with: { message: hi }\n',
+    where: /:3:\d+ error/,
+    says: /'constructor' cannot be a step id/,
+  },
+];
+
+describe('hostile playbooks', () => {
+  for (const c of CASES) {
+    it(`${c.name}: exit 65 with the position`, async () => {
+      const dir = await tempDir();
+      await writeFile(join(dir, 'p.yaml'), c.body);
+      for (const command of ['validate', 'run']) {
+        const result = await cli([command, 'p.yaml'], { cwd: dir });
+        expect(result.code, result.stderr).toBe(65);
+        expect(result.stderr).toMatch(c.where);
+        expect(result.stderr).toMatch(c.says);
+        expect(result.stderr).not.toMatch(/internal error|stack size/i);
+      }
+    });
+  }
+
+  it('a UTF-8 byte order mark and CRLF line ends are fine', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'p.yaml'), `\uFEFF${HEAD}      message: hi\n`.replace(/\n/g, '\r\n'));
+    const result = await cli(['validate', 'p.yaml'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
+
+describe('usage errors exit 64', () => {
+  for (const args of [
+    ['run'],
+    ['validate', '--bogus', 'x.yaml'],
+    ['status', 'a', 'b', 'c'],
+    ['frobnicate'],
+  ]) {
+    it(`ledgerbook ${args.join(' ')}`, async () => {
+      const result = await cli(args, { cwd: await tempDir() });
+      expect(result.code).toBe(64);
+      expect(result.stderr).toMatch(/error: /);
+    });
+  }
+});
