@@ -2,8 +2,10 @@
  * `ledgerbook run` without --target: the built-in sandbox, started in this process for the run and stopped
  * after it. Its state lives under the state dir, so a second run meets the parties and packages of the first.
  */
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { ValidationError } from '../errors.js';
+import { LockedError, ValidationError } from '../errors.js';
+import { acquireLock, type Lock } from '../engine/lock.js';
 import { parseSource } from '../playbook/load.js';
 import type { Target } from '../playbook/target.js';
 import { validateTarget } from '../playbook/target-load.js';
@@ -18,11 +20,48 @@ export interface EmbeddedSandbox {
   stop(): Promise<void>;
 }
 
+/**
+ * One process at a time owns the built-in sandbox of a state dir (its ports and its state files): a second run
+ * meanwhile is refused (exit 75) with who holds it and how to share a sandbox instead.
+ */
+async function claim(dir: string): Promise<Lock> {
+  try {
+    return await acquireLock(dir, {
+      pid: process.pid,
+      host: hostname(),
+      user: userInfo().username,
+      command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+      playbook: 'built-in sandbox',
+      target: 'sandbox',
+    });
+  } catch (error) {
+    if (!(error instanceof LockedError)) throw error;
+    throw new LockedError(
+      `the built-in sandbox of ${dir} is in use by another run: ${error.message.replace(/^.* is locked by /, '')}`,
+      'wait for that run to finish; to run several playbooks at once, start one shared sandbox (`ledgerbook sandbox up --write-target sandbox.yaml`) and give each run `--target sandbox.yaml`',
+    );
+  }
+}
+
 export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSandbox> {
   const { startSandbox } = await import('../sandbox/index.js');
   const dir = join(stateDir, 'sandbox');
-  const port = await stableBasePort(dir, NODES, HOST);
-  const sandbox = await startSandbox({ stateDir: dir, profile: 'fast', nodes: NODES, host: HOST, port });
+  const lock = await claim(dir);
+  let sandbox;
+  try {
+    const port = await stableBasePort(dir, NODES, HOST);
+    sandbox = await startSandbox({ stateDir: dir, profile: 'fast', nodes: NODES, host: HOST, port });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const stop = async (): Promise<void> => {
+    try {
+      await sandbox.stop();
+    } finally {
+      await lock.release();
+    }
+  };
   try {
     const { doc, diagnostics } = parseSource('<built-in sandbox target>', sandbox.targetYaml());
     const checked = validateTarget(doc);
@@ -31,10 +70,10 @@ export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSa
     return {
       target: { ...checked.target, file: undefined },
       secrets: sandbox.secrets(),
-      stop: () => sandbox.stop(),
+      stop,
     };
   } catch (error) {
-    await sandbox.stop();
+    await stop();
     throw error;
   }
 }

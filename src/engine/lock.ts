@@ -1,12 +1,14 @@
 /**
- * One run at a time per (playbook, target): `<runDir>/lock.json`, created with O_EXCL, says who holds it. A
+ * One run at a time per (playbook, target): `<runDir>/lock.json` says who holds it. It appears whole or not at
+ * all: its content is written to a private temporary file that is then hard-linked to `lock.json`, which fails
+ * if the lock exists — so a crash can leave a stray temporary file, never an empty lock. A
  * lock whose process is certainly gone (this host, dead pid) is taken over, so that running the same command
  * again resumes a run killed by SIGKILL or a crash; the new lock says whose it replaced. A lock held from
  * another host cannot be checked from here: it is refused with the command that clears it.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, StateError } from '../errors.js';
@@ -44,15 +46,18 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
   const full: LockInfo = { ...info, id: randomUUID(), at: new Date().toISOString() };
   const path = join(dir, LOCK_FILE);
   try {
-    await mkdir(dir, { recursive: true });
+    // the lock and the journal name the command line (with its --input values): private to this user
+    await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw stateIoError(`cannot create the state directory ${dir}`, error);
   }
   // A holder that releases between our failed create and our read leaves nothing to report: try again.
   let replaced: LockInfo | undefined;
   for (let tries = 0; tries < 3; tries++) {
-    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`))
+    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) {
+      await removeStrayTemporaries(dir);
       return heldLock(path, full, replaced);
+    }
     const holder = await readLockSettled(path, info);
     if (holder && isStale(holder)) {
       // Only the exact stale lock is removed: a run that took it meanwhile keeps its own.
@@ -71,19 +76,37 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
 }
 
 async function createExclusive(path: string, content: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, 'wx', 0o644);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+  const temporary = `${path}.${randomUUID()}${TEMPORARY_SUFFIX}`;
+  const handle = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
     throw stateIoError(`cannot create the lock file ${path}`, error);
-  }
+  });
   try {
     await handle.writeFile(content, 'utf8');
+    await handle.sync();
   } finally {
     await handle.close();
   }
-  return true;
+  try {
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw stateIoError(`cannot create the lock file ${path}`, error);
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+}
+
+const TEMPORARY_SUFFIX = '.tmp';
+
+/** Removes temporary lock files a crash left behind (never the lock itself). */
+export async function removeStrayTemporaries(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(`${LOCK_FILE}.`) && n.endsWith(TEMPORARY_SUFFIX))
+      .map((n) => unlink(join(dir, n)).catch(() => undefined)),
+  );
 }
 
 function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): Lock {
@@ -123,6 +146,17 @@ function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined):
 export async function readLock(dir: string): Promise<LockInfo | undefined> {
   const path = join(dir, LOCK_FILE);
   return readLockSettled(path);
+}
+
+/** What `lock.json` of `dir` holds: nothing, a lock, or something damaged (written by hand, or by an old version). */
+export async function inspectLock(
+  dir: string,
+): Promise<{ state: 'none' } | { state: 'held'; info: LockInfo } | { state: 'damaged'; path: string }> {
+  const path = join(dir, LOCK_FILE);
+  const current = parseLock(await readText(path));
+  if (current === undefined) return { state: 'none' };
+  if (current === 'corrupt') return { state: 'damaged', path };
+  return { state: 'held', info: current };
 }
 
 /** Reads the lock, waiting briefly when it is caught between creation and content; corrupt → StateError. */
@@ -228,7 +262,9 @@ async function removeIfPresent(path: string): Promise<void> {
 }
 
 function describeHolder(info: LockInfo): string {
-  return `${info.user}@${info.host} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
+  // `user` may already name the host (`alice@build-7`): say it once
+  const who = info.user.endsWith(`@${info.host}`) ? info.user : `${info.user}@${info.host}`;
+  return `${who} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
 }
 
 function unlockCommand(names: RunNames | undefined): string {
@@ -256,7 +292,7 @@ export function lockedError(info: LockInfo, path: string): LockedError {
 function corruptLockError(path: string, names: RunNames | undefined): StateError {
   return new StateError(
     `the lock file ${path} is not a ledgerbook lock (empty or damaged)`,
-    `make sure no run of this playbook and target is active, then remove it with \`${unlockCommand(names)}\``,
+    `make sure no run of this playbook and target is active, then remove it with \`${unlockCommand(names)} --force\``,
   );
 }
 

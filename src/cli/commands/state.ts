@@ -2,12 +2,12 @@ import { hostname, userInfo } from 'node:os';
 import { LockedError, UsageError } from '../../errors.js';
 import { Journal } from '../../engine/journal.js';
 import { lastRun } from '../../engine/journal-state.js';
-import { acquireLock, isStale, readLock, unlock } from '../../engine/lock.js';
+import { acquireLock, inspectLock, isStale, unlock } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
 import { runDir } from '../../engine/state-dir.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 import { BUILTIN_TARGET } from '../prepare.js';
-import { playbookName } from './status.js';
+import { playbookName, targetName } from './status.js';
 
 export interface StateOptions extends GlobalOptions {
   target?: string;
@@ -20,13 +20,25 @@ export async function unlockCommand(playbook: string, options: StateOptions): Pr
   const out = makeOutput(options);
   try {
     const name = await playbookName(playbook);
-    const target = options.target ?? BUILTIN_TARGET;
+    const target = options.target === undefined ? BUILTIN_TARGET : await targetName(options.target);
     const dir = runDir(options.stateDir ?? '.ledgerbook', name, target);
-    const held = await readLock(dir);
-    if (!held) {
-      out.human.write(`no lock on ${name} with target ${target}\n`);
+    const inspected = await inspectLock(dir);
+    if (inspected.state === 'none') {
+      out.human.write(`no lock on ${name} with target ${target} (in ${dir})\n`);
       return 0;
     }
+    if (inspected.state === 'damaged') {
+      if (options.force !== true) {
+        throw new LockedError(
+          `the lock file ${inspected.path} is damaged: it cannot say which process holds it`,
+          'make sure no run of this playbook and target is active, then run the same command with --force',
+        );
+      }
+      await unlock(dir);
+      out.human.write(`removed the damaged lock file of ${name} on ${target}\n`);
+      return 0;
+    }
+    const held = inspected.info;
     if (!isStale(held) && options.force !== true) {
       throw new LockedError(
         `the lock of ${name} on ${target} belongs to a live process: pid ${held.pid} on ${held.host} (${held.command})`,
@@ -57,7 +69,7 @@ export async function resolveCommand(playbook: string, options: ResolveOptions):
   try {
     if (options.done === options.redo) throw new UsageError('say either --done or --redo');
     const name = await playbookName(playbook);
-    const target = options.target ?? BUILTIN_TARGET;
+    const target = options.target === undefined ? BUILTIN_TARGET : await targetName(options.target);
     const dir = runDir(options.stateDir ?? '.ledgerbook', name, target);
     const lock = await acquireLock(dir, {
       pid: process.pid,

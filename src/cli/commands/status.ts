@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import jsYaml from 'js-yaml';
 import { Journal } from '../../engine/journal.js';
 import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../engine/journal-state.js';
-import { isStale, readLock, type LockInfo } from '../../engine/lock.js';
+import { inspectLock, isStale, type LockInfo } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
 import { listRunDirs } from '../../engine/state-dir.js';
-import { makeOutput, reportError, type GlobalOptions } from '../output.js';
+import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 
 export interface StatusOptions extends GlobalOptions {
   target?: string;
@@ -21,16 +21,27 @@ interface RunReport {
   status: string;
   file: string | undefined;
   lock: LockInfo | undefined;
+  /** the lock file is there but is not a lock (written by hand, or by an older version cut short) */
+  damagedLock?: string;
 }
 
-/** A playbook argument may be a file (its `name:` is read) or a playbook name. */
+/** A playbook (or target) argument may be a file (its `name:` is read) or a name. */
 export async function playbookName(arg: string): Promise<string> {
   if (!existsSync(arg)) return arg;
-  const data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
-    name?: unknown;
-  } | null;
+  let data: { name?: unknown } | null;
+  try {
+    data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
+      name?: unknown;
+    } | null;
+  } catch (error) {
+    if (error instanceof jsYaml.YAMLException) return arg;
+    throw error;
+  }
   return typeof data?.name === 'string' ? data.name : arg;
 }
+
+/** A `--target` given as a file names its target by the file's `name:`, as `run` does. */
+export const targetName = playbookName;
 
 function liveStatus(state: RunState, lock: LockInfo | undefined): string {
   if (state.status !== 'running') return state.status;
@@ -44,17 +55,17 @@ export async function statusCommand(playbook: string | undefined, options: Statu
   try {
     const stateDir = options.stateDir ?? '.ledgerbook';
     const name = playbook === undefined ? undefined : await playbookName(playbook);
+    const target = options.target === undefined ? undefined : await targetName(options.target);
     const dirs = (await listRunDirs(stateDir)).filter(
-      (d) =>
-        (name === undefined || d.playbook === name) &&
-        (options.target === undefined || d.target === options.target),
+      (d) => (name === undefined || d.playbook === name) && (target === undefined || d.target === target),
     );
     const reports: RunReport[] = [];
     for (const d of dirs) {
       const journal = await Journal.open(d.dir, new Masker(), { readOnly: true });
       await journal.close();
       const state = lastRun(journal.records);
-      const lock = await readLock(d.dir);
+      const inspected = await inspectLock(d.dir);
+      const lock = inspected.state === 'held' ? inspected.info : undefined;
       reports.push({
         playbook: d.playbook,
         target: d.target,
@@ -62,10 +73,12 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         status: state ? liveStatus(state, lock) : 'no runs',
         file: state?.file,
         lock,
+        ...(inspected.state === 'damaged' ? { damagedLock: inspected.path } : {}),
       });
     }
     if (out.json) {
-      process.stdout.write(`${JSON.stringify({ runs: reports })}\n`);
+      // like every --json output: a version line first
+      process.stdout.write(`${JSON.stringify(versionEvent())}\n${JSON.stringify({ runs: reports })}\n`);
       return 0;
     }
     if (reports.length === 0) {
@@ -84,6 +97,11 @@ export async function statusCommand(playbook: string | undefined, options: Statu
             step.pending.length > 0 ? `, in flight: ${step.pending.join(', ') || '(the step)'}` : '';
           out.human.write(`  ${step.step}: ${step.status}${items}${pending}\n`);
         }
+      }
+      if (r.damagedLock) {
+        out.human.write(
+          `  lock file ${r.damagedLock} is damaged (not a ledgerbook lock): if no run of it is active, remove it with \`ledgerbook state unlock ${r.playbook} --target ${r.target} --force\`\n`,
+        );
       }
       if (r.lock) {
         const stale = isStale(r.lock)
