@@ -256,7 +256,15 @@ class Run {
 
   private resolveVars(): void {
     for (const [name, value] of Object.entries(this.o.playbook.vars)) {
-      this.scope.vars[name] = resolveDeep(value, this.scope);
+      try {
+        this.scope.vars[name] = resolveDeep(value, this.scope);
+      } catch (error) {
+        if (!(error instanceof LedgerbookError)) throw error;
+        throw new StepError(`vars.${name}: ${error.message}`, {
+          hint: error.hint ?? 'fix the expression of this var, or the inputs it reads',
+          cause: error,
+        });
+      }
     }
   }
 

@@ -29,7 +29,8 @@ export async function validateCommand(files: string[], options: ValidateOptions)
         requireInputs: options.input.length > 0,
         requireSecrets: false,
       });
-      out.human.write(`✔ ${file}: ${prepared.playbook.steps.length} steps valid\n`);
+      const count = prepared.playbook.steps.length;
+      out.human.write(`✔ ${file}: ${count} ${count === 1 ? 'step' : 'steps'} valid\n`);
     } catch (error) {
       if (error instanceof ValidationError) diagnostics.push(...error.diagnostics);
       else code = reportError(error, out);

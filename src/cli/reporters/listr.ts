@@ -1,5 +1,5 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome } from './outcome.js';
+import { describeOutcome, unreportedError } from './outcome.js';
 import { seconds } from './style.js';
 
 type Outcome =
@@ -40,6 +40,7 @@ export async function listrReporter(write: (text: string) => void): Promise<{
   const outputs = new Map<string, (line: string) => void>();
   let running: Promise<unknown> = Promise.resolve();
   let outcome = '';
+  let stepFailed = false;
 
   const start = (event: EventOf<'run.start'>): void => {
     write(
@@ -97,6 +98,7 @@ export async function listrReporter(write: (text: string) => void): Promise<{
       case 'step.done': {
         const time = seconds(event.durationMs);
         if (event.status === 'failed' || event.status === 'ambiguous') {
+          stepFailed = true;
           const seen = event.error?.seen ? `\n  seen: ${event.error.seen}` : '';
           const hint = event.error?.hint ? `\n  hint: ${event.error.hint}` : '';
           settle(event.step, {
@@ -121,7 +123,7 @@ export async function listrReporter(write: (text: string) => void): Promise<{
       }
       case 'run.done':
         for (const step of outcomes.keys()) settle(step, { kind: 'skip', message: `${step}: not run` });
-        outcome = describeOutcome(event);
+        outcome = [...unreportedError(event, stepFailed), describeOutcome(event)].join('\n');
         break;
       case 'version':
       case 'step.start':

@@ -23,3 +23,12 @@ export function describeOutcome(event: EventOf<'run.done'>): string {
       return `Failed (exit ${event.exitCode}) after ${changes}: fix the cause and run the same command again; finished steps are skipped.`;
   }
 }
+
+/**
+ * The reason a run ended, for a failure no step reported (a `vars` expression, the journal, the lock): the lines
+ * to print before the outcome.
+ */
+export function unreportedError(event: EventOf<'run.done'>, stepFailed: boolean): string[] {
+  if (stepFailed || !event.error || event.status === 'succeeded' || event.status === 'planned') return [];
+  return [`error: ${event.error.message}`, ...(event.error.hint ? [`  hint: ${event.error.hint}`] : [])];
+}

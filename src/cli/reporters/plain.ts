@@ -1,5 +1,5 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome } from './outcome.js';
+import { describeOutcome, unreportedError } from './outcome.js';
 import { seconds, style as makeStyle } from './style.js';
 
 /**
@@ -13,6 +13,7 @@ export function plainReporter(
   const s = makeStyle(color);
   const lastDecile = new Map<string, number>();
   const line = (text: string): void => write(`${text}\n`);
+  let stepFailed = false;
   return (event) => {
     switch (event.type) {
       case 'run.start':
@@ -77,6 +78,7 @@ export function plainReporter(
               : event.status;
         line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
         if (event.error) {
+          stepFailed = true;
           line(s.bad(`  ${event.error.message}`));
           if (event.error.seen) line(`  seen: ${event.error.seen}`);
           if (event.error.hint) line(`  hint: ${event.error.hint}`);
@@ -84,6 +86,7 @@ export function plainReporter(
         break;
       }
       case 'run.done':
+        for (const text of unreportedError(event, stepFailed)) line(s.bad(text));
         line(s.bold(describeOutcome(event)));
         break;
       case 'error':
