@@ -59,7 +59,14 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       `give the path of a target file (see playbooks/targets/) or \`--target ${BUILTIN_TARGET}\``,
     );
   }
-  let target = builtinTarget ? undefined : await loadTarget(options.target);
+  let target = builtinTarget
+    ? undefined
+    : await loadTarget(options.target, {
+        warn: (w) =>
+          process.stderr.write(
+            `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
+          ),
+      });
   let playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
   const needsTarget = playbook.steps.some((s) => stepKinds.get(s.uses)?.needsTarget === true);
   const given = parseInputFlags(options.inputs);

@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ServiceError } from '../errors.js';
 // The test starts the sandbox's identity provider and talks to it over HTTP only, as the layering rule intends.
 import { sandboxRealm, startIdp, type IdpHandle } from '../sandbox/idp.js';
-import { TokenProvider, isLoopback, type Credentials } from './auth.js';
+import { isLoopback } from '../loopback.js';
+import { TokenProvider, type Credentials } from './auth.js';
 
 const PASSWORD = 'pw-Zr42-must-not-leak';
 const CLIENT_SECRET = 'cs-Lm93-must-not-leak';

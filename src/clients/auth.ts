@@ -3,7 +3,7 @@
  * client-credentials grant, through openid-client. A token is cached until shortly before it expires; concurrent
  * callers share one request. Every error leaving this module is a ServiceError of service `idp`.
  */
-import { isIP } from 'node:net';
+import { isLoopback } from '../loopback.js';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { ServiceError, type Retryability } from '../errors.js';
@@ -221,14 +221,6 @@ function checkIssuerUrl(issuer: string, call: Call): boolean {
     retryability: 'permanent',
     hint: 'use an https:// issuer in auth.issuer; plain http is allowed only for loopback hosts (127.0.0.0/8, ::1, localhost)',
   });
-}
-
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.split('.')[0] === '127';
-  if (isIP(host) === 6) return host === '::1' || /^::ffff:127\./i.test(host);
-  return false;
 }
 
 /** openid-client's errors, and fetch's, as a ServiceError: retryability from the kind of failure, a hint for people. */

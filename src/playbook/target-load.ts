@@ -2,6 +2,7 @@
  * Target files: the target schema with the same readable findings as playbooks, plus the rules a schema cannot
  * say (unique participant ids, credentials complete for their grant, every node able to authenticate).
  */
+import { isLoopback } from '../loopback.js';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import { readSource } from './load.js';
@@ -130,6 +131,10 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
     }
   }
 
+  plainHttp(data, nodes, data['allowPlainHttp'] === true, (pointer, message, hint, lab) =>
+    report(lab ? warnings : errors, pointer, 'plain-http', message, hint),
+  );
+
   // Every node authenticates, with its own auth or the target's. Only a devnet may go without: the DPM accepts
   // any token only in its insecure mode, which it refuses on other networks.
   if (!isRecord(data['auth'])) {
@@ -160,6 +165,50 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
   warnings.sort(compareDiagnostics);
   if (errors.length > 0) return { diagnostics: errors, warnings };
   return { target: { ...(data as TargetFile), file: doc.file }, diagnostics: [], warnings };
+}
+
+/**
+ * Bearer tokens and client secrets travel with every request: a URL that is plain http to another machine is
+ * refused, unless the target says `allowPlainHttp: true` (a lab network), which is then a warning on every run.
+ * The identity provider's issuer is never exempt: the auth client refuses it in any case.
+ */
+function plainHttp(
+  data: Record<string, unknown>,
+  nodes: Record<string, unknown>,
+  allowed: boolean,
+  report: (pointer: string, message: string, hint: string, lab: boolean) => void,
+): void {
+  const urls: Array<[string, unknown, boolean]> = [];
+  const issuerOf = (auth: unknown): unknown => (isRecord(auth) ? auth['issuer'] : undefined);
+  urls.push(['/auth/issuer', issuerOf(data['auth']), false]);
+  for (const [name, node] of Object.entries(nodes)) {
+    if (!isRecord(node)) continue;
+    const base = childPointer('/nodes', name);
+    urls.push([`${base}/dpm`, node['dpm'], true], [`${base}/ledger`, node['ledger'], true]);
+    urls.push([`${base}/auth/issuer`, issuerOf(node['auth']), false]);
+  }
+  const services = isRecord(data['services']) ? data['services'] : {};
+  for (const [name, url] of Object.entries(services)) urls.push([childPointer('/services', name), url, true]);
+  for (const [pointer, value, exemptable] of urls) {
+    if (typeof value !== 'string') continue;
+    // the schema reports a malformed URL
+    if (!URL.canParse(value)) continue;
+    const url = new URL(value);
+    if (url.protocol !== 'http:' || isLoopback(url.hostname)) continue;
+    const lab = allowed && exemptable;
+    report(
+      pointer,
+      lab
+        ? `${value} is plain http to another machine: tokens and secrets sent to it can be read on the network (allowPlainHttp: true)`
+        : `${value} is plain http to another machine: tokens and secrets would travel in clear`,
+      lab
+        ? 'only on a lab network you trust; use https:// anywhere else'
+        : exemptable
+          ? 'use https://; plain http is allowed for loopback hosts, or on a lab network with allowPlainHttp: true at the top of the target'
+          : 'use https:// for the identity provider; plain http is allowed only for loopback hosts',
+      lab,
+    );
+  }
 }
 
 function grantHint(grant: string): string {

@@ -89,6 +89,11 @@ export const targetSchema = {
       enum: ['devnet', 'testnet', 'mainnet'],
       description: 'The Canton network (LEDGER_NETWORK).',
     },
+    allowPlainHttp: {
+      type: 'boolean',
+      description:
+        'Lab networks only: allow http:// node and service URLs on other machines (never for the identity provider). Tokens then travel in clear; every run warns.',
+    },
     auth: authSchema,
     nodes: {
       type: 'object',

@@ -3,11 +3,11 @@
  * participant JSON Ledger API) sharing one simulated synchronizer, and an admin API for tests. State lives in the
  * state dir, so a sandbox started again on it keeps its participant ids, keys, parties and packages.
  */
-import { isIP } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from '../errors.js';
+import { isLoopback } from '../loopback.js';
 import { type AdminHost, adminHandler } from './admin.js';
 import { Synchronizer } from './canton.js';
 import { DpmNode, type NodeEnv } from './dpm/node.js';
@@ -339,11 +339,6 @@ function checkOptions(options: SandboxOptions): {
     );
   }
   return { nodeCount, host, port, profile, network, insecure };
-}
-
-function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host === '::1') return true;
-  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 /**
