@@ -18,7 +18,7 @@ export type FaultSpec =
   | { kind: 'vet-fails'; node: string }
   /** the node restarts (drops its in-memory state, reloads what it persisted), at once or when a run it coordinates reaches a step */
   | { kind: 'restart'; node: string; at?: { workflow: WorkflowKind; step: string }; downMs?: number }
-  /** added latency on every HTTP response of the node (all nodes when omitted) */
+  /** added latency on every HTTP response of the node and every mesh message it answers (all nodes when omitted) */
   | { kind: 'latency'; node?: string; ms: number }
   /** the next `count` authenticated requests are answered 401 `token is not active` */
   | { kind: 'expire-tokens'; node?: string; count?: number }

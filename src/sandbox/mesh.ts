@@ -92,8 +92,10 @@ export class Mesh {
     const key = from.peerKey(to);
     if (key === undefined) throw new MeshError('tcp_connect_failed', `Unknown peer: ${to}`);
     if (!PUBLIC_KEY.test(key)) throw new MeshError('invalid_public_key', `Invalid public key for ${to}`);
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
     const target = this.endpoints.get(to);
+    // a slow node (the `latency` fault) answers its peers as slowly as it answers HTTP
+    const latency = this.latencyMs + (target ? this.faults.latencyMs(target.name) : 0);
+    if (latency > 0) await sleep(latency);
     if (this.faults.isCutOff(from.name) || (target !== undefined && this.faults.isCutOff(target.name))) {
       throw new MeshError('tcp_connect_timeout', 'TCP connection timeout: deadline has elapsed');
     }

@@ -194,6 +194,35 @@ describe('POST /kick checks', () => {
     );
   });
 
+  it('two starts on one party in the same instant: one is accepted, the other refused with 409', async () => {
+    const body = { decentralized_party_id: party.party_id, new_threshold: 1 };
+    // slow peers: both starts are between their checks and their inserts at once (the version gate asks them)
+    const slow = await world.admin.post<{ faults: Array<{ id: string }> }>('/faults', [
+      { kind: 'latency', node: 'node2', ms: 300 },
+      { kind: 'latency', node: 'node3', ms: 300 },
+    ]);
+    // two kinds, so two instance names: only the same-party guard can refuse one of them
+    const answers = await Promise.all([
+      world.dpm[0]!.post<{ instance_name: string }>('/change-threshold', body),
+      kick({ participant_id: world.participant[2] }) as Promise<{
+        status: number;
+        body: { instance_name: string };
+      }>,
+    ]);
+    const accepted = answers.filter((a) => a.status === 202);
+    try {
+      expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
+      const runs = (await world.dpm[0]!.get<{ runs: Array<Record<string, unknown>> }>('/workflows')).body
+        .runs;
+      const live = runs.filter((r) => r.status === 'inprogress' && r.dec_party_id === party.party_id);
+      expect(live).toHaveLength(1);
+    } finally {
+      for (const f of slow.body.faults) await world.admin.call('DELETE', `/faults/${f.id}`);
+      for (const a of accepted)
+        expect((await world.dpm[0]!.post(`/workflows/${a.body.instance_name}/cancel`)).status).toBe(200);
+    }
+  });
+
   it('refuses a second topology run on the same party while one is in flight (409)', async () => {
     const pending = await world.dpm[0]!.post<{ instance_name: string }>('/change-threshold', {
       decentralized_party_id: party.party_id,

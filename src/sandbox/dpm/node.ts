@@ -14,6 +14,7 @@ import { Aborted, nowSeconds, sleep } from '../time.js';
 import { TokenVerifier, type TrustedIssuer } from '../auth/verifier.js';
 import { ownerKeyOf, prefixOf } from './keys.js';
 import type { NodeStateFile, PendingInvitation, RunRow } from './types.js';
+import type { WorkflowKind } from './workflows/kinds.js';
 import { handleCoordinatorMessage, resumeCoordinator, type CoordinatorRun } from './workflows/coordinator.js';
 import { handleInvite, handleCancelInvite, handleRetry, startPeerLoop } from './workflows/peer.js';
 import { refreshPartyCache } from './parties.js';
@@ -59,6 +60,11 @@ export class DpmNode implements MeshEndpoint {
   readonly participantId: string;
   readonly publicKey: string;
   readonly coordinators = new Map<string, CoordinatorRun>();
+  /**
+   * Starts between their first check and their insert (they await peers in between), by instance and by party:
+   * a second start of either is refused at once, as the real service refuses it, instead of both going through.
+   */
+  readonly starting = new Map<string, WorkflowKind>();
   readonly peerLoops = new Map<string, AbortController>();
   /** prefixes with a background cache refresh in flight */
   readonly refreshing = new Set<string>();

@@ -447,15 +447,41 @@ async function start(
   partyId: string | undefined,
   invitation: InvitationFields,
 ): Promise<Reply> {
-  if (partyId !== undefined) {
-    const busy = node.state.runs.find((r) => r.status === 'inprogress' && r.dec_party_id === partyId);
-    if (busy !== undefined) {
-      return jsonError(
-        409,
-        `Party ${partyId} already has a ${busy.kind} workflow in flight (run ${busy.instance_name}); wait for it to finish or cancel it first`,
-      );
-    }
+  const refusal = startRefusal(node, instance, partyId);
+  if (refusal !== undefined) return refusal;
+  // Reserved before the first await: a second start of this instance or party meanwhile is refused above.
+  const keys = [`instance:${instance}`, ...(partyId !== undefined ? [`party:${partyId}`] : [])];
+  for (const key of keys) node.starting.set(key, kind);
+  try {
+    return await startReserved(node, kind, instance, config, invitees, partyId, invitation);
+  } finally {
+    for (const key of keys) node.starting.delete(key);
   }
+}
+
+/** The 409 a start gets when its instance or its party already has a workflow running or starting. */
+function startRefusal(node: DpmNode, instance: string, partyId: string | undefined): Reply | undefined {
+  if (node.coordinators.has(instance) || node.starting.has(`instance:${instance}`))
+    return jsonError(409, `A workflow with instance ${instance} is already running`);
+  if (partyId === undefined) return undefined;
+  const busy = node.state.runs.find((r) => r.status === 'inprogress' && r.dec_party_id === partyId);
+  const starting = node.starting.get(`party:${partyId}`);
+  if (busy === undefined && starting === undefined) return undefined;
+  const what = busy
+    ? `a ${busy.kind} workflow in flight (run ${busy.instance_name})`
+    : `a ${String(starting)} workflow starting`;
+  return jsonError(409, `Party ${partyId} already has ${what}; wait for it to finish or cancel it first`);
+}
+
+async function startReserved(
+  node: DpmNode,
+  kind: WorkflowKind,
+  instance: string,
+  config: object,
+  invitees: string[],
+  partyId: string | undefined,
+  invitation: InvitationFields,
+): Promise<Reply> {
   const blocking = await versionGate(node, invitees);
   if (blocking.length > 0) {
     return jsonError(
@@ -463,9 +489,6 @@ async function start(
       `Cannot start the workflow: every invited peer must run dec-party-manager >= ${DPM_VERSION} (concurrent workflows changed the Noise wire format, older builds cannot participate). Blocking peer(s): ${blocking.join('; ')}. Upgrade or deselect them and retry.`,
     );
   }
-  if (node.coordinators.has(instance))
-    return jsonError(409, `A workflow with instance ${instance} is already running`);
-
   const now = nowSeconds();
   const def = KINDS[kind];
   const row: RunRow = {
