@@ -71,7 +71,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
 };
 
 export function exitCodeOf(error: unknown): ExitCode {
-  return error instanceof LedgerbookError ? EXIT_BY_CODE[error.code] : EXIT.INTERNAL;
+  return error instanceof LedgerbookError ? error.exitCode : EXIT.INTERNAL;
 }
 
 /**
@@ -100,8 +100,9 @@ export class LedgerbookError extends Error {
     this.retryability = options.retryability ?? 'permanent';
   }
 
+  /** by code, except that an outcome that may or may not have happened always stops for the operator (4) */
   get exitCode(): ExitCode {
-    return EXIT_BY_CODE[this.code];
+    return this.retryability === 'ambiguous' ? EXIT.AMBIGUOUS : EXIT_BY_CODE[this.code];
   }
 }
 

@@ -27,7 +27,9 @@ export interface TokenProviderOptions {
   now?: () => number;
 }
 
-const SERVICE = 'idp';
+/** The service name on every error of the identity provider (other clients leave such errors as they are). */
+export const IDP_SERVICE = 'idp';
+const SERVICE = IDP_SERVICE;
 /** A token is renewed this long before it expires, or 10 % of its lifetime when that is shorter. */
 const RENEW_BEFORE_MS = 30_000;
 const RENEW_FRACTION = 0.1;

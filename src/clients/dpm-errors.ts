@@ -3,6 +3,7 @@
  * operator should do next, in one table. `explainDpmError` gives a ServiceError from the DPM client the hint of the
  * first matching rule (and, for the few refusals that clear up by themselves, a transient retryability).
  */
+import { IDP_SERVICE } from './auth.js';
 import { ServiceError } from '../errors.js';
 import type { Retryability } from '../errors.js';
 import { onboardingMeshErrorResponseSchema } from './dpm-wire.js';
@@ -186,7 +187,8 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
 
 /** The same error with the hint (and retryability) of the first matching rule; unchanged when none matches. */
 export function explainDpmError(error: ServiceError): ServiceError {
-  if (error.status === undefined) return error;
+  // the identity provider's own refusal (a wrong password on re-login) already says what to check
+  if (error.status === undefined || error.service === IDP_SERVICE) return error;
   const text = error.serviceMessage ?? '';
   for (const rule of DPM_ERROR_RULES) {
     if (!rule.statuses.includes(error.status)) continue;

@@ -278,7 +278,7 @@ class Run {
       return { ...base, status: 'interrupted', exitCode: EXIT_INTERRUPTED, error: reason };
     }
     if (error instanceof PausedError) return { ...base, status: 'paused', exitCode: EXIT.PAUSED, error };
-    if (error instanceof AmbiguousOutcomeError)
+    if (error instanceof LedgerbookError && isAmbiguous(error))
       return { ...base, status: 'ambiguous', exitCode: EXIT.AMBIGUOUS, error };
     if (error instanceof LedgerbookError)
       return { ...base, status: 'failed', exitCode: error.exitCode, error };
@@ -379,12 +379,7 @@ class Run {
       await this.finishStep(spec, status, outputs, withDigest);
       done(status, stepChanges, outputs);
     } catch (error) {
-      const status =
-        error instanceof PausedError
-          ? 'paused'
-          : error instanceof AmbiguousOutcomeError
-            ? 'ambiguous'
-            : 'failed';
+      const status = error instanceof PausedError ? 'paused' : isAmbiguous(error) ? 'ambiguous' : 'failed';
       o.events.emit({
         type: 'step.done',
         step: spec.id,
@@ -873,6 +868,14 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** A side effect that may or may not have happened: the run stops for the operator (exit 4). */
+function isAmbiguous(error: unknown): boolean {
+  return (
+    error instanceof AmbiguousOutcomeError ||
+    (error instanceof LedgerbookError && error.retryability === 'ambiguous')
+  );
 }
 
 /** The outputs one element of a for_each step had in the earlier execution `previous` (`results.<key>`). */

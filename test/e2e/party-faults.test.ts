@@ -126,4 +126,30 @@ steps:
     expect(output(result)).not.toMatch(/401|token is not active/);
     for (const view of await partyOnEvery(w.world, 'alpha', [0, 1, 2])) expect(view.threshold).toBe(2);
   });
+
+  it('an accept answered with 503 after it took effect is an ambiguous outcome: exit 4, not a failure', async () => {
+    const w = await world();
+    await addFaults(w.world, {
+      kind: 'http-error',
+      node: 'node2',
+      method: 'POST',
+      route: '/invitations/accept',
+      status: 503,
+      phase: 'after',
+      count: 1,
+    });
+    const result = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'));
+    expect(result.code, output(result)).toBe(4);
+    expect(output(result)).toMatch(/503/);
+  });
+
+  it('a wrong password gets a hint about the password, not about the DPM', async () => {
+    const w = await world();
+    const secrets = await w.playbook('bad.env', 'SANDBOX_OPERATOR_PASSWORD=not-the-password-1\n');
+    const result = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'), '--secrets-file', secrets);
+    expect(result.code).toBe(1);
+    expect(output(result)).toContain('invalid_grant');
+    expect(output(result)).toContain('the secret behind auth.password');
+    expect(output(result)).not.toContain('the DPM refused the token');
+  });
 });
