@@ -126,6 +126,8 @@ class Run {
   private runId = '';
   private resumed: RunState | undefined;
   private changes = 0;
+  /** the current step's: aborted when one of its items failed for good (see StepContext.siblingFailed) */
+  private siblingFailed: AbortSignal = new AbortController().signal;
   /** plan mode: steps whose outputs are known only after they apply */
   private readonly unknownOutputs = new Set<string>();
   private readonly random: () => number;
@@ -538,7 +540,15 @@ class Run {
       return state;
     };
     const concurrency = spec.concurrency ?? kind.concurrency ?? 1;
-    return pool(units, concurrency, this.o.signal, async ({ group, item, groupIndex }) => {
+    const siblings = new AbortController();
+    this.siblingFailed = siblings.signal;
+    const onFailure = (error: unknown): void => {
+      if (error instanceof LedgerbookError && error.retryability === 'permanent' && !siblings.signal.aborted)
+        siblings.abort(
+          new StepError(`step '${spec.id}': stopped waiting, another item failed: ${error.message}`),
+        );
+    };
+    return pool(units, concurrency, this.o.signal, onFailure, async ({ group, item, groupIndex }) => {
       const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
       memory.progress.tick();
       return outcome;
@@ -716,6 +726,7 @@ class Run {
       clients: o.clients,
       clock: o.clock,
       signal,
+      siblingFailed: this.siblingFailed,
       approvals: o.approvals,
       baseDir: o.playbook.baseDir,
       actor: o.actor,
@@ -821,6 +832,7 @@ async function pool<U, R>(
   units: readonly U[],
   concurrency: number,
   signal: AbortSignal,
+  onFailure: (error: unknown) => void,
   work: (unit: U) => Promise<R>,
 ): Promise<R[]> {
   const results: R[] = new Array<R>(units.length);
@@ -833,6 +845,7 @@ async function pool<U, R>(
         results[index] = await work(units[index] as U);
       } catch (error) {
         failure ??= { error };
+        onFailure(error);
       }
     }
   };

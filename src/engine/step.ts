@@ -72,6 +72,11 @@ export interface StepContext {
   readonly clock: Clock;
   /** aborted on the step's timeout or on Ctrl-C */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when another item of this step failed for good, so the step cannot succeed in this run: an item that
+   * is only waiting (polling for others) should stop at once; one in the middle of a side effect finishes it.
+   */
+  readonly siblingFailed: AbortSignal;
   /** step ids approved on this invocation with `--approve` */
   readonly approvals: ReadonlySet<string>;
   /** the working directory of the playbook file: relative paths in `with` resolve against it */

@@ -48,9 +48,16 @@ describe('FaultBook', () => {
 
   it('keeps uncounted faults until cleared', () => {
     const book = new FaultBook([{ kind: 'forbid' }]);
-    for (let i = 0; i < 5; i++) expect(book.takeForbid(`node${i}`)).toBe(true);
+    for (let i = 0; i < 5; i++) expect(book.takeForbid(`node${i}`, 'GET', '/workflows')).toBe(true);
     book.clear();
-    expect(book.takeForbid('node1')).toBe(false);
+    expect(book.takeForbid('node1', 'GET', '/workflows')).toBe(false);
+  });
+
+  it('matches forbid faults by method and route when they name them', () => {
+    const book = new FaultBook([{ kind: 'forbid', node: 'node1', method: 'PUT', route: '/network-config' }]);
+    expect(book.takeForbid('node1', 'GET', '/network-config')).toBe(false);
+    expect(book.takeForbid('node2', 'PUT', '/network-config')).toBe(false);
+    expect(book.takeForbid('node1', 'PUT', '/network-config')).toBe(true);
   });
 
   it('matches http-error faults by node, method, route and phase', () => {

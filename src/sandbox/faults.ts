@@ -23,7 +23,7 @@ export type FaultSpec =
   /** the next `count` authenticated requests are answered 401 `token is not active` */
   | { kind: 'expire-tokens'; node?: string; count?: number }
   /** admin-gated routes are answered 403 `missing required role: dpm-admin` */
-  | { kind: 'forbid'; node?: string; count?: number }
+  | { kind: 'forbid'; node?: string; method?: string; route?: string; count?: number }
   /** matching requests are answered with `status`; `phase: after` lets the request take effect first */
   | {
       kind: 'http-error';
@@ -60,7 +60,7 @@ const FIELDS: Record<FaultKind, { required: string[]; optional: string[] }> = {
   restart: { required: ['node'], optional: ['at', 'downMs'] },
   latency: { required: ['ms'], optional: ['node'] },
   'expire-tokens': { required: [], optional: ['node', 'count'] },
-  forbid: { required: [], optional: ['node', 'count'] },
+  forbid: { required: [], optional: ['node', 'method', 'route', 'count'] },
   'http-error': { required: ['status'], optional: ['node', 'method', 'route', 'count', 'phase'] },
 };
 const KIND_NAMES = Object.keys(FIELDS) as FaultKind[];
@@ -186,7 +186,7 @@ function example(kind: FaultKind): string {
     restart: '{ kind: restart, node: node1, at: { workflow: Onboarding, step: SignDns }, downMs: 500 }',
     latency: '{ kind: latency, node: node2, ms: 200 }',
     'expire-tokens': '{ kind: expire-tokens, node: node1, count: 1 }',
-    forbid: '{ kind: forbid, node: node1, count: 1 }',
+    forbid: '{ kind: forbid, node: node1, method: POST, route: /network-config, count: 1 }',
     'http-error': '{ kind: http-error, node: node1, method: GET, route: /workflows, status: 503, count: 1 }',
   };
   return `for example ${examples[kind]}`;
@@ -353,8 +353,14 @@ export class FaultBook {
   }
 
   /** true when this admin-gated request must lose its admin role (consumes one) */
-  takeForbid(node: string): boolean {
-    return this.consume((s) => s.kind === 'forbid' && (s.node === undefined || s.node === node));
+  takeForbid(node: string, method: string, route: string): boolean {
+    return this.consume(
+      (s) =>
+        s.kind === 'forbid' &&
+        (s.node === undefined || s.node === node) &&
+        (s.method === undefined || s.method === method) &&
+        (s.route === undefined || s.route === route),
+    );
   }
 
   /** the status to answer this request with, if an http-error fault matches (consumes one) */

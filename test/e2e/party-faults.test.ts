@@ -152,4 +152,18 @@ steps:
     expect(output(result)).toContain('the secret behind auth.password');
     expect(output(result)).not.toContain('the DPM refused the token');
   });
+
+  it('a permanent error on one node (403 on its peer table) stops the other nodes waiting at once', async () => {
+    const w = await world();
+    await addFaults(w.world, { kind: 'forbid', node: 'node1', method: 'POST', route: '/network-config' });
+    const playbook = await w.playbook(
+      'mesh.yaml',
+      'name: mesh\nsteps:\n  - id: mesh\n    uses: dpm.network\n',
+    );
+    // the default wait for the mesh is two minutes, longer than this test may take: it must end on the 403
+    const result = await w.run(playbook);
+    expect(result.code).toBe(1);
+    expect(output(result)).toMatch(/POST \/network-config → 403/);
+    expect(output(result)).not.toMatch(/the mesh is not connected after/);
+  });
 });

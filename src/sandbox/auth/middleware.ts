@@ -64,12 +64,16 @@ export async function authenticate(
 }
 
 /** `require_admin`: undefined when the caller may proceed, else the 401/403 reply */
-export function requireAdmin(node: DpmNode, outcome: AuthOutcome): Reply | undefined {
+export function requireAdmin(
+  node: DpmNode,
+  outcome: AuthOutcome,
+  request: { method: string; route: string },
+): Reply | undefined {
   if (outcome.kind === 'bootstrap') return undefined;
   if (outcome.kind !== 'principal') return jsonError(401, 'authentication required');
   const role = node.env.auth.adminRole;
   if (role === undefined || role === '') return undefined;
-  const stripped = node.env.faults.takeForbid(node.name);
+  const stripped = node.env.faults.takeForbid(node.name, request.method, request.route);
   if (stripped || !outcome.principal.roles.includes(role))
     return jsonError(403, `missing required role: ${role}`);
   return undefined;

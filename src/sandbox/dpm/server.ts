@@ -67,7 +67,7 @@ export async function dispatchDpm(
   }
 
   if (route.access === 'admin') {
-    const refused = requireAdmin(node, auth);
+    const refused = requireAdmin(node, auth, { method: call.method, route: route.template });
     if (refused !== undefined) return refused;
   }
 

@@ -314,7 +314,10 @@ async function waitFor(
   what: string,
   holds: () => Promise<boolean>,
 ): Promise<boolean> {
+  // another node failed for good (a 403 on its table): nothing this wait is for can happen in this run
+  const stop = AbortSignal.any([ctx.signal, ctx.siblingFailed]);
   for (;;) {
+    if (ctx.siblingFailed.aborted) throw ctx.siblingFailed.reason;
     try {
       if (await holds()) return true;
     } catch (error) {
@@ -322,7 +325,7 @@ async function waitFor(
       ctx.progress(`waiting for ${what}: ${error.message}`);
     }
     if (deadline.remaining() <= 1) return false;
-    await ctx.clock.sleep(Math.min(POLL_MS, deadline.remaining()), ctx.signal);
+    await ctx.clock.sleep(Math.min(POLL_MS, deadline.remaining()), stop);
   }
 }
 

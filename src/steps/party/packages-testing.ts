@@ -133,6 +133,7 @@ export function fakeContext(
     approvals: new Set(),
     baseDir,
     actor: 'unit@test',
+    siblingFailed: new AbortController().signal,
     source: {},
     previous: undefined,
     fingerprint: 'unit',
