@@ -624,9 +624,14 @@ class Run {
     try {
       outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
     } catch (error) {
-      // A definite failure settles the item's intents; an ambiguous one, an interruption or a bug leaves them
-      // for reconcile on the next run.
-      if (!o.signal.aborted && error instanceof LedgerbookError && error.retryability !== 'ambiguous') {
+      // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
+      // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
+      if (
+        !o.signal.aborted &&
+        error instanceof LedgerbookError &&
+        error.retryability !== 'ambiguous' &&
+        !(error instanceof PausedError)
+      ) {
         this.journal.append({
           t: 'failed',
           run: this.runId,

@@ -210,7 +210,9 @@ steps:
     // asked to, the peers' operator declines what it did not declare: the rogue run fails, naming the decliner
     const strict = await w.playbook(
       'strict.yaml',
-      (await readFile(accept, 'utf8')).replace('wait: 30s', 'decline_unexpected: true'),
+      (await readFile(accept, 'utf8'))
+        .replace('name: accept-omega', 'name: accept-omega-strict')
+        .replace('wait: 30s', 'decline_unexpected: true'),
     );
     const declined = await w.spawnOn(peersTarget, strict).done;
     expect(declined.code, output(declined)).toBe(0);

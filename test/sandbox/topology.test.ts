@@ -131,8 +131,8 @@ describe('change-threshold, kick and add-party', () => {
     });
     expect(started.status, started.text).toBe(202);
     expect(started.body.message).toBe('Add-party workflow started');
-    const card = await world.dpm[3]!.get<{ invitations: Array<Record<string, unknown>> }>('/invitations');
-    const invite = card.body.invitations.find((c) => c.workflow_instance === started.body.instance_name);
+    // invitations are delivered after the start's pause: wait for the card rather than read it once
+    const invite = await waitForInvitation(world.dpm[3]!, started.body.instance_name);
     expect(invite).toMatchObject({
       invitation_type: 'AddParty',
       dec_party_id: party.party_id,

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { AmbiguousOutcomeError, StepError } from '../../errors.js';
+import { AmbiguousOutcomeError, PausedError, StepError } from '../../errors.js';
 import type {
   AuthStatusResponse,
   ContractInfo,
@@ -474,7 +474,10 @@ async function waitLeaving(ctx: StepContext, w: With, instance: string): Promise
     const { runs } = await ctx.clients.dpm(w.coordinator).workflows({ signal: ctx.signal });
     const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
     if (run?.status !== 'inprogress') throw error;
-    throw new StepError(error.message, { hint: error.hint, retryability: 'ambiguous', cause: error });
+    throw new PausedError(
+      error.message,
+      'nothing was cancelled: run the playbook again to keep waiting (the run is adopted and reconciled, not restarted), or raise `timeout`',
+    );
   }
 }
 
