@@ -48,6 +48,49 @@ const good = yaml(
 );
 
 describe('validateTarget', () => {
+  it('takes an instrument, the token services, and parties to refer to or to act as through a node', () => {
+    const text =
+      good +
+      yaml(
+        'instrument: { admin: ' + pid(7).replace('participant7', 'cbtc-network') + ', id: CBTC }',
+        'services:',
+        '  registry: https://registry.example.com',
+        '  gateway: https://gateway.example.com',
+        '  faucet: https://faucet.example.com',
+        'parties:',
+        `  issuer: ${pid(7).replace('participant7', 'cbtc-network')}`,
+        `  treasury: { party: ${pid(1).replace('participant1', 'treasury')}, node: node1 }`,
+        `  desk: { party: ${pid(2).replace('participant2', 'desk')}, node: node2, auth: { issuer: https://idp2.example.com/auth/realms/canton, clientId: desk, grant: client_credentials, clientSecret: { secret: DESK_SECRET } } }`,
+      );
+    const { doc } = parseSource('t.yaml', text);
+    const result = validateTarget(doc);
+    expect(result.diagnostics.map(show)).toEqual([]);
+    expect(result.target?.instrument).toEqual({
+      admin: pid(7).replace('participant7', 'cbtc-network'),
+      id: 'CBTC',
+    });
+    expect(result.target?.parties?.['treasury']).toMatchObject({ node: 'node1' });
+  });
+
+  it('refuses a party on an unknown node, incomplete party credentials and a plain-http party issuer', () => {
+    const { errors, valid } = check(
+      good +
+        yaml(
+          'parties:',
+          `  treasury: { party: ${pid(1).replace('participant1', 'treasury')}, node: node9 }`,
+          `  desk: { party: ${pid(2).replace('participant2', 'desk')}, node: node2, auth: { issuer: http://idp.example.com/realms/x, clientId: desk, grant: client_credentials } }`,
+        ),
+    );
+    expect(valid).toBe(false);
+    expect(errors.join('\n')).toContain(
+      "[unknown-node] party 'treasury' is hosted on node 'node9', which is not under nodes:",
+    );
+    expect(errors.join('\n')).toContain(
+      "/parties/desk/auth [auth-grant] the client_credentials grant needs 'clientSecret'",
+    );
+    expect(errors.join('\n')).toContain('/parties/desk/auth/issuer [plain-http]');
+  });
+
   it('gives the target of a valid file, with a warning for a secret left to the environment', () => {
     const { doc } = parseSource('t.yaml', good);
     const result = validateTarget(doc);

@@ -85,6 +85,22 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
     if (isRecord(node) && isRecord(node['auth']))
       authBlocks.push({ pointer: childPointer(childPointer('/nodes', name), 'auth'), auth: node['auth'] });
   }
+  const parties = isRecord(data['parties']) ? data['parties'] : {};
+  for (const [name, party] of Object.entries(parties)) {
+    if (!isRecord(party)) continue;
+    const base = childPointer('/parties', name);
+    if (isRecord(party['auth'])) authBlocks.push({ pointer: `${base}/auth`, auth: party['auth'] });
+    const node = party['node'];
+    if (typeof node === 'string' && !Object.hasOwn(nodes, node)) {
+      report(
+        errors,
+        `${base}/node`,
+        'unknown-node',
+        `party '${name}' is hosted on node '${node}', which is not under nodes:`,
+        `nodes of this target: ${Object.keys(nodes).join(', ') || 'none'}`,
+      );
+    }
+  }
   for (const { pointer, auth } of authBlocks) {
     const grant = auth['grant'];
     const needs =
@@ -131,7 +147,7 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
     }
   }
 
-  plainHttp(data, nodes, data['allowPlainHttp'] === true, (pointer, message, hint, lab) =>
+  plainHttp(data, nodes, parties, data['allowPlainHttp'] === true, (pointer, message, hint, lab) =>
     report(lab ? warnings : errors, pointer, 'plain-http', message, hint),
   );
 
@@ -175,6 +191,7 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
 function plainHttp(
   data: Record<string, unknown>,
   nodes: Record<string, unknown>,
+  parties: Record<string, unknown>,
   allowed: boolean,
   report: (pointer: string, message: string, hint: string, lab: boolean) => void,
 ): void {
@@ -186,6 +203,10 @@ function plainHttp(
     const base = childPointer('/nodes', name);
     urls.push([`${base}/dpm`, node['dpm'], true], [`${base}/ledger`, node['ledger'], true]);
     urls.push([`${base}/auth/issuer`, issuerOf(node['auth']), false]);
+  }
+  for (const [name, party] of Object.entries(parties)) {
+    if (isRecord(party))
+      urls.push([`${childPointer('/parties', name)}/auth/issuer`, issuerOf(party['auth']), false]);
   }
   const services = isRecord(data['services']) ? data['services'] : {};
   for (const [name, url] of Object.entries(services)) urls.push([childPointer('/services', name), url, true]);

@@ -16,6 +16,12 @@ const secretRef = {
 
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://' } as const;
 
+const partyId = {
+  type: 'string',
+  pattern: '^[^:]+::[0-9a-f]{68}$',
+  description: 'A party id, `<hint>::1220<64 hex>`.',
+} as const;
+
 export const authSchema = {
   type: 'object',
   description:
@@ -104,21 +110,65 @@ export const targetSchema = {
     },
     services: {
       type: 'object',
+      description: 'The token services this target uses (each an http(s) base URL).',
       properties: {
-        gateway: { ...httpUrl, description: 'Wrapped-token gateway (GATEWAY_API_URL).' },
-        registry: { ...httpUrl, description: 'Token-standard registry (REGISTRY_URL).' },
-        rewards: { ...httpUrl, description: 'Daily rewards API.' },
+        gateway: {
+          ...httpUrl,
+          description:
+            'Wrapped-token gateway (BITSAFE_API_URL): account rules, deposit addresses, token contracts.',
+        },
+        registry: {
+          ...httpUrl,
+          description:
+            'Token-standard registry (REGISTRY_URL), e.g. https://api.utilities.digitalasset.com; the instrument admin is appended.',
+        },
+        rewards: { ...httpUrl, description: 'Daily rewards (Activity Tracker) API.' },
+        faucet: { ...httpUrl, description: 'Devnet faucet (FAUCET_URL), where minting is unavailable.' },
+        bitcoin: {
+          ...httpUrl,
+          description:
+            'Sandbox only: the simulated Bitcoin chain that `sandbox.btc-send` pays deposit addresses on.',
+        },
       },
+      additionalProperties: false,
+    },
+    instrument: {
+      type: 'object',
+      description:
+        'The token this target deals in: its admin (the registrar, DECENTRALIZED_PARTY_ID) and id. Holdings are matched on both.',
+      properties: {
+        admin: { ...partyId, description: 'The instrument admin party, e.g. cbtc-network::1220….' },
+        id: { type: 'string', minLength: 1, description: 'The instrument id, e.g. CBTC.' },
+      },
+      required: ['admin', 'id'],
       additionalProperties: false,
     },
     parties: {
       type: 'object',
       description:
-        'Named parties: the decentralized party (DECENTRALIZED_PARTY_ID), operator parties (PARTY_ID).',
+        'Named parties. A plain party id is one the playbooks refer to (an instrument admin, a counterparty). An object is a party this target acts as: through `node`’s ledger API, with that node’s credentials unless it names its own; its ledger user needs the right to act as it.',
       propertyNames: { pattern: '^[a-z][a-z0-9_-]*$' },
       additionalProperties: {
-        type: 'string',
-        pattern: '^[^:]+::[0-9a-f]{68}$',
+        oneOf: [
+          partyId,
+          {
+            type: 'object',
+            properties: {
+              party: partyId,
+              node: {
+                type: 'string',
+                pattern: '^[a-z][a-z0-9_-]*$',
+                description: 'The node (under nodes:) whose participant hosts the party.',
+              },
+              auth: {
+                ...authSchema,
+                description: 'Credentials of a ledger user that may act as this party, when not the node’s.',
+              },
+            },
+            required: ['party', 'node'],
+            additionalProperties: false,
+          },
+        ],
       },
     },
     secrets: {
@@ -150,3 +200,4 @@ export const targetSchema = {
 export type TargetFile = FromSchema<typeof targetSchema>;
 export type TargetAuth = FromSchema<typeof authSchema>;
 export type TargetNode = FromSchema<typeof nodeSchema>;
+export type TargetParty = NonNullable<TargetFile['parties']>[string];
