@@ -13,7 +13,8 @@ import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
 import type { Playbook } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { loadTarget } from '../playbook/target-load.js';
-import { loadPlaybook, referencedNames } from '../playbook/validate.js';
+import { positionInString } from '../playbook/scalar-position.js';
+import { loadPlaybook, referencedNames, type NameUse } from '../playbook/validate.js';
 import { stepKinds } from '../steps/index.js';
 import { startEmbeddedSandbox, type EmbeddedSandbox } from './embedded-sandbox.js';
 
@@ -30,6 +31,8 @@ export interface PrepareOptions {
   requireInputs?: boolean;
   /** check that every secret and env var is set (default true; `validate` checks the files only) */
   requireSecrets?: boolean;
+  /** with requireSecrets false: receives each secret or env var that is not set (validate warns of them) */
+  warn?: (problem: Diagnostic) => void;
   /** with the built-in target, start the sandbox in this process when a step needs a target (run, plan) */
   startSandbox?: { stateDir: string } | undefined;
 }
@@ -88,7 +91,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   };
 
   const names = referencedNames(playbook);
-  const secretNames = new Set(names.secrets);
+  const secretNames = new Set(names.secrets.keys());
   for (const auth of target ? authBlocks(target) : []) {
     for (const ref of [auth.password, auth.clientSecret]) if (ref) secretNames.add(ref.secret);
   }
@@ -102,11 +105,26 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const tooShort = Object.entries(found.values).filter(([, value]) => value.length < MIN_SECRET_LENGTH);
   for (const value of Object.values(found.values)) if (value.length >= MIN_SECRET_LENGTH) masker.add(value);
 
+  // each problem at the line that uses the name: in the playbook, else where the target's credentials name it
+  const where = (
+    name: string,
+    uses: ReadonlyMap<string, NameUse>,
+  ): Pick<Diagnostic, 'file' | 'line' | 'col' | 'pointer'> => {
+    const use = uses.get(name);
+    if (use !== undefined) {
+      return {
+        file: playbook.file,
+        ...positionInString(playbook.source, use.pointer, use.value, use.offset),
+        pointer: use.pointer,
+      };
+    }
+    const inTarget = target?.secretUses?.[name];
+    if (inTarget !== undefined && target?.file !== undefined)
+      return { file: target.file, ...inTarget, pointer: '' };
+    return { file: playbook.file, line: 1, col: 1, pointer: '' };
+  };
   const problems: Diagnostic[] = found.missing.map((m) => ({
-    file: options.target === BUILTIN_TARGET ? playbook.file : options.target,
-    line: 1,
-    col: 1,
-    pointer: '',
+    ...where(m.name, names.secrets),
     rule: 'missing-secret',
     message: `secret '${m.name}' is not set`,
     expected: `a value from ${m.tried.join(', or ')}`,
@@ -114,10 +132,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   }));
   for (const [name, value] of tooShort) {
     problems.push({
-      file: options.target === BUILTIN_TARGET ? playbook.file : options.target,
-      line: 1,
-      col: 1,
-      pointer: '',
+      ...where(name, names.secrets),
       rule: 'short-secret',
       message: `secret '${name}' is ${value.length} character${value.length === 1 ? '' : 's'} long: too short to mask`,
       expected: `a value of at least ${MIN_SECRET_LENGTH} characters`,
@@ -125,20 +140,19 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     });
   }
   const env: Record<string, string | undefined> = {};
-  for (const name of names.env) {
+  for (const name of names.env.keys()) {
     env[name] = options.env[name];
     if (options.env[name] === undefined) {
       problems.push({
-        file: playbook.file,
-        line: 1,
-        col: 1,
-        pointer: '',
+        ...where(name, names.env),
         rule: 'missing-env',
         message: `environment variable '${name}' is not set`,
         hint: `export ${name}=… before running, or give the value as an input instead`,
       });
     }
   }
+  // validate: what only the environment of the run can supply is a warning; the files themselves are valid
+  if (options.requireSecrets === false) for (const problem of problems) options.warn?.(problem);
   if (problems.length > 0 && options.requireSecrets !== false) {
     await stop();
     throw new ValidationError('LB_INPUT_INVALID', problems);
@@ -163,5 +177,7 @@ function authBlocks(target: Target): NonNullable<Target['auth']>[] {
   const blocks: NonNullable<Target['auth']>[] = [];
   if (target.auth) blocks.push(target.auth);
   for (const node of Object.values(target.nodes ?? {})) if (node.auth) blocks.push(node.auth);
+  for (const party of Object.values(target.parties ?? {}))
+    if (typeof party === 'object' && party.auth) blocks.push(party.auth);
   return blocks;
 }

@@ -454,7 +454,9 @@ class Run {
       ? resolveDeep(spec.forEach, this.scope)
       : evaluateString(spec.forEach, this.scope);
     if (!Array.isArray(list)) {
-      throw new StepError(`step '${spec.id}': for_each must give a list, got ${typeName(list)}`, {
+      const at = this.o.playbook.source.positionOf(`${spec.pointer}/for_each`);
+      const where = `${this.o.playbook.file}:${at.line}:${at.col}`;
+      throw new StepError(`${where}: step '${spec.id}': for_each must give a list, got ${typeName(list)}`, {
         hint: 'use a list, or an expression such as `${{ inputs.recipients }}` that gives one',
       });
     }

@@ -36,6 +36,8 @@ export function checkExpressions(ctx: RuleContext): void {
         checkString(ctx, text, pointer, { in: 'step', step, field, lazy: false });
       }
     }
+    if (typeof step.raw['for_each'] === 'string')
+      checkForEachInput(ctx, step.raw['for_each'], `${step.pointer}/for_each`);
     checkIf(ctx, step);
   }
 }
@@ -264,5 +266,32 @@ function checkStepReference(
   report('unknown-output', `step '${id}' (${kind.kind}) has no output '${output}'`, {
     expected: outputs.length > 0 ? `one of ${outputs.join(', ')}` : `${kind.kind} has no outputs`,
     hint: didYouMean(output, outputs),
+  });
+}
+
+/**
+ * `for_each: ${{ inputs.x }}` over an input declared as something other than a list fails every run: say so
+ * now. (Other expressions are known only at run time, where the engine reports the step's position.)
+ */
+function checkForEachInput(ctx: RuleContext, text: string, pointer: string): void {
+  let whole;
+  try {
+    whole = parseTemplate(text);
+  } catch (error) {
+    if (error instanceof ExpressionSyntaxError) return; // checkString reported it
+    throw error;
+  }
+  const expr = whole.whole ? whole.parts[0]?.expr : undefined;
+  if (expr?.type !== 'member' || expr.object.type !== 'root' || expr.object.name !== 'inputs') return;
+  const input = ctx.inputs[expr.property];
+  if (input === undefined) return; // unknown-input reports it
+  const type = isRecord(input) && typeof input['type'] === 'string' ? input['type'] : 'string';
+  if (type === 'array') return;
+  ctx.report({
+    pointer,
+    rule: 'for-each-type',
+    message: `for_each must give a list, but input '${expr.property}' is declared as ${type}`,
+    hint: `declare it with type: array (and a list default), or give for_each a list`,
+    offset: { value: text, at: expr.object.start },
   });
 }

@@ -6,7 +6,7 @@ import { isLoopback } from '../loopback.js';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import { readSource } from './load.js';
-import type { SourceDoc } from './model.js';
+import type { Position, SourceDoc } from './model.js';
 import { childPointer, parsePointer } from './pointer.js';
 import { isRecord } from './rule-context.js';
 import { checkSchema, genericWhere, type Finding } from './schema-check.js';
@@ -180,7 +180,16 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
   errors.sort(compareDiagnostics);
   warnings.sort(compareDiagnostics);
   if (errors.length > 0) return { diagnostics: errors, warnings };
-  return { target: { ...(data as TargetFile), file: doc.file }, diagnostics: [], warnings };
+  const secretUses: Record<string, Position> = {};
+  for (const { pointer, auth } of authBlocks) {
+    for (const key of ['password', 'clientSecret']) {
+      const ref = auth[key];
+      const secret = isRecord(ref) ? ref['secret'] : undefined;
+      if (typeof secret === 'string' && !Object.hasOwn(secretUses, secret))
+        secretUses[secret] = doc.positionOf(`${pointer}/${key}/secret`, 'value');
+    }
+  }
+  return { target: { ...(data as TargetFile), file: doc.file, secretUses }, diagnostics: [], warnings };
 }
 
 /**

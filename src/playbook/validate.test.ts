@@ -238,8 +238,8 @@ describe('a valid playbook', () => {
     const { playbook } = validate(text);
     if (!playbook) throw new Error('invalid');
     const names = referencedNames(playbook);
-    expect([...names.secrets]).toEqual(['DPM_PASSWORD']);
-    expect([...names.env]).toEqual(['USER']);
+    expect([...names.secrets.keys()]).toEqual(['DPM_PASSWORD']);
+    expect([...names.env.keys()]).toEqual(['USER']);
   });
 
   it('finds names in vars, if: and bare conditions too', () => {
@@ -257,8 +257,15 @@ describe('a valid playbook', () => {
     );
     if (!playbook) throw new Error('invalid');
     const names = referencedNames(playbook);
-    expect([...names.secrets].sort()).toEqual(['A', 'B']);
-    expect([...names.env].sort()).toEqual(['C', 'MODE']);
+    expect([...names.secrets.keys()].sort()).toEqual(['A', 'B']);
+    expect([...names.env.keys()].sort()).toEqual(['C', 'MODE']);
+    // each with the place of its first use: the string's pointer and the reference's offset in it
+    expect(names.secrets.get('B')).toEqual({
+      pointer: '/steps/0/if',
+      value: "env.MODE == 'x' && secrets.B != ''",
+      offset: 19,
+    });
+    expect(names.env.get('C')).toMatchObject({ pointer: '/steps/0/with/message', offset: 4 });
   });
 });
 
@@ -922,6 +929,55 @@ describe('checkResolvedWith', () => {
     );
     expect(findings).toEqual([
       { pointer: '/pw', message: 'the value is not an allowed value', expected: 'one of a' },
+    ]);
+  });
+});
+
+describe('what validate can know before the run', () => {
+  it('refuses for_each over an input that is not declared as a list, at the reference', () => {
+    expect(
+      summary(
+        yaml(
+          'name: x',
+          'inputs:',
+          '  who: { default: alice }',
+          '  many: { type: array, default: [a, b] }',
+          'steps:',
+          '  - id: a',
+          '    uses: core.log',
+          '    for_each: "${{ inputs.who }}"',
+          '    with: { message: "${{ item }}" }',
+          '  - id: b',
+          '    uses: core.log',
+          '    for_each: "${{ inputs.many }}"',
+          '    with: { message: "${{ item }}" }',
+        ),
+      ),
+    ).toEqual([
+      "8:20 /steps/0/for_each [for-each-type] for_each must give a list, but input 'who' is declared as string",
+    ]);
+  });
+
+  it('refuses a literal format() template with more placeholders than values, and a bad placeholder', () => {
+    expect(
+      summary(
+        yaml(
+          'name: x',
+          'steps:',
+          '  - id: a',
+          '    uses: core.log',
+          `    with: { message: "\${{ format('{0} and {1}', 'one') }}" }`,
+          '  - id: b',
+          '    uses: core.log',
+          `    with: { message: "\${{ format('{x}', 'one') }}" }`,
+          '  - id: c',
+          '    uses: core.log',
+          `    with: { message: "\${{ format('{0}{{}}', 'one') }}" }`,
+        ),
+      ),
+    ).toEqual([
+      '5:34 /steps/0/with/message [expression-syntax] invalid expression: format(): placeholder {1} but only 1 value(s) given',
+      '8:34 /steps/1/with/message [expression-syntax] invalid expression: format(): bad placeholder at character 1',
     ]);
   });
 });

@@ -213,26 +213,43 @@ function retryPolicy(retry: RetryFile | undefined): RetryPolicy {
   };
 }
 
+/** Where a playbook first refers to a name: the string's JSON pointer and the reference's offset in it. */
+export interface NameUse {
+  pointer: string;
+  value: string;
+  offset: number;
+}
+
 /**
- * The secrets and environment variables a playbook reads (`${{ secrets.NAME }}`, `${{ env.NAME }}`), so that
- * the CLI can check that each exists before anything runs.
+ * The secrets and environment variables a playbook refers to, each with the place it is first used (so that a
+ * missing one is reported at the line that needs it).
  */
-export function referencedNames(playbook: Playbook): { secrets: Set<string>; env: Set<string> } {
-  const found = { secrets: new Set<string>(), env: new Set<string>() };
-  const visit = (text: string, bare = false): void => {
+export function referencedNames(playbook: Playbook): {
+  secrets: Map<string, NameUse>;
+  env: Map<string, NameUse>;
+} {
+  const found = { secrets: new Map<string, NameUse>(), env: new Map<string, NameUse>() };
+  const visit = (text: string, pointer: string, bare = false): void => {
     if (!bare && !hasExpression(text)) return;
     for (const reference of collectReferences(text, { bare })) {
       const name = reference.path[0];
       if (name === undefined) continue;
-      if (reference.root === 'secrets') found.secrets.add(name);
-      else if (reference.root === 'env') found.env.add(name);
+      const into =
+        reference.root === 'secrets' ? found.secrets : reference.root === 'env' ? found.env : undefined;
+      if (into !== undefined && !into.has(name))
+        into.set(name, { pointer, value: text, offset: reference.offset });
     }
   };
-  for (const { text } of strings(playbook.vars, '/vars')) visit(text);
+  for (const { pointer, text } of strings(playbook.vars, '/vars')) visit(text, pointer);
   for (const step of playbook.steps) {
-    for (const value of [step.with, step.forEach, step.key])
-      for (const { text } of strings(value, '')) visit(text);
-    if (typeof step.if === 'string') visit(step.if, !hasExpression(step.if));
+    for (const [field, value] of [
+      ['with', step.with],
+      ['for_each', step.forEach],
+      ['key', step.key],
+    ] as const) {
+      for (const { pointer, text } of strings(value, `${step.pointer}/${field}`)) visit(text, pointer);
+    }
+    if (typeof step.if === 'string') visit(step.if, `${step.pointer}/if`, !hasExpression(step.if));
   }
   return found;
 }

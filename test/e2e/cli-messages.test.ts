@@ -42,4 +42,35 @@ describe('CLI messages', () => {
     const result = await cli(['validate', 'p.yaml'], { cwd: dir });
     expect(result.stdout + result.stderr).toContain('p.yaml: 1 step valid');
   });
+
+  it('a secret that is not set: validate warns at the line that uses it, run refuses there and runs nothing', async () => {
+    const dir = await tempDir();
+    await writePlaybook(
+      dir,
+      'p.yaml',
+      'name: s\nsteps:\n  - id: a\n    uses: core.shell\n    with: { run: "touch ran" }\n  - id: b\n    uses: core.log\n    with: { message: "key ${{ secrets.LB_TEST_UNSET_KEY }}" }\n',
+    );
+    const env = { LB_TEST_UNSET_KEY: undefined };
+    const validated = await cli(['validate', 'p.yaml'], { cwd: dir, env });
+    expect(validated.code).toBe(0);
+    expect(validated.stdout + validated.stderr).toContain(
+      "warning: p.yaml:8:31: secret 'LB_TEST_UNSET_KEY' is not set",
+    );
+    const run = await cli(['run', 'p.yaml'], { cwd: dir, env });
+    expect(run.code).toBe(65);
+    expect(run.stderr).toContain("p.yaml:8:31 error: secret 'LB_TEST_UNSET_KEY' is not set");
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+  });
+
+  it('a working folder that does not exist fails the step with its path, before the command', async () => {
+    const dir = await tempDir();
+    await writePlaybook(
+      dir,
+      'p.yaml',
+      'name: s\ninputs:\n  d: { default: nowhere }\nsteps:\n  - id: a\n    uses: core.shell\n    with: { run: "touch ran", cwd: "${{ inputs.d }}" }\n',
+    );
+    const result = await cli(['run', 'p.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/with\.cwd: \S*nowhere does not exist/);
+  });
 });

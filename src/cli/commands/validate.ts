@@ -28,6 +28,10 @@ export async function validateCommand(files: string[], options: ValidateOptions)
         env: process.env,
         requireInputs: options.input.length > 0,
         requireSecrets: false,
+        warn: (w) =>
+          out.human.write(
+            `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
+          ),
       });
       const count = prepared.playbook.steps.length;
       out.human.write(`✔ ${file}: ${count} ${count === 1 ? 'step' : 'steps'} valid\n`);

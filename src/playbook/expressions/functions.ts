@@ -1,4 +1,5 @@
 /** The functions an expression may call: a fixed set over plain data. */
+import type { Expr } from './ast.js';
 import { ExpressionEvaluationError } from './errors.js';
 import { isPlainObject, sameValue, toText, typeName } from './values.js';
 
@@ -8,6 +9,8 @@ export interface ExpressionFunction {
   /** `contains(haystack, needle)`: shown in messages */
   signature: string;
   call(args: readonly unknown[]): unknown;
+  /** a problem the arguments show before the run (a literal format template that needs more values) */
+  checkArgs?(args: readonly Expr[]): { message: string; hint: string } | undefined;
 }
 
 function typeError(
@@ -24,38 +27,72 @@ function stringArg(signature: string, which: string, value: unknown): string {
   return value;
 }
 
-function format(signature: string, template: string, args: readonly unknown[]): string {
-  let out = '';
+/** A piece of a format() template: literal text, or the placeholder `{index}`. */
+type FormatPiece = { text: string } | { index: number };
+
+/** Splits a format() template, or says what is wrong with it (a bad placeholder or a lone brace). */
+function formatPieces(template: string): FormatPiece[] | { problem: string; hint: string } {
+  const pieces: FormatPiece[] = [];
+  let text = '';
   for (let i = 0; i < template.length; i++) {
     const c = template[i];
     const next = template[i + 1];
     if ((c === '{' && next === '{') || (c === '}' && next === '}')) {
-      out += c;
+      text += c;
       i++;
     } else if (c === '{') {
       const close = template.indexOf('}', i);
       const index = close < 0 ? NaN : Number(template.slice(i + 1, close));
       if (!Number.isInteger(index) || index < 0) {
-        throw new ExpressionEvaluationError(
-          `${signature}: bad placeholder at character ${i + 1}`,
-          'placeholders are {0}, {1}, …; write {{ or }} for a brace',
-        );
+        return {
+          problem: `bad placeholder at character ${i + 1}`,
+          hint: 'placeholders are {0}, {1}, …; write {{ or }} for a brace',
+        };
       }
-      if (index >= args.length) {
-        throw new ExpressionEvaluationError(
-          `${signature}: placeholder {${index}} but only ${args.length} value(s) given`,
-        );
-      }
-      out += toText(args[index]);
+      pieces.push({ text }, { index });
+      text = '';
       i = close;
     } else if (c === '}') {
-      throw new ExpressionEvaluationError(
-        `${signature}: lone '}' at character ${i + 1}`,
-        'write }} for a brace',
-      );
+      return { problem: `lone '}' at character ${i + 1}`, hint: 'write }} for a brace' };
     } else {
-      out += c;
+      text += c;
     }
+  }
+  pieces.push({ text });
+  return pieces;
+}
+
+/** What is wrong with a format() call whose template is known before the run, if anything. */
+function formatArgsProblem(
+  template: string,
+  valueCount: number,
+): { message: string; hint: string } | undefined {
+  const pieces = formatPieces(template);
+  if (!Array.isArray(pieces)) return { message: `format(): ${pieces.problem}`, hint: pieces.hint };
+  const highest = Math.max(-1, ...pieces.map((p) => ('index' in p ? p.index : -1)));
+  if (highest < valueCount) return undefined;
+  return {
+    message: `format(): placeholder {${highest}} but only ${valueCount} value(s) given`,
+    hint: `give a value for each placeholder {0}…{${highest}} after the template`,
+  };
+}
+
+function format(signature: string, template: string, args: readonly unknown[]): string {
+  const pieces = formatPieces(template);
+  if (!Array.isArray(pieces))
+    throw new ExpressionEvaluationError(`${signature}: ${pieces.problem}`, pieces.hint);
+  let out = '';
+  for (const piece of pieces) {
+    if ('text' in piece) {
+      out += piece.text;
+      continue;
+    }
+    if (piece.index >= args.length) {
+      throw new ExpressionEvaluationError(
+        `${signature}: placeholder {${piece.index}} but only ${args.length} value(s) given`,
+      );
+    }
+    out += toText(args[piece.index]);
   }
   return out;
 }
@@ -111,6 +148,10 @@ export const FUNCTIONS: ReadonlyMap<string, ExpressionFunction> = new Map<string
       signature: "format('{0} of {1}', a, b)",
       call: ([template, ...args]) =>
         format('format()', stringArg('format()', 'the template', template), args),
+      checkArgs: ([template, ...values]) =>
+        template?.type === 'literal' && typeof template.value === 'string'
+          ? formatArgsProblem(template.value, values.length)
+          : undefined,
     },
   ],
   [

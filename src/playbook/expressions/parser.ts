@@ -229,6 +229,8 @@ class Parser {
         `use ${fn.signature}`,
       );
     }
+    const problem = fn.checkArgs?.(args);
+    if (problem) throw new ExpressionSyntaxError(problem.message, args[0]?.start ?? name.start, problem.hint);
     return { type: 'call', name: name.value, args, start: name.start, end: close.end };
   }
 }

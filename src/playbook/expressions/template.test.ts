@@ -189,15 +189,23 @@ describe('functions', () => {
     ],
     ["${{ contains('a', inputs.obj) }}", 'needle must be a string, number or boolean, got object'],
     ['${{ startsWith(inputs.n, 1) }}', 'startsWith(text, prefix): text must be a string, got number'],
-    ["${{ format('{1}', 'a') }}", 'format(): placeholder {1} but only 1 value(s) given'],
-    ["${{ format('{x}', 'a') }}", 'format(): bad placeholder at character 1'],
-    ["${{ format('a}', 'a') }}", "format(): lone '}' at character 2"],
+    // a template known only at run time is checked when it is used
+    ["${{ format(join(inputs.list, '{'), inputs.n) }}", 'format(): bad placeholder at character 2'],
     ['${{ join(inputs.obj) }}', 'join(array, separator): array must be an array, got object'],
     ['${{ length(inputs.n) }}', 'length(value): value must be a string, an array or an object, got number'],
     ["${{ fromJSON('{nope') }}", 'fromJSON(text): the text is not valid JSON'],
     ['${{ keys(inputs.list) }}', 'keys(object): object must be an object, got array'],
   ])('%s fails: %s', (text, message) => {
     expect(evaluationError(text).message).toContain(message);
+  });
+
+  it.each([
+    ["${{ format('{1}', 'a') }}", 'format(): placeholder {1} but only 1 value(s) given'],
+    ["${{ format('{x}', 'a') }}", 'format(): bad placeholder at character 1'],
+    ["${{ format('a}', 'a') }}", "format(): lone '}' at character 2"],
+  ])('%s is refused before the run, at the template: %s', (text, message) => {
+    expect(() => collectReferences(text)).toThrow(ExpressionSyntaxError);
+    expect(() => collectReferences(text)).toThrow(message);
   });
 
   it('does not quote the text of invalid JSON (it may be a secret)', () => {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
@@ -100,6 +101,16 @@ function countExpressions(ctx: StepContext, field: 'run' | 'unless'): number {
   return typeof written === 'string' ? written.split('${{').length - 1 : 0;
 }
 
+/** Why `dir` cannot be a working directory, or undefined when it can. */
+function missingDirectory(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? undefined : 'is not a directory';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'does not exist';
+    throw error;
+  }
+}
+
 function commandText(run: string | readonly string[]): string {
   return typeof run === 'string' ? run : run.join(' ');
 }
@@ -152,6 +163,14 @@ export const coreShell = defineStep<With, Observed>({
   },
   needsTarget: false,
   async observe(ctx, w) {
+    // checked here, not by validate: an earlier step may create the folder
+    const cwd = resolve(ctx.baseDir, w.cwd ?? '.');
+    const problem = missingDirectory(cwd);
+    if (problem) {
+      throw new StepError(`with.cwd: ${cwd} ${problem}`, {
+        hint: 'create it, or correct cwd (relative to the playbook file)',
+      });
+    }
     const guard = await guardHolds(ctx, w);
     const outputs = ctx.previous?.outputs;
     if (guard) return { satisfied: guard.holds, reason: guard.reason, ...(outputs ? { outputs } : {}) };
