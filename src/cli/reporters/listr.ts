@@ -36,11 +36,31 @@ export async function listrReporter(write: (text: string) => void): Promise<{
 }> {
   const { Listr } = await import('listr2');
   const outcomes = new Map<string, Pending>();
-  const titles = new Map<string, (title: string) => void>();
-  const outputs = new Map<string, (line: string) => void>();
+  // The engine may report for a step before listr2 starts its task (a quick step can start, log and finish in
+  // one tick): lines and the latest title wait here and are handed over when the task starts.
+  const tasks = new Map<string, { title: string; output: string }>();
+  const buffered = new Map<string, { lines: string[]; title?: string }>();
+  const bufferOf = (step: string): { lines: string[]; title?: string } => {
+    let b = buffered.get(step);
+    if (b === undefined) buffered.set(step, (b = { lines: [] }));
+    return b;
+  };
+  /** a line that stays under the step (logs, planned changes, retries, the parity matrix) */
+  const report = (step: string, line: string): void => {
+    const task = tasks.get(step);
+    if (task) task.output = line;
+    else bufferOf(step).lines.push(line);
+  };
+  /** the step's live title: progress that the next message replaces */
+  const retitle = (step: string, title: string): void => {
+    const task = tasks.get(step);
+    if (task) task.title = title;
+    else bufferOf(step).title = title;
+  };
   let running: Promise<unknown> = Promise.resolve();
   let outcome = '';
   let stepFailed = false;
+  const loose: string[] = [];
 
   const start = (event: EventOf<'run.start'>): void => {
     write(
@@ -54,14 +74,18 @@ export async function listrReporter(write: (text: string) => void): Promise<{
           _ctx: unknown,
           task: { title: string; output: string; skip(message?: string): void },
         ) => {
-          titles.set(step.id, (title) => (task.title = title));
-          outputs.set(step.id, (line) => (task.output = line));
+          tasks.set(step.id, task);
+          const early = buffered.get(step.id);
+          buffered.delete(step.id);
+          for (const line of early?.lines ?? []) task.output = line;
+          if (early?.title !== undefined) task.title = early.title;
           const result = await (outcomes.get(step.id) as Pending).promise;
           if (result.kind === 'ok') task.title = result.title;
           else if (result.kind === 'skip') task.skip(result.message);
           else throw new Error(result.message);
         },
-        rendererOptions: { outputBar: 3, persistentOutput: false },
+        // everything a step reports stays on screen once it is done
+        rendererOptions: { outputBar: Infinity, persistentOutput: true },
       })),
       { concurrent: false, exitOnError: true },
     );
@@ -80,18 +104,20 @@ export async function listrReporter(write: (text: string) => void): Promise<{
         start(event);
         break;
       case 'step.progress':
-        if (event.message !== undefined) outputs.get(event.step)?.(event.message);
-        else if (event.total > 1) titles.get(event.step)?.(`${event.step} ${event.done}/${event.total}`);
+        if (event.message !== undefined) retitle(event.step, `${event.step} … ${event.message}`);
+        else if (event.total > 1) retitle(event.step, `${event.step} ${event.done}/${event.total}`);
         break;
       case 'step.plan':
-        for (const c of event.changes)
-          outputs.get(event.step)?.(`~ ${c.item ? `${c.item}: ` : ''}${c.summary}`);
+        for (const c of event.changes) report(event.step, `~ ${c.item ? `${c.item}: ` : ''}${c.summary}`);
         break;
       case 'log':
-        if (event.step) outputs.get(event.step)?.(event.message);
+        // a line outside any step is printed under the tree, once listr2 has stopped drawing
+        if (event.step) report(event.step, event.message);
+        else loose.push(event.message);
         break;
       case 'retry':
-        outputs.get(event.step)?.(
+        report(
+          event.step,
           `↻ attempt ${event.attempt} failed (${event.error.message}); retrying in ${seconds(event.delayMs)}`,
         );
         break;
@@ -137,6 +163,7 @@ export async function listrReporter(write: (text: string) => void): Promise<{
     listener,
     async finished() {
       await running;
+      for (const line of loose) write(`${line}\n`);
       if (outcome) write(`${outcome}\n`);
     },
   };
