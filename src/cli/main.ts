@@ -29,6 +29,8 @@ function build(setExit: (code: number) => void): Command {
     )
     .version(VERSION)
     .showSuggestionAfterError(true)
+    // each command's help lists the options every command takes (--json, --state-dir, --debug …) too
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',
       `\nExit codes:\n${exitCodes}\n  130  interrupted (Ctrl-C): run the same command again to resume\n`,

@@ -73,4 +73,15 @@ describe('CLI messages', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/with\.cwd: \S*nowhere does not exist/);
   });
+
+  it.each(['validate', 'plan', 'run', 'status', 'schema', 'sandbox up', 'state unlock'])(
+    '`%s --help` lists the options every command takes',
+    async (command) => {
+      const dir = await tempDir();
+      const help = await cli([...command.split(' '), '--help'], { cwd: dir });
+      expect(help.code).toBe(0);
+      for (const flag of ['--json', '--state-dir <dir>', '--debug', '--no-color'])
+        expect(help.stdout, `${command} --help`).toContain(flag);
+    },
+  );
 });
