@@ -274,11 +274,12 @@ export class PartyLedger {
       const view = (event.interfaceViews ?? []).find((v) =>
         sameEntity(v.interfaceId, TOKEN_INTERFACES.transferInstruction),
       );
-      const problems = wireProblems(transferInstructionViewSchema, view?.viewValue);
+      if (view === undefined) continue; // not a transfer instruction
+      const problems = wireProblems(transferInstructionViewSchema, view.viewValue);
       if (problems.length > 0) {
         throw this.unreadable(event.contractId, 'TransferInstruction view', describeProblems(problems));
       }
-      const { transfer, status, meta } = view?.viewValue as TransferInstructionView;
+      const { transfer, status, meta } = view.viewValue as TransferInstructionView;
       if (!sameInstrument(transfer.instrumentId, instrument)) continue;
       const direction =
         transfer.receiver === this.party
