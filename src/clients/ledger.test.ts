@@ -454,9 +454,7 @@ describe('submit and wait for the transaction', () => {
     ],
     ['a negative deduplication', { deduplication: { durationSeconds: -1 } }],
   ] as const)('refuses %s before sending anything', async (_name, overrides) => {
-    const error = await failure(
-      client().submitAndWaitForTransaction(submission(overrides)),
-    );
+    const error = await failure(client().submitAndWaitForTransaction(submission(overrides)));
     expect(error).toMatchObject({ kind: 'invalid-request', retryability: 'permanent' });
     expect(error.message).toContain('request not sent');
     expect(fake.requests).toHaveLength(0);
