@@ -550,6 +550,37 @@ describe('error classification', () => {
       message: /executeBefore has passed/,
     },
     {
+      name: 'interpretation error (a limit)',
+      status: 400,
+      body: cantonError(
+        'DAML_INTERPRETATION_ERROR',
+        'Interpretation error: Error: User abort: Withdraw amount 5.0 exceeds maximum 1.0',
+        9,
+      ),
+      kind: 'interpretation',
+      retryability: 'permanent',
+      message: /exceeds maximum/,
+    },
+    {
+      name: 'interpretation error (a missing credential)',
+      status: 400,
+      body: cantonError(
+        'DAML_INTERPRETATION_ERROR',
+        'Interpretation error: Error: User abort: No valid Minter credential for the owner',
+        9,
+      ),
+      kind: 'interpretation',
+      retryability: 'permanent',
+      message: /Minter credential/,
+    },
+    {
+      name: 'a submission with this id still in flight (ABORTED)',
+      status: 409,
+      body: cantonError('SUBMISSION_ALREADY_IN_FLIGHT', 'The submission is already in flight', 2),
+      kind: 'contention',
+      retryability: 'transient',
+    },
+    {
       name: '403 actAs not granted',
       status: 403,
       body: cantonError('PERMISSION_DENIED', 'The user may not act as the party', 7),
