@@ -716,6 +716,23 @@ describe('error classification', () => {
     });
   });
 
+  it('an aborted token request for the WebSocket is a LedgerError, not a raw abort', async () => {
+    const controller = new AbortController();
+    const stuck: TokenSource = {
+      token: (signal?: AbortSignal) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        ),
+      invalidate: () => undefined,
+    };
+    const pending = client(stuck).activeContracts(
+      { parties: [ALICE], activeAtOffset: 1 },
+      { signal: controller.signal },
+    );
+    controller.abort();
+    expect(await failure(pending)).toMatchObject({ kind: 'no-response', serviceMessage: 'request aborted' });
+  });
+
   it('errors of the identity provider pass through unchanged', async () => {
     const broken: TokenSource = {
       token: () =>
@@ -844,7 +861,9 @@ describe('reads that settle a submission', () => {
               },
             },
           }
-        : { status: 404, body: cantonError('CONTRACT_EVENTS_NOT_FOUND', 'Contract events not found', 11) },
+        : (r.body as { contractId: string }).contractId === '00dead'
+          ? { status: 404, body: cantonError('CONTRACT_EVENTS_NOT_FOUND', 'Contract events not found', 11) }
+          : { status: 404, text: 'Not Found' },
     );
     const events = await client().eventsByContractId('00fadd', [ALICE]);
     expect(events?.archived?.archivedEvent.contractId).toBe('00fadd');
@@ -862,6 +881,8 @@ describe('reads that settle a submission', () => {
       },
     });
     expect(await client().eventsByContractId('00dead', [ALICE])).toBeUndefined();
+    // a 404 that is not the participant's answer (a wrong URL, a proxy) is not "no events"
+    await expect(client().eventsByContractId('00beef', [ALICE])).rejects.toMatchObject({ kind: 'not-found' });
   });
 });
 

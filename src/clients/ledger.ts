@@ -367,7 +367,7 @@ export class LedgerClient {
       return result;
     }
 
-    const token = this.auth === undefined ? undefined : await this.auth.token(options.signal);
+    const token = await this.streamToken(options.signal);
     await runStream({
       service: this.service,
       baseUrl: this.http.baseUrl,
@@ -547,7 +547,7 @@ export class LedgerClient {
         },
       );
     } catch (error) {
-      if (error instanceof LedgerError && error.kind === 'not-found') return undefined;
+      if (error instanceof LedgerError && error.cantonCode === 'CONTRACT_EVENTS_NOT_FOUND') return undefined;
       throw error;
     }
   }
@@ -570,6 +570,27 @@ export class LedgerClient {
         check: checker(schema),
       },
     );
+  }
+
+  /** The bearer token for a WebSocket; a failure to get one is classed like the HTTP layer classes it. */
+  private async streamToken(signal: AbortSignal | undefined): Promise<string | undefined> {
+    if (this.auth === undefined) return undefined;
+    try {
+      return await this.auth.token(signal);
+    } catch (error) {
+      if (error instanceof ServiceError) throw error; // the identity provider's own error
+      throw new LedgerError(
+        {
+          service: this.service,
+          method: 'WS',
+          path: LEDGER_PATHS.activeContracts,
+          serviceMessage: signal?.aborted ? 'request aborted' : 'could not obtain an access token',
+          retryability: 'transient',
+          kind: 'no-response',
+        },
+        error,
+      );
+    }
   }
 
   private async send<T>(method: string, path: string, call: LedgerCall, options: RequestOptions): Promise<T> {
