@@ -1,6 +1,6 @@
 /**
  * The sandbox's simulated Bitcoin chain, for `sandbox.btc-send`: pay an amount to a (deposit) address, and look the
- * payment up (its confirmations). It exists only in the sandbox; its routes and bodies live in `BITCOIN_WIRE` and
+ * deposit up (its confirmations, and whether the attestors minted it). It exists only in the sandbox; its routes and bodies live in `BITCOIN_WIRE` and
  * nowhere else, so aligning them with the sandbox is a change in one place.
  */
 import type { FromSchema } from 'json-schema-to-ts';
@@ -10,30 +10,41 @@ import type { HttpService } from './http.js';
 import { pathSegment } from './path.js';
 import { describeProblems, wireProblems } from './schema-check.js';
 
-const paymentSchema = {
+const depositSchema = {
   type: 'object',
   required: ['txid', 'address', 'amount', 'confirmations'],
   properties: {
     txid: { type: 'string', minLength: 1 },
+    vout: { type: 'integer' },
     address: { type: 'string' },
+    /** BTC, ≤ 8 fraction digits */
     amount: { type: 'string' },
+    /** the block it was mined in; null while unconfirmed */
+    block: { type: ['integer', 'null'] },
     confirmations: { type: 'integer', minimum: 0 },
-    blockHeight: { type: ['integer', 'null'] },
+    confirmationsRequired: { type: 'integer' },
+    /** what the attestors made of it (`pending`, `minted`, …) */
+    status: { type: 'string' },
   },
 } as const;
-/** A payment on the simulated chain: `confirmations` 0 until mined; minting follows at 6. */
-export type BitcoinPayment = FromSchema<typeof paymentSchema>;
+/** A payment to a deposit address on the simulated chain: minted once it has the confirmations required. */
+export type BitcoinDeposit = FromSchema<typeof depositSchema>;
 
-/** The chain's wire contract: routes and the request body of a send. */
+/**
+ * The chain's wire contract: routes (at the root of `services.bitcoin`) and the request body of a send. Aligned
+ * with the sandbox branch's chain API as it stood when written; change it here if the sandbox's differs.
+ */
 export const BITCOIN_WIRE = {
   send: {
     method: 'POST',
-    path: '/bitcoin/v1/send',
+    path: '/send',
     body: (address: string, amount: string) => ({ address, amount }),
-    response: paymentSchema,
+    response: depositSchema,
   },
-  payment: { method: 'GET', path: '/bitcoin/v1/payments/{txid}', response: paymentSchema },
+  deposit: { method: 'GET', path: '/deposits/{txid}', response: depositSchema },
 } as const;
+
+const BTC_FRACTION_DIGITS = 8;
 
 export class BitcoinClient {
   constructor(private readonly http: HttpService) {}
@@ -42,13 +53,19 @@ export class BitcoinClient {
     return this.http.service;
   }
 
-  /** Pays `amount` BTC (a decimal string) to `address`. Not idempotent: a lost answer is ambiguous. */
+  /** Pays `amount` BTC (a decimal string, ≤ 8 fraction digits) to `address`. A lost answer is ambiguous. */
   async send(
     address: string,
     amount: string,
     options: { signal?: AbortSignal } = {},
-  ): Promise<BitcoinPayment> {
-    const problem = amountProblem(amount) ?? (address === '' ? 'no address' : undefined);
+  ): Promise<BitcoinDeposit> {
+    const fraction = amount.split('.')[1] ?? '';
+    const problem =
+      amountProblem(amount) ??
+      (fraction.length > BTC_FRACTION_DIGITS
+        ? `"${amount}" has more than ${BTC_FRACTION_DIGITS} fraction digits`
+        : undefined) ??
+      (address === '' ? 'no address' : undefined);
     if (problem !== undefined) {
       throw new ServiceError({
         service: this.service,
@@ -58,7 +75,7 @@ export class BitcoinClient {
         retryability: 'permanent',
       });
     }
-    const result = await this.http.request<BitcoinPayment>(BITCOIN_WIRE.send.method, BITCOIN_WIRE.send.path, {
+    const result = await this.http.request<BitcoinDeposit>(BITCOIN_WIRE.send.method, BITCOIN_WIRE.send.path, {
       body: BITCOIN_WIRE.send.body(address, amount),
       signal: options.signal,
       check: check(BITCOIN_WIRE.send.response),
@@ -66,13 +83,13 @@ export class BitcoinClient {
     return result.body;
   }
 
-  /** A payment by its transaction id, or undefined when the chain does not know it. */
-  async status(txid: string, options: { signal?: AbortSignal } = {}): Promise<BitcoinPayment | undefined> {
-    const path = BITCOIN_WIRE.payment.path.replace('{txid}', pathSegment(txid));
+  /** A deposit by its transaction id, or undefined when the chain does not know it. */
+  async status(txid: string, options: { signal?: AbortSignal } = {}): Promise<BitcoinDeposit | undefined> {
+    const path = BITCOIN_WIRE.deposit.path.replace('{txid}', pathSegment(txid));
     try {
-      const result = await this.http.request<BitcoinPayment>(BITCOIN_WIRE.payment.method, path, {
+      const result = await this.http.request<BitcoinDeposit>(BITCOIN_WIRE.deposit.method, path, {
         signal: options.signal,
-        check: check(BITCOIN_WIRE.payment.response),
+        check: check(BITCOIN_WIRE.deposit.response),
       });
       return result.body;
     } catch (error) {

@@ -139,7 +139,7 @@ describe('createClients', () => {
         })
         .on('POST', '/fc/api/faucet', { body: { success: true, message: 'ok' } })
         .on('POST', '/rw/api/v1/analytics/daily-rewards', { body: { success: true, data: {} } })
-        .on('GET', /^\/btc\/bitcoin\/v1\/payments\//, { status: 404, body: { error: 'unknown' } });
+        .on('GET', /^\/btc\/deposits\//, { status: 404, body: { error: 'unknown' } });
       expect((await clients.registry().info()).adminId).toBe(ADMIN);
       expect(clients.registry().admin).toBe(ADMIN);
       await clients.gateway().accountContractRules();

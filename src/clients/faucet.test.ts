@@ -70,26 +70,35 @@ describe('faucet', () => {
 });
 
 describe('sandbox bitcoin chain', () => {
-  it('sends to an address and looks the payment up by its encoded id; unknown is undefined', async () => {
-    const payment = {
+  it('sends to an address and looks the deposit up by its encoded id; unknown is undefined', async () => {
+    const deposit = {
       txid: 'ab'.repeat(32),
+      vout: 0,
       address: 'bcrt1pxyz',
-      amount: '0.5',
+      amount: '0.50000000',
+      block: null,
       confirmations: 0,
-      blockHeight: null,
+      confirmationsRequired: 6,
+      status: 'pending',
     };
     fake
-      .on(BITCOIN_WIRE.send.method, BITCOIN_WIRE.send.path, { body: payment })
-      .on('GET', /^\/bitcoin\/v1\/payments\//, (r) =>
+      .on(BITCOIN_WIRE.send.method, BITCOIN_WIRE.send.path, { body: deposit })
+      .on('GET', /^\/deposits\//, (r) =>
         r.path.endsWith('ab'.repeat(32))
-          ? { body: { ...payment, confirmations: 6, blockHeight: 106 } }
-          : { status: 404, body: { error: 'unknown transaction' } },
+          ? { body: { ...deposit, confirmations: 6, block: 106, status: 'minted' } }
+          : { status: 404, body: { error: 'no deposit' } },
       );
     const chain = new BitcoinClient(http('bitcoin'));
-    expect(await chain.send('bcrt1pxyz', '0.5')).toEqual(payment);
+    expect(await chain.send('bcrt1pxyz', '0.5')).toEqual(deposit);
     expect(fake.requests[0]?.body).toEqual({ address: 'bcrt1pxyz', amount: '0.5' });
-    expect(await chain.status('ab'.repeat(32))).toMatchObject({ confirmations: 6 });
+    expect(await chain.status('ab'.repeat(32))).toMatchObject({ confirmations: 6, status: 'minted' });
     expect(await chain.status('no/such')).toBeUndefined();
-    expect(fake.requests[2]?.path).toBe('/bitcoin/v1/payments/no%2Fsuch');
+    expect(fake.requests[2]?.path).toBe('/deposits/no%2Fsuch');
+  });
+
+  it('refuses a BTC amount with more than 8 fraction digits before sending', async () => {
+    const error = await failure(new BitcoinClient(http('bitcoin')).send('bcrt1pxyz', '0.000000001'));
+    expect(error.message).toContain('more than 8 fraction digits');
+    expect(fake.requests).toHaveLength(0);
   });
 });
