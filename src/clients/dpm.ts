@@ -42,6 +42,7 @@ import type {
   WorkflowsResponse,
 } from './dpm-wire.js';
 import type { HttpService, RequestOptions } from './http.js';
+import { idSegment } from './path.js';
 import { describeProblems, wireProblems } from './schema-check.js';
 
 export interface CallOptions {
@@ -54,16 +55,11 @@ interface Call<Req> extends CallOptions {
   body?: Req;
 }
 
-/** A path parameter: percent-encoded, except `:` which Canton ids carry and paths allow. */
-function segment(value: string): string {
-  return encodeURIComponent(value).replace(/%3A/gi, ':');
-}
-
 function fillPath(template: string, params: Record<string, string> = {}): string {
   return template.replace(/\{(\w+)\}/g, (_whole, name: string) => {
     const value = params[name];
     if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${template}`);
-    return segment(value);
+    return idSegment(value);
   });
 }
 

@@ -47,6 +47,8 @@ export interface RequestOptions {
   expect?: number[];
   /** the expected shape of an accepted body; a mismatch is a permanent `unexpected response` */
   check?: BodyCheck;
+  /** this request's timeout instead of the service's */
+  timeoutMs?: number;
 }
 
 export interface HttpResult<T> {
@@ -452,12 +454,13 @@ export class HttpService {
 
     let token = await this.token(method, path, options.signal);
     if (token !== undefined) secrets.add(token);
-    let response = await this.send(method, path, url, payload, token, idempotent, options.signal, secrets);
+    const exchangeOptions = { idempotent, signal: options.signal, timeoutMs: options.timeoutMs, secrets };
+    let response = await this.send(method, path, url, payload, token, exchangeOptions);
     if (response.status === 401 && this.auth !== undefined) {
       this.auth.invalidate(token);
       token = await this.token(method, path, options.signal);
       if (token !== undefined) secrets.add(token);
-      response = await this.send(method, path, url, payload, token, idempotent, options.signal, secrets);
+      response = await this.send(method, path, url, payload, token, exchangeOptions);
     }
 
     const accepted = options.expect
@@ -520,9 +523,12 @@ export class HttpService {
     url: URL,
     payload: string | undefined,
     token: string | undefined,
-    idempotent: boolean,
-    signal: AbortSignal | undefined,
-    secrets: ReadonlySet<string>,
+    options: {
+      idempotent: boolean;
+      signal: AbortSignal | undefined;
+      timeoutMs: number | undefined;
+      secrets: ReadonlySet<string>;
+    },
   ): Promise<RawResponse> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'ledgerbook' };
     if (payload !== undefined) headers['content-type'] = 'application/json';
@@ -535,13 +541,13 @@ export class HttpService {
         method,
         headers,
         body: payload,
-        signal,
-        timeoutMs: this.timeoutMs,
+        signal: options.signal,
+        timeoutMs: options.timeoutMs ?? this.timeoutMs,
         maxBytes: this.maxBytes,
       });
     } catch (error) {
       if (!(error instanceof TransportFailure)) throw error;
-      throw this.transportError(method, path, url, error, idempotent, secrets);
+      throw this.transportError(method, path, url, error, options.idempotent, options.secrets);
     }
   }
 

@@ -5,6 +5,7 @@
  */
 import type { Clients } from '../../clients/index.js';
 import type { DpmClient } from '../../clients/dpm.js';
+import { offlineClients } from '../../clients/factory.js';
 import type {
   AuthStatusResponse,
   ComparePeersResponse,
@@ -117,11 +118,7 @@ export function fakeContext(
     };
     return fake as unknown as DpmClient;
   };
-  const clients: Clients = {
-    http: { get: () => Promise.reject(new Error('no http in unit tests')) },
-    dpm: client,
-    close: () => Promise.resolve(),
-  };
+  const clients: Clients = { ...offlineClients(), dpm: client };
   const ctx: ItemContext = {
     runId: 'unit',
     stepId: 'step',

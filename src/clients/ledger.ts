@@ -1,0 +1,660 @@
+/**
+ * Typed client of one participant's JSON Ledger API v2 (canton-json-api.md §3, wrapped-api.md §4), as one ledger
+ * user (the node's credentials, or a party's own). It sends only what both supported releases (3.4.12, 3.5.1)
+ * accept: `eventFormat`, never the deprecated `filter`/`verbose`; the flat submit endpoint, never `-tree`.
+ *
+ * Submissions carry the caller's deterministic command id; nothing here invents one or retries. A submission whose
+ * answer is lost is ambiguous (settle it with `findCompletion`, `transactions` or `eventsByContractId`); every error
+ * is classified by ledger-errors.ts.
+ */
+import type { Dispatcher } from 'undici';
+import { ServiceError } from '../errors.js';
+import type { HttpService, RequestOptions, TokenSource } from './http.js';
+import {
+  LedgerError,
+  classifyLedgerError,
+  ledgerErrorFromFrame,
+  parseCantonError,
+  type LedgerCall,
+} from './ledger-errors.js';
+import {
+  activeContractSchema,
+  activeContractsResponseSchema,
+  completionsResponseSchema,
+  eventsByContractIdResponseSchema,
+  ledgerEndResponseSchema,
+  packagesResponseSchema,
+  partiesResponseSchema,
+  rightsResponseSchema,
+  submitAndWaitForTransactionResponseSchema,
+  updatesResponseSchema,
+  userResponseSchema,
+  versionResponseSchema,
+  type ActiveContract,
+  type Command,
+  type Completion,
+  type CompletionsResponse,
+  type ContractEvents,
+  type DisclosedContract,
+  type EventFormat,
+  type IdentifierFilter,
+  type LedgerUser,
+  type LedgerVersion,
+  type PartiesPage,
+  type PartyDetails,
+  type Transaction,
+  type UpdatesResponse,
+} from './ledger-wire.js';
+import { runStream } from './ledger-ws.js';
+import { idSegment, pathSegment } from './path.js';
+import { describeProblems, wireProblems } from './schema-check.js';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** What a query asks for, per party: a template, an interface (with its view), or every contract. */
+export type ContractFilter =
+  | { templateId: string; includeCreatedEventBlob?: boolean }
+  | { interfaceId: string; includeInterfaceView?: boolean; includeCreatedEventBlob?: boolean }
+  | { wildcard: true; includeCreatedEventBlob?: boolean };
+
+export interface ActiveContractsQuery {
+  /** the parties whose contracts are read (the user needs CanReadAs or CanActAs for each) */
+  parties: readonly string[];
+  /** none: every contract of the parties */
+  filters?: readonly ContractFilter[];
+  /** the snapshot's offset; default: the ledger end, read just before */
+  activeAtOffset?: number;
+}
+
+export interface ActiveContractsOptions extends CallOptions {
+  /** `websocket` (default: one frame per contract, no size limit) or `http` (one array, bounded by the node) */
+  transport?: 'websocket' | 'http';
+}
+
+export interface ActiveContractsResult {
+  activeAtOffset: number;
+  contracts: ActiveContract[];
+  /** entries that are not active contracts (`JsEmpty`, incomplete (un)assignments), counted by variant */
+  skipped: Record<string, number>;
+}
+
+export type DeduplicationPeriod = { durationSeconds: number } | { offset: number };
+
+export interface Submission {
+  /** deterministic, from the caller (the same effect always gets the same id); `[A-Za-z0-9_:#/-]`, ≤ 255 */
+  commandId: string;
+  /** the parties the command acts as (the user needs CanActAs for each) */
+  actAs: readonly string[];
+  readAs?: readonly string[];
+  commands: readonly Command[];
+  /** contracts the submitter cannot see (rules, factories, configurations), fetched right before submitting */
+  disclosedContracts?: readonly DisclosedContract[];
+  /** default: the participant's maximum deduplication period */
+  deduplication?: DeduplicationPeriod;
+  synchronizerId?: string;
+  workflowId?: string;
+}
+
+export interface SubmitOptions extends CallOptions {
+  /** how long to wait for the transaction; default the client's `submitTimeoutMs` */
+  timeoutMs?: number;
+}
+
+/** A user right, flattened: `{kind: 'CanActAs', party}`, `{kind: 'ParticipantAdmin'}` … */
+export interface UserRight {
+  kind: string;
+  party?: string;
+}
+
+export interface CompletionsQuery {
+  /** parties the commands acted as */
+  parties: readonly string[];
+  /** completions after this offset (an offset read before the submission) */
+  beginExclusive: number;
+  /** the submitting user; default: the token's user */
+  userId?: string;
+}
+
+export interface ListOptions extends CallOptions {
+  /** the server stops an open-ended list after this much quiet; default 2 s */
+  streamIdleTimeoutMs?: number;
+  limit?: number;
+}
+
+export interface UpdatesQuery {
+  parties: readonly string[];
+  beginExclusive: number;
+  /** default: the ledger end, read just before (so the list is bounded) */
+  endInclusive?: number;
+  filters?: readonly ContractFilter[];
+  /** default LEDGER_EFFECTS (exercises with their results) */
+  shape?: 'LEDGER_EFFECTS' | 'ACS_DELTA';
+}
+
+export interface LedgerClientOptions {
+  /** the token source of the HttpService underneath, for the WebSocket transport */
+  auth?: TokenSource | undefined;
+  dispatcher?: Dispatcher | undefined;
+  /** default 60 s */
+  submitTimeoutMs?: number;
+  /** a whole active-contracts stream or list; default 120 s */
+  streamTimeoutMs?: number;
+}
+
+export const LEDGER_PATHS = {
+  version: '/v2/version',
+  ledgerEnd: '/v2/state/ledger-end',
+  activeContracts: '/v2/state/active-contracts',
+  submitAndWaitForTransaction: '/v2/commands/submit-and-wait-for-transaction',
+  packages: '/v2/packages',
+  authenticatedUser: '/v2/authenticated-user',
+  user: '/v2/users/{user-id}',
+  userRights: '/v2/users/{user-id}/rights',
+  parties: '/v2/parties',
+  party: '/v2/parties/{party}',
+  completions: '/v2/commands/completions',
+  updates: '/v2/updates',
+  eventsByContractId: '/v2/events/events-by-contract-id',
+} as const;
+
+const COMMAND_ID = /^[A-Za-z0-9_:#/-]{1,255}$/;
+const DEFAULT_SUBMIT_TIMEOUT_MS = 60_000;
+const DEFAULT_STREAM_TIMEOUT_MS = 120_000;
+const DEFAULT_IDLE_MS = 2_000;
+const SECURITY_SENSITIVE = 'A security-sensitive error has been received';
+
+function checker(schema: object): RequestOptions['check'] {
+  return (body) => {
+    const problems = wireProblems(schema, body);
+    return problems.length === 0 ? undefined : describeProblems(problems);
+  };
+}
+
+function identifierFilter(filter: ContractFilter): IdentifierFilter {
+  const includeCreatedEventBlob = filter.includeCreatedEventBlob ?? false;
+  if ('templateId' in filter)
+    return { TemplateFilter: { value: { templateId: filter.templateId, includeCreatedEventBlob } } };
+  if ('interfaceId' in filter)
+    return {
+      InterfaceFilter: {
+        value: {
+          interfaceId: filter.interfaceId,
+          includeInterfaceView: filter.includeInterfaceView ?? true,
+          includeCreatedEventBlob,
+        },
+      },
+    };
+  return { WildcardFilter: { value: { includeCreatedEventBlob } } };
+}
+
+/** The `eventFormat` of a read: the same filters for each party (a wildcard when none are given). */
+export function eventFormat(
+  parties: readonly string[],
+  filters: readonly ContractFilter[] = [],
+  verbose = false,
+): EventFormat {
+  const cumulative = (filters.length === 0 ? [{ wildcard: true } as const] : filters).map((f) => ({
+    identifierFilter: identifierFilter(f),
+  }));
+  return {
+    filtersByParty: Object.fromEntries(parties.map((party) => [party, { cumulative }])),
+    verbose,
+  };
+}
+
+function deduplicationPeriod(period: DeduplicationPeriod): unknown {
+  if ('offset' in period) return { DeduplicationOffset: { value: period.offset } };
+  return { DeduplicationDuration: { value: { seconds: period.durationSeconds, nanos: 0 } } };
+}
+
+/** What is wrong with a submission, before anything is sent. */
+function submissionProblems(s: Submission): string[] {
+  const problems: string[] = [];
+  if (!COMMAND_ID.test(s.commandId))
+    problems.push('commandId must be 1–255 characters of letters, digits and _ : # / -');
+  if (s.actAs.length === 0) problems.push('actAs names no party');
+  for (const party of [...s.actAs, ...(s.readAs ?? [])])
+    if (!party.includes('::')) problems.push(`'${party}' is not a party id (<hint>::<namespace>)`);
+  if (s.commands.length === 0) problems.push('there is no command');
+  (s.disclosedContracts ?? []).forEach((d, i) => {
+    if (!d.createdEventBlob)
+      problems.push(`disclosed contract ${i} (${d.contractId}) has no createdEventBlob`);
+  });
+  const dedup = s.deduplication;
+  if (dedup !== undefined) {
+    const value = 'offset' in dedup ? dedup.offset : dedup.durationSeconds;
+    if (!Number.isSafeInteger(value) || value < 0)
+      problems.push('the deduplication period must be a whole, non-negative number');
+  }
+  return problems;
+}
+
+function nonNegativeInteger(value: number | undefined, name: string): string[] {
+  return value === undefined || (Number.isSafeInteger(value) && value >= 0)
+    ? []
+    : [`${name} must be a whole, non-negative offset`];
+}
+
+export class LedgerClient {
+  private readonly auth: TokenSource | undefined;
+  private readonly dispatcher: Dispatcher | undefined;
+  private readonly submitTimeoutMs: number;
+  private readonly streamTimeoutMs: number;
+
+  constructor(
+    private readonly http: HttpService,
+    options: LedgerClientOptions = {},
+  ) {
+    this.auth = options.auth;
+    this.dispatcher = options.dispatcher;
+    this.submitTimeoutMs = options.submitTimeoutMs ?? DEFAULT_SUBMIT_TIMEOUT_MS;
+    this.streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+  }
+
+  /** `ledger:<node>` (or `ledger:<node>/<party name>`), as it appears in errors */
+  get service(): string {
+    return this.http.service;
+  }
+
+  version(options?: CallOptions): Promise<LedgerVersion> {
+    return this.get(LEDGER_PATHS.version, versionResponseSchema, options);
+  }
+
+  /** The current ledger end offset (0: the participant has seen nothing yet). */
+  async ledgerEnd(options?: CallOptions): Promise<number> {
+    const body = await this.get<{ offset?: number }>(
+      LEDGER_PATHS.ledgerEnd,
+      ledgerEndResponseSchema,
+      options,
+    );
+    return body.offset ?? 0;
+  }
+
+  async packages(options?: CallOptions): Promise<string[]> {
+    const body = await this.get<{ packageIds: string[] }>(
+      LEDGER_PATHS.packages,
+      packagesResponseSchema,
+      options,
+    );
+    return body.packageIds;
+  }
+
+  /** The user of this client's token. */
+  async authenticatedUser(options?: CallOptions): Promise<LedgerUser> {
+    const body = await this.get<{ user: LedgerUser }>(
+      LEDGER_PATHS.authenticatedUser,
+      userResponseSchema,
+      options,
+    );
+    return body.user;
+  }
+
+  async user(userId: string, options?: CallOptions): Promise<LedgerUser> {
+    const body = await this.get<{ user: LedgerUser }>(
+      LEDGER_PATHS.user.replace('{user-id}', pathSegment(userId)),
+      userResponseSchema,
+      options,
+    );
+    return body.user;
+  }
+
+  async userRights(userId: string, options?: CallOptions): Promise<UserRight[]> {
+    const body = await this.get<{ rights?: Array<{ kind?: Record<string, unknown> }> }>(
+      LEDGER_PATHS.userRights.replace('{user-id}', pathSegment(userId)),
+      rightsResponseSchema,
+      options,
+    );
+    return (body.rights ?? []).flatMap(({ kind }) =>
+      Object.entries(kind ?? {}).map(([name, value]) => {
+        const party = (value as { value?: { party?: unknown } } | null)?.value?.party;
+        return typeof party === 'string' ? { kind: name, party } : { kind: name };
+      }),
+    );
+  }
+
+  parties(
+    query: { filterParty?: string; pageSize?: number; pageToken?: string } = {},
+    options?: CallOptions,
+  ): Promise<PartiesPage> {
+    return this.get(LEDGER_PATHS.parties, partiesResponseSchema, options, {
+      'filter-party': query.filterParty,
+      pageSize: query.pageSize,
+      pageToken: query.pageToken,
+    });
+  }
+
+  /** The party's details, or undefined when the participant does not know it. */
+  async party(partyId: string, options?: CallOptions): Promise<PartyDetails | undefined> {
+    const body = await this.get<PartiesPage>(
+      LEDGER_PATHS.party.replace('{party}', idSegment(partyId)),
+      partiesResponseSchema,
+      options,
+    );
+    return body.partyDetails.find((details) => details.party === partyId);
+  }
+
+  /**
+   * The contracts active at an offset, over the WebSocket (default) or HTTP. An error frame, a security-sensitive
+   * error or a broken stream is an error, never an empty result; entries other than active contracts are counted
+   * in `skipped`.
+   */
+  async activeContracts(
+    query: ActiveContractsQuery,
+    options: ActiveContractsOptions = {},
+  ): Promise<ActiveContractsResult> {
+    const path = LEDGER_PATHS.activeContracts;
+    const problems = [
+      ...(query.parties.length === 0 ? ['no party to read as'] : []),
+      ...nonNegativeInteger(query.activeAtOffset, 'activeAtOffset'),
+    ];
+    if (problems.length > 0) throw this.refused('POST', path, problems);
+    const activeAtOffset = query.activeAtOffset ?? (await this.ledgerEnd(options));
+    const request = { activeAtOffset, eventFormat: eventFormat(query.parties, query.filters) };
+    const call: LedgerCall = { submission: false, parties: query.parties };
+    const result: ActiveContractsResult = { activeAtOffset, contracts: [], skipped: {} };
+
+    if (options.transport === 'http') {
+      const elements = await this.send<unknown[]>('POST', path, call, {
+        body: request,
+        idempotent: true,
+        signal: options.signal,
+        timeoutMs: this.streamTimeoutMs,
+        check: checker(activeContractsResponseSchema),
+      });
+      for (const element of elements) this.collect(result, element, 'POST', call);
+      return result;
+    }
+
+    const token = await this.streamToken(options.signal);
+    await runStream({
+      service: this.service,
+      baseUrl: this.http.baseUrl,
+      path,
+      token,
+      request,
+      timeoutMs: this.streamTimeoutMs,
+      dispatcher: this.dispatcher,
+      signal: options.signal,
+      onElement: (element, text) => {
+        if (text.includes(SECURITY_SENSITIVE)) {
+          throw new LedgerError({
+            service: this.service,
+            method: 'WS',
+            path,
+            serviceMessage: 'the participant withheld the cause of an error (security-sensitive)',
+            retryability: 'permanent',
+            hint: `check that the token's user may read as ${query.parties.join(', ')}; the participant's log has the cause under the correlation id`,
+            kind: 'other',
+            canton: parseCantonError(element),
+            body: element,
+          });
+        }
+        this.collect(result, element, 'WS', call);
+      },
+    });
+    return result;
+  }
+
+  /**
+   * Submits commands and waits for their transaction, in the LEDGER_EFFECTS shape (exercises with their results,
+   * in pre-order). A lost answer is ambiguous: the caller settles it by reading the ledger.
+   */
+  async submitAndWaitForTransaction(
+    submission: Submission,
+    options: SubmitOptions = {},
+  ): Promise<Transaction> {
+    const path = LEDGER_PATHS.submitAndWaitForTransaction;
+    const problems = submissionProblems(submission);
+    if (problems.length > 0) throw this.refused('POST', path, problems);
+    const parties = [...submission.actAs, ...(submission.readAs ?? [])];
+    const commands = {
+      commands: submission.commands,
+      commandId: submission.commandId,
+      actAs: submission.actAs,
+      ...(submission.readAs?.length ? { readAs: submission.readAs } : {}),
+      ...(submission.disclosedContracts?.length ? { disclosedContracts: submission.disclosedContracts } : {}),
+      ...(submission.deduplication
+        ? { deduplicationPeriod: deduplicationPeriod(submission.deduplication) }
+        : {}),
+      ...(submission.synchronizerId ? { synchronizerId: submission.synchronizerId } : {}),
+      ...(submission.workflowId ? { workflowId: submission.workflowId } : {}),
+    };
+    const body = await this.send<{ transaction: Transaction }>(
+      'POST',
+      path,
+      { submission: true, parties: submission.actAs },
+      {
+        body: {
+          commands,
+          transactionFormat: {
+            eventFormat: eventFormat(parties, [], true),
+            transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+          },
+        },
+        idempotent: false,
+        signal: options.signal,
+        timeoutMs: options.timeoutMs ?? this.submitTimeoutMs,
+        check: checker(submitAndWaitForTransactionResponseSchema),
+      },
+    );
+    return body.transaction;
+  }
+
+  /** Command completions after an offset, for the parties (and the token's user unless `userId` is given). */
+  async completions(query: CompletionsQuery, options: ListOptions = {}): Promise<Completion[]> {
+    const path = LEDGER_PATHS.completions;
+    const problems = [
+      ...(query.parties.length === 0 ? ['no party to read completions of'] : []),
+      ...nonNegativeInteger(query.beginExclusive, 'beginExclusive'),
+    ];
+    if (problems.length > 0) throw this.refused('POST', path, problems);
+    const body = await this.send<CompletionsResponse>(
+      'POST',
+      path,
+      { submission: false, parties: query.parties },
+      {
+        body: {
+          parties: query.parties,
+          beginExclusive: query.beginExclusive,
+          ...(query.userId ? { userId: query.userId } : {}),
+        },
+        query: listQuery(options),
+        idempotent: true,
+        signal: options.signal,
+        timeoutMs: this.streamTimeoutMs,
+        check: checker(completionsResponseSchema),
+      },
+    );
+    return body.flatMap((element) => {
+      const completion = element.completionResponse?.Completion?.value;
+      return completion === undefined ? [] : [completion];
+    });
+  }
+
+  /**
+   * The completion of a command id after an offset, or undefined when there is none yet. Its `status.code` is 0
+   * when the command was committed (`updateId` names the transaction), another gRPC code when it was rejected.
+   */
+  async findCompletion(
+    commandId: string,
+    query: CompletionsQuery,
+    options?: ListOptions,
+  ): Promise<Completion | undefined> {
+    const all = await this.completions(query, options);
+    return all.find((completion) => completion.commandId === commandId);
+  }
+
+  /** The transactions between two offsets that the parties see (the HTTP `/v2/updates` list). */
+  async transactions(query: UpdatesQuery, options: ListOptions = {}): Promise<Transaction[]> {
+    const path = LEDGER_PATHS.updates;
+    const problems = [
+      ...(query.parties.length === 0 ? ['no party to read updates of'] : []),
+      ...nonNegativeInteger(query.beginExclusive, 'beginExclusive'),
+      ...nonNegativeInteger(query.endInclusive, 'endInclusive'),
+    ];
+    if (problems.length > 0) throw this.refused('POST', path, problems);
+    const endInclusive = query.endInclusive ?? (await this.ledgerEnd(options));
+    if (endInclusive <= query.beginExclusive) return [];
+    const body = await this.send<UpdatesResponse>(
+      'POST',
+      path,
+      { submission: false, parties: query.parties },
+      {
+        body: {
+          beginExclusive: query.beginExclusive,
+          endInclusive,
+          updateFormat: {
+            includeTransactions: {
+              eventFormat: eventFormat(query.parties, query.filters, true),
+              transactionShape: `TRANSACTION_SHAPE_${query.shape ?? 'LEDGER_EFFECTS'}`,
+            },
+          },
+        },
+        query: listQuery(options),
+        idempotent: true,
+        signal: options.signal,
+        timeoutMs: this.streamTimeoutMs,
+        check: checker(updatesResponseSchema),
+      },
+    );
+    return body.flatMap((element) => {
+      const transaction = element.update?.Transaction?.value;
+      return transaction === undefined ? [] : [transaction];
+    });
+  }
+
+  /** The create and (if any) archive of a contract, as the parties see them; undefined when none is visible. */
+  async eventsByContractId(
+    contractId: string,
+    parties: readonly string[],
+    options?: CallOptions,
+  ): Promise<ContractEvents | undefined> {
+    const path = LEDGER_PATHS.eventsByContractId;
+    if (parties.length === 0 || contractId === '')
+      throw this.refused('POST', path, ['a contract id and at least one party are needed']);
+    try {
+      return await this.send<ContractEvents>(
+        'POST',
+        path,
+        { submission: false, parties },
+        {
+          body: { contractId, eventFormat: eventFormat(parties) },
+          idempotent: true,
+          signal: options?.signal,
+          check: checker(eventsByContractIdResponseSchema),
+        },
+      );
+    } catch (error) {
+      if (error instanceof LedgerError && error.cantonCode === 'CONTRACT_EVENTS_NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+
+  private get<T>(
+    path: string,
+    schema: object,
+    options: CallOptions | undefined,
+    query?: RequestOptions['query'],
+  ): Promise<T> {
+    return this.send<T>(
+      'GET',
+      path,
+      { submission: false },
+      {
+        query,
+        signal: options?.signal,
+        check: checker(schema),
+      },
+    );
+  }
+
+  /** The bearer token for a WebSocket; a failure to get one is classed like the HTTP layer classes it. */
+  private async streamToken(signal: AbortSignal | undefined): Promise<string | undefined> {
+    if (this.auth === undefined) return undefined;
+    try {
+      return await this.auth.token(signal);
+    } catch (error) {
+      if (error instanceof ServiceError) throw error; // the identity provider's own error
+      throw new LedgerError(
+        {
+          service: this.service,
+          method: 'WS',
+          path: LEDGER_PATHS.activeContracts,
+          serviceMessage: signal?.aborted ? 'request aborted' : 'could not obtain an access token',
+          retryability: 'transient',
+          kind: 'no-response',
+        },
+        error,
+      );
+    }
+  }
+
+  private async send<T>(method: string, path: string, call: LedgerCall, options: RequestOptions): Promise<T> {
+    try {
+      return (await this.http.request<T>(method, path, options)).body;
+    } catch (error) {
+      if (error instanceof ServiceError) throw classifyLedgerError(error, call);
+      throw error;
+    }
+  }
+
+  /** One element of an active-contracts answer, added to `result`; an error element throws. */
+  private collect(result: ActiveContractsResult, element: unknown, method: string, call: LedgerCall): void {
+    const path = LEDGER_PATHS.activeContracts;
+    const canton = parseCantonError(element);
+    if (canton !== undefined)
+      throw ledgerErrorFromFrame(canton, { service: this.service, method, path }, call);
+    const entry = (element as { contractEntry?: Record<string, unknown> | null } | null)?.contractEntry;
+    if (entry === undefined || entry === null) return;
+    const variants = Object.keys(entry);
+    const active = entry.JsActiveContract;
+    if (variants.length === 1 && active !== undefined) {
+      const problems = wireProblems(activeContractSchema, active);
+      if (problems.length > 0)
+        throw this.unexpected(method, `an active contract: ${describeProblems(problems)}`);
+      result.contracts.push(active as ActiveContract);
+      return;
+    }
+    const variant = variants.length === 1 ? variants[0] : undefined;
+    if (variant === 'JsEmpty' || variant === 'JsIncompleteAssigned' || variant === 'JsIncompleteUnassigned') {
+      result.skipped[variant] = (result.skipped[variant] ?? 0) + 1;
+      return;
+    }
+    throw this.unexpected(method, `a contract entry of unknown kind (${variants.join(', ') || 'empty'})`);
+  }
+
+  private unexpected(method: string, what: string): LedgerError {
+    return new LedgerError({
+      service: this.service,
+      method,
+      path: LEDGER_PATHS.activeContracts,
+      serviceMessage: `unexpected response: ${what}`,
+      retryability: 'permanent',
+      hint: 'the participant answered with a shape this ledgerbook does not know: is its version one it supports?',
+      kind: 'unexpected-response',
+    });
+  }
+
+  private refused(method: string, path: string, problems: readonly string[]): LedgerError {
+    return new LedgerError({
+      service: this.service,
+      method,
+      path,
+      serviceMessage: `request not sent: ${problems.join('; ')}`,
+      retryability: 'permanent',
+      hint: 'the values given for this call cannot make a valid ledger request; nothing was sent',
+      kind: 'invalid-request',
+    });
+  }
+}
+
+function listQuery(options: ListOptions): RequestOptions['query'] {
+  return {
+    limit: options.limit,
+    stream_idle_timeout_ms: options.streamIdleTimeoutMs ?? DEFAULT_IDLE_MS,
+  };
+}

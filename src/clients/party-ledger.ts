@@ -1,0 +1,464 @@
+/**
+ * A party's view of the token on one participant: its holdings of an instrument, its transfer offers, its deposit
+ * and withdraw accounts, withdraw requests and credentials, and submitting commands as the party. Thin and typed:
+ * no policy (no selection of inputs, no retries, no batching). Holdings and offers are read through their token
+ * standard interface views (an interface query returns `createArgument: null`); instruments are matched on admin
+ * and id exactly, and only the party's own contracts count.
+ */
+import { amountProblem, sumAmounts } from './amount.js';
+import type {
+  ActiveContractsOptions,
+  CallOptions,
+  DeduplicationPeriod,
+  LedgerClient,
+  SubmitOptions,
+} from './ledger.js';
+import { LedgerError } from './ledger-errors.js';
+import type { ActiveContract, Transaction } from './ledger-wire.js';
+import { describeProblems, wireProblems } from './schema-check.js';
+import type { PreparedCommands } from './token-commands.js';
+import {
+  TOKEN_INTERFACES,
+  TOKEN_TEMPLATES,
+  credentialPayloadSchema,
+  depositAccountPayloadSchema,
+  holdingViewSchema,
+  sameEntity,
+  transferInstructionViewSchema,
+  userServicePayloadSchema,
+  withdrawAccountPayloadSchema,
+  withdrawRequestPayloadSchema,
+  type AccountLimits,
+  type CredentialPayload,
+  type DepositAccountPayload,
+  type HoldingView,
+  type InstrumentId,
+  type TransferInstructionView,
+  type UserServicePayload,
+  type WithdrawAccountPayload,
+  type WithdrawRequestPayload,
+} from './token-wire.js';
+
+export interface HoldingLock {
+  holders: string[];
+  expiresAt: string | null;
+  context: string | null;
+}
+
+export interface Holding {
+  contractId: string;
+  /** the concrete template (package-id form) */
+  templateId: string;
+  owner: string;
+  instrumentId: InstrumentId;
+  /** from the Holding view, as the ledger wrote it ("0.0500000000") */
+  amount: string;
+  lock: HoldingLock | null;
+  meta: Record<string, string>;
+  synchronizerId: string | undefined;
+  createdEventBlob: string | undefined;
+}
+
+export interface Holdings {
+  activeAtOffset: number;
+  /** spendable: no lock */
+  unlocked: Holding[];
+  /** locked (e.g. to the registrar while an offer is pending): not spendable, not in `unlockedTotal` */
+  locked: Holding[];
+  unlockedTotal: string;
+  lockedTotal: string;
+  /** holdings of the party whose view the participant could not compute, with its reason */
+  unreadable: Array<{ contractId: string; reason: string }>;
+}
+
+export interface TransferOffer {
+  contractId: string;
+  /** the concrete template (a registry TransferOffer, package-id form) */
+  templateId: string;
+  /** incoming: the party is the receiver; outgoing: the sender */
+  direction: 'incoming' | 'outgoing';
+  sender: string;
+  receiver: string;
+  amount: string;
+  instrumentId: InstrumentId;
+  requestedAt: string | undefined;
+  /** expired offers are listed too: compare with the clock */
+  executeBefore: string | undefined;
+  /** `TransferPendingReceiverAcceptance` or `TransferPendingInternalWorkflow` */
+  status: string | undefined;
+  meta: Record<string, string>;
+}
+
+interface ContractRef {
+  contractId: string;
+  templateId: string;
+  synchronizerId: string | undefined;
+  createdEventBlob: string | undefined;
+}
+
+export interface DepositAccount extends ContractRef {
+  /** what the gateway knows the account by: its `id`, or its contract id when `id` is null (older accounts) */
+  accountId: string;
+  id: string | null;
+  owner: string;
+  operator: string;
+  registrar: string;
+  lastProcessedBitcoinBlock: string;
+  limits: AccountLimits | null;
+}
+
+export interface WithdrawAccount extends ContractRef {
+  accountId: string;
+  id: string | null;
+  owner: string;
+  operator: string;
+  registrar: string;
+  destinationBtcAddress: string;
+  /** burned but not yet paid out; "0" when absent */
+  pendingBalance: string;
+  limits: AccountLimits | null;
+}
+
+export interface WithdrawRequest extends ContractRef {
+  owner: string;
+  registrar: string;
+  amount: string;
+  destinationBtcAddress: string;
+  /** null in the legacy model until the payout is broadcast */
+  btcTxId: string | null;
+  sourceAccountId: string | null;
+}
+
+export interface Credential extends ContractRef {
+  issuer: string;
+  holder: string;
+  id: string | undefined;
+  description: string | undefined;
+  claims: Array<{ subject?: string; property?: string; value?: string }>;
+}
+
+export interface UserService extends ContractRef {
+  operator: string | undefined;
+  user: string;
+  dso: string | undefined;
+}
+
+export interface ReadOptions extends ActiveContractsOptions {
+  /** default: the ledger end */
+  activeAtOffset?: number;
+}
+
+export interface PartySubmitOptions extends SubmitOptions {
+  deduplication?: DeduplicationPeriod;
+}
+
+/** A credential that makes its holder a Minter of the wrapped token (`hasCBTCRole` = `Minter`). */
+export function isMinterCredential(credential: Pick<Credential, 'claims'>): boolean {
+  return credential.claims.some((claim) => claim.property === 'hasCBTCRole' && claim.value === 'Minter');
+}
+
+function limitsOf(value: unknown): AccountLimits | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { minAmount, maxAmount } = value as { minAmount?: unknown; maxAmount?: unknown };
+  const min = typeof minAmount === 'string' ? minAmount : null;
+  const max = typeof maxAmount === 'string' ? maxAmount : null;
+  return min === null && max === null ? null : { minAmount: min, maxAmount: max };
+}
+
+function refOf(contract: ActiveContract): ContractRef {
+  return {
+    contractId: contract.createdEvent.contractId,
+    templateId: contract.createdEvent.templateId,
+    synchronizerId: contract.synchronizerId,
+    createdEventBlob: contract.createdEvent.createdEventBlob,
+  };
+}
+
+function sameInstrument(a: InstrumentId, b: InstrumentId): boolean {
+  return a.admin === b.admin && a.id === b.id;
+}
+
+export class PartyLedger {
+  constructor(
+    readonly ledger: LedgerClient,
+    /** the party id this client acts and reads as */
+    readonly party: string,
+  ) {}
+
+  /** The party's holdings of exactly this instrument, unlocked and locked, with exact totals. */
+  async holdings(instrument: InstrumentId, options: ReadOptions = {}): Promise<Holdings> {
+    const { activeAtOffset, contracts } = await this.ledger.activeContracts(
+      {
+        parties: [this.party],
+        filters: [{ interfaceId: TOKEN_INTERFACES.holding, includeInterfaceView: true }],
+        ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
+      },
+      options,
+    );
+    const result: Holdings = {
+      activeAtOffset,
+      unlocked: [],
+      locked: [],
+      unlockedTotal: '0',
+      lockedTotal: '0',
+      unreadable: [],
+    };
+    for (const contract of contracts) {
+      const event = contract.createdEvent;
+      const view = (event.interfaceViews ?? []).find((v) =>
+        sameEntity(v.interfaceId, TOKEN_INTERFACES.holding),
+      );
+      const status = view?.viewStatus;
+      if (view === undefined || (status !== undefined && status.code !== 0) || view.viewValue === undefined) {
+        const reason = status?.message || 'the participant returned no Holding view';
+        result.unreadable.push({ contractId: event.contractId, reason });
+        continue;
+      }
+      const problems = wireProblems(holdingViewSchema, view.viewValue);
+      if (problems.length > 0) {
+        result.unreadable.push({
+          contractId: event.contractId,
+          reason: `view ${describeProblems(problems)}`,
+        });
+        continue;
+      }
+      const value = view.viewValue as HoldingView;
+      if (value.owner !== this.party || !sameInstrument(value.instrumentId, instrument)) continue;
+      const amountIssue = amountProblem(value.amount);
+      if (amountIssue !== undefined) {
+        result.unreadable.push({ contractId: event.contractId, reason: amountIssue });
+        continue;
+      }
+      const lock = value.lock ?? null;
+      const holding: Holding = {
+        contractId: event.contractId,
+        templateId: event.templateId,
+        owner: value.owner,
+        instrumentId: { admin: value.instrumentId.admin, id: value.instrumentId.id },
+        amount: value.amount,
+        lock:
+          lock === null
+            ? null
+            : {
+                holders: lock.holders ?? [],
+                expiresAt: lock.expiresAt ?? null,
+                context: lock.context ?? null,
+              },
+        meta: value.meta?.values ?? {},
+        synchronizerId: contract.synchronizerId,
+        createdEventBlob: event.createdEventBlob,
+      };
+      (holding.lock === null ? result.unlocked : result.locked).push(holding);
+    }
+    result.unlockedTotal = sumAmounts(result.unlocked.map((h) => h.amount));
+    result.lockedTotal = sumAmounts(result.locked.map((h) => h.amount));
+    return result;
+  }
+
+  /**
+   * Pending transfer offers of the instrument to (incoming) or from (outgoing) the party, read through the
+   * TransferInstruction view. Expired ones are included.
+   */
+  async transferOffers(instrument: InstrumentId, options: ReadOptions = {}): Promise<TransferOffer[]> {
+    const { contracts } = await this.ledger.activeContracts(
+      {
+        parties: [this.party],
+        filters: [{ interfaceId: TOKEN_INTERFACES.transferInstruction, includeInterfaceView: true }],
+        ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
+      },
+      options,
+    );
+    const offers: TransferOffer[] = [];
+    for (const contract of contracts) {
+      const event = contract.createdEvent;
+      const view = (event.interfaceViews ?? []).find((v) =>
+        sameEntity(v.interfaceId, TOKEN_INTERFACES.transferInstruction),
+      );
+      if (view === undefined) continue; // not a transfer instruction
+      const problems = wireProblems(transferInstructionViewSchema, view.viewValue);
+      if (problems.length > 0) {
+        throw this.unreadable(event.contractId, 'TransferInstruction view', describeProblems(problems));
+      }
+      const { transfer, status, meta } = view.viewValue as TransferInstructionView;
+      if (!sameInstrument(transfer.instrumentId, instrument)) continue;
+      const direction =
+        transfer.receiver === this.party
+          ? 'incoming'
+          : transfer.sender === this.party
+            ? 'outgoing'
+            : undefined;
+      if (direction === undefined) continue;
+      offers.push({
+        contractId: event.contractId,
+        templateId: event.templateId,
+        direction,
+        sender: transfer.sender,
+        receiver: transfer.receiver,
+        amount: transfer.amount,
+        instrumentId: { admin: transfer.instrumentId.admin, id: transfer.instrumentId.id },
+        requestedAt: transfer.requestedAt,
+        executeBefore: transfer.executeBefore,
+        status: status?.tag,
+        meta: meta?.values ?? transfer.meta?.values ?? {},
+      });
+    }
+    return offers;
+  }
+
+  /** The party's deposit accounts (owner = party). Key them by `accountId`: attestors re-create them. */
+  async depositAccounts(options: ReadOptions = {}): Promise<DepositAccount[]> {
+    const rows = await this.payloads<DepositAccountPayload>(
+      TOKEN_TEMPLATES.depositAccount,
+      depositAccountPayloadSchema,
+      options,
+    );
+    return rows
+      .filter(({ payload }) => payload.owner === this.party)
+      .map(({ ref, payload }) => ({
+        ...ref,
+        accountId: payload.id ?? ref.contractId,
+        id: payload.id ?? null,
+        owner: payload.owner,
+        operator: payload.operator,
+        registrar: payload.registrar,
+        lastProcessedBitcoinBlock: payload.lastProcessedBitcoinBlock,
+        limits: limitsOf(payload.limits),
+      }));
+  }
+
+  /** The party's withdraw accounts; one is consumed and re-created by each burn: read it again before the next. */
+  async withdrawAccounts(options: ReadOptions = {}): Promise<WithdrawAccount[]> {
+    const rows = await this.payloads<WithdrawAccountPayload>(
+      TOKEN_TEMPLATES.withdrawAccount,
+      withdrawAccountPayloadSchema,
+      options,
+    );
+    return rows
+      .filter(({ payload }) => payload.owner === this.party)
+      .map(({ ref, payload }) => ({
+        ...ref,
+        accountId: payload.id ?? ref.contractId,
+        id: payload.id ?? null,
+        owner: payload.owner,
+        operator: payload.operator,
+        registrar: payload.registrar,
+        destinationBtcAddress: payload.destinationBtcAddress,
+        pendingBalance: payload.pendingBalance ?? '0',
+        limits: limitsOf(payload.limits),
+      }));
+  }
+
+  async withdrawRequests(options: ReadOptions = {}): Promise<WithdrawRequest[]> {
+    const rows = await this.payloads<WithdrawRequestPayload>(
+      TOKEN_TEMPLATES.withdrawRequest,
+      withdrawRequestPayloadSchema,
+      options,
+    );
+    return rows
+      .filter(({ payload }) => payload.owner === this.party)
+      .map(({ ref, payload }) => ({
+        ...ref,
+        owner: payload.owner,
+        registrar: payload.registrar,
+        amount: payload.amount,
+        destinationBtcAddress: payload.destinationBtcAddress,
+        btcTxId: payload.btcTxId ?? null,
+        sourceAccountId: payload.sourceAccountId ?? null,
+      }));
+  }
+
+  /** Credentials held by the party (see `isMinterCredential`). */
+  credentials(options: ReadOptions = {}): Promise<Credential[]> {
+    return this.credentialLike(TOKEN_TEMPLATES.credential, options);
+  }
+
+  /** Credential offers made to the party (issuer-initiated). */
+  credentialOffers(options: ReadOptions = {}): Promise<Credential[]> {
+    return this.credentialLike(TOKEN_TEMPLATES.credentialOffer, options);
+  }
+
+  /** The party's UserService contracts (the utility onboarding that lets it accept free credential offers). */
+  async userServices(options: ReadOptions = {}): Promise<UserService[]> {
+    const rows = await this.payloads<UserServicePayload>(
+      TOKEN_TEMPLATES.userService,
+      userServicePayloadSchema,
+      options,
+    );
+    return rows
+      .filter(({ payload }) => payload.user === this.party)
+      .map(({ ref, payload }) => ({
+        ...ref,
+        operator: payload.operator,
+        user: payload.user,
+        dso: payload.dso,
+      }));
+  }
+
+  /** Submits prepared commands as this party, under the caller's deterministic command id. */
+  submit(
+    commandId: string,
+    prepared: PreparedCommands,
+    options: PartySubmitOptions = {},
+  ): Promise<Transaction> {
+    return this.ledger.submitAndWaitForTransaction(
+      {
+        commandId,
+        actAs: [this.party],
+        commands: prepared.commands,
+        disclosedContracts: prepared.disclosedContracts,
+        ...(options.deduplication ? { deduplication: options.deduplication } : {}),
+      },
+      options,
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+
+  private async credentialLike(templateId: string, options: ReadOptions): Promise<Credential[]> {
+    const rows = await this.payloads<CredentialPayload>(templateId, credentialPayloadSchema, options);
+    return rows
+      .filter(({ payload }) => payload.holder === this.party)
+      .map(({ ref, payload }) => ({
+        ...ref,
+        issuer: payload.issuer,
+        holder: payload.holder,
+        id: payload.id,
+        description: payload.description,
+        claims: payload.claims ?? [],
+      }));
+  }
+
+  /** Active contracts of a template (over HTTP, with blobs) and their payloads; a payload of another shape throws. */
+  private async payloads<P>(
+    templateId: string,
+    schema: object,
+    options: ReadOptions & CallOptions,
+  ): Promise<Array<{ ref: ContractRef; payload: P }>> {
+    const { contracts } = await this.ledger.activeContracts(
+      {
+        parties: [this.party],
+        filters: [{ templateId, includeCreatedEventBlob: true }],
+        ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
+      },
+      { transport: 'http', ...options },
+    );
+    return contracts.map((contract) => {
+      const problems = wireProblems(schema, contract.createdEvent.createArgument);
+      if (problems.length > 0)
+        throw this.unreadable(contract.createdEvent.contractId, templateId, describeProblems(problems));
+      return { ref: refOf(contract), payload: contract.createdEvent.createArgument as P };
+    });
+  }
+
+  private unreadable(contractId: string, what: string, problems: string): LedgerError {
+    return new LedgerError({
+      service: this.ledger.service,
+      method: 'POST',
+      path: '/v2/state/active-contracts',
+      serviceMessage: `unexpected response: contract ${contractId} (${what}): ${problems}`,
+      retryability: 'permanent',
+      hint: 'the contract has a shape this ledgerbook does not know: is the package version one it supports?',
+      kind: 'unexpected-response',
+    });
+  }
+}
