@@ -11,7 +11,7 @@ async function inTerminal(args: string[], cwd: string): Promise<{ code: number |
   const command = ['stty cols 120 rows 50;', 'exec', process.execPath, CLI, ...args]
     .map((part, i) => (i < 2 ? part : `'${part.replaceAll("'", "'\\''")}'`))
     .join(' ');
-  const env = { ...process.env, TERM: 'xterm' };
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
   delete env['CI'];
   delete env['NO_COLOR'];
   const child = spawn('script', ['-qec', command, '/dev/null'], {
