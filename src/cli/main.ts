@@ -131,6 +131,26 @@ function build(setExit: (code: number) => void): Command {
       setExit(await resolveCommand(playbook, command.optsWithGlobals()));
     });
 
+  state
+    .command('migrate')
+    .description('create or upgrade the tables of a PostgreSQL state (--state or LEDGERBOOK_STATE)')
+    .action(async (_opts, command: Command) => {
+      const { migrateCommand } = await import('./commands/state.js');
+      setExit(await migrateCommand(command.optsWithGlobals()));
+    });
+  for (const [name, description] of [
+    ['push', 'copy every run of the state dir to the PostgreSQL state'],
+    ['pull', 'copy every run of the PostgreSQL state to the state dir'],
+  ] as const) {
+    state
+      .command(name)
+      .description(description)
+      .action(async (_opts, command: Command) => {
+        const { copyCommand } = await import('./commands/state.js');
+        setExit(await copyCommand(name, command.optsWithGlobals()));
+      });
+  }
+
   return program;
 }
 

@@ -29,6 +29,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: '.ledgerbook',
   },
   {
+    flags: '--state <url>',
+    description:
+      'keep journals and locks in PostgreSQL (postgres://user:password@host/db; also LEDGERBOOK_STATE) instead of the state dir',
+    commands: '*',
+  },
+  {
     flags: '-t, --target <target>',
     description: 'a target file, or `sandbox` for the built-in sandbox',
     commands: [...collect],

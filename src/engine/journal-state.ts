@@ -3,6 +3,8 @@
  * items have intents recorded after their last `done` (those go through the step's `reconcile` on resume).
  * One pass over the records with Maps, so a 10,000-item journal folds in milliseconds.
  */
+import { normalize, resolve } from 'node:path';
+import { StateError } from '../errors.js';
 import type { JournalRecord } from './journal.js';
 import type { Intent, Outputs } from './step.js';
 
@@ -212,4 +214,76 @@ export function summarizeRun(run: RunState): RunSummary {
   if (run.exitCode !== undefined) summary.exitCode = run.exitCode;
   if (run.error !== undefined) summary.error = run.error;
   return summary;
+}
+
+/**
+ * Refuses to carry on a journal started from a different playbook file with the same `name:` (the state is
+ * keyed by name and target): resuming, or reusing its memory, would mix two files' runs. `--fresh` starts over.
+ */
+export function checkSamePlaybookFile(records: readonly JournalRecord[], file: string, where: string): void {
+  let recorded: string | undefined;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as JournalRecord;
+    if (record.t === 'run') {
+      recorded = record.file;
+      break;
+    }
+  }
+  if (recorded === undefined || samePath(recorded, file)) return;
+  throw new StateError(
+    `the state of this playbook's name and target in ${where} was written by another file, ${recorded}, not ${file}: two files share the name`,
+    `give one of them another \`name:\`, or run with --fresh to start this file's own run (the other file's unfinished run is then abandoned)`,
+  );
+}
+
+function samePath(a: string, b: string): boolean {
+  return normalize(a) === normalize(b) || resolve(a) === resolve(b);
+}
+
+/**
+ * The records a journal can be rewritten to without changing anything the engine reads from it: every record
+ * of the last run (its resume state, its status), and, from earlier runs after the last `--fresh` horizon, the
+ * latest applied or in-sync `step-done` of each (step, with digest) — the memory `lastFinishedStep` reads —
+ * each with its run's first `run` record. A no-op rerun appends a full set of records; compacting when the
+ * journal is opened for the next run keeps its size, and the cost of reading it, flat over any number of runs.
+ * Returns undefined when there is nothing to drop.
+ */
+export function compactRecords(records: readonly JournalRecord[]): JournalRecord[] | undefined {
+  let lastRunId: string | undefined;
+  let horizon = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as JournalRecord;
+    if (record.t !== 'run') continue;
+    lastRunId ??= record.run;
+    if (record.fresh === true) {
+      horizon = i;
+      break;
+    }
+  }
+  if (lastRunId === undefined) return undefined;
+  const keep = new Set<number>();
+  const memory = new Set<string>();
+  const firstRunRecord = new Map<string, number>();
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as JournalRecord;
+    if (record.t === 'run' && !firstRunRecord.has(record.run)) firstRunRecord.set(record.run, i);
+  }
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as JournalRecord;
+    const mine = record.run === lastRunId;
+    if (mine) keep.add(i);
+    if (i < horizon || record.t !== 'step-done') continue;
+    if (record.status !== 'applied' && record.status !== 'in-sync') continue;
+    // Only the latest step-done of a (step, with digest) is ever read.
+    const slot = `${record.step}\n${record.withDigest}`;
+    if (memory.has(slot)) continue;
+    memory.add(slot);
+    if (!mine) {
+      keep.add(i);
+      keep.add(firstRunRecord.get(record.run) as number);
+    }
+  }
+  // The last run's first `run` record may precede the horizon only if it was resumed after a fresh run: kept.
+  if (keep.size === records.length) return undefined;
+  return records.filter((_, i) => keep.has(i));
 }

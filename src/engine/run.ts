@@ -25,12 +25,19 @@ import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
 import { digestOf, sha256 } from './digest.js';
 import type { EventBus } from './event-bus.js';
-import { Journal, type JournalRecord } from './journal.js';
-import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
-import { acquireLock, type LockInfo } from './lock.js';
+import type { JournalRecord, RunJournal } from './journal.js';
+import {
+  checkSamePlaybookFile,
+  lastFinishedStep,
+  lastRun,
+  type RunState,
+  type StepState,
+} from './journal-state.js';
+import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
-import { runDir } from './state-dir.js';
+import type { StateBackend } from './state/backend.js';
+import { FileStateBackend } from './state/file.js';
 import type {
   AnyStepKind,
   Clock,
@@ -58,6 +65,8 @@ export interface EngineOptions {
   targetName: string;
   mode: RunMode;
   stateDir: string;
+  /** where journals and locks live when not in `stateDir` (e.g. PostgreSQL: `--state postgres://…`) */
+  state?: StateBackend;
   /** start a new run instead of resuming an unfinished one, and forget journal-only memory */
   fresh: boolean;
   approvals: ReadonlySet<string>;
@@ -86,23 +95,26 @@ export interface EngineResult {
 }
 
 export async function runPlaybook(options: EngineOptions): Promise<EngineResult> {
-  const dir = runDir(options.stateDir, options.playbook.name, options.targetName);
+  const state = options.state ?? new FileStateBackend(options.stateDir);
+  const key = { playbook: options.playbook.name, target: options.targetName };
   const lock =
     options.mode === 'run'
-      ? await acquireLock(dir, {
+      ? await state.acquireLock(key, {
           pid: process.pid,
           host: hostname(),
           user: options.actor,
           command: options.command,
-          playbook: options.playbook.name,
-          target: options.targetName,
         })
       : undefined;
   const releaseOnExit = (): void => lock?.releaseSync();
   process.once('exit', releaseOnExit);
   try {
-    const journal = await Journal.open(dir, options.masker, { readOnly: options.mode === 'plan' });
+    const journal = await state.openJournal(key, options.masker, {
+      readOnly: options.mode === 'plan',
+      ...(lock ? { lock } : {}),
+    });
     try {
+      if (!options.fresh) checkSamePlaybookFile(journal.records, options.playbook.file, state.where);
       return await new Run(options, journal, lock?.replaced).execute();
     } finally {
       await journal.close();
@@ -121,7 +133,7 @@ interface Group {
 
 class Run {
   private readonly o: EngineOptions;
-  private readonly journal: Journal;
+  private readonly journal: RunJournal;
   private readonly scope: Scope;
   private runId = '';
   private resumed: RunState | undefined;
@@ -136,7 +148,7 @@ class Run {
 
   constructor(
     options: EngineOptions,
-    journal: Journal,
+    journal: RunJournal,
     private readonly replacedLock: LockInfo | undefined,
   ) {
     this.o = options;

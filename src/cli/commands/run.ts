@@ -7,6 +7,8 @@ import { EXIT, UsageError } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
+import type { StateBackend } from '../../engine/state/backend.js';
+import { openState, stateSpec } from '../../engine/state/open.js';
 import { stepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
@@ -86,7 +88,13 @@ export async function runCommand(
       secrets: prepared.secrets,
       onToken: (token) => prepared.masker.add(token),
     });
+    let state: StateBackend | undefined;
     try {
+      state = await openState(
+        stateSpec(options.state, process.env),
+        options.stateDir ?? '.ledgerbook',
+        masker,
+      );
       const result = await runPlaybook({
         playbook: prepared.playbook,
         inputs: prepared.inputs,
@@ -94,6 +102,7 @@ export async function runCommand(
         targetName: prepared.targetName,
         mode,
         stateDir: options.stateDir ?? '.ledgerbook',
+        state,
         fresh: options.fresh === true,
         approvals: new Set(approvals),
         secrets: prepared.secrets,
@@ -115,6 +124,7 @@ export async function runCommand(
         process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
       return result.exitCode;
     } finally {
+      await state?.close();
       await clients.close();
       await prepared.stop();
       process.off('SIGINT', onSignal);

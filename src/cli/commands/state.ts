@@ -4,6 +4,11 @@ import { Journal } from '../../engine/journal.js';
 import { lastRun } from '../../engine/journal-state.js';
 import { acquireLock, inspectLock, isStale, unlock } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
+import { STATE_ENV, isPostgresUrl } from '../../engine/state/backend.js';
+import { copyState } from '../../engine/state/copy.js';
+import { FileStateBackend } from '../../engine/state/file.js';
+import { stateSpec } from '../../engine/state/open.js';
+import { PG_SCHEMA, PgStateBackend, SCHEMA_VERSION } from '../../engine/state/postgres.js';
 import { runDir } from '../../engine/state-dir.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 import { BUILTIN_TARGET } from '../prepare.js';
@@ -20,32 +25,31 @@ export async function unlockCommand(playbook: string, options: StateOptions): Pr
   const out = makeOutput(options);
   try {
     const name = await playbookName(playbook);
-    const target = options.target === undefined ? BUILTIN_TARGET : await targetName(options.target);
+    const target = await targetName(options.target);
     const dir = runDir(options.stateDir ?? '.ledgerbook', name, target);
-    const inspected = await inspectLock(dir);
-    if (inspected.state === 'none') {
-      out.human.write(`no lock on ${name} with target ${target} (in ${dir})\n`);
+    const held = await inspectLock(dir);
+    if (!held) {
+      out.human.write(`no lock on ${name} with target ${target}\n`);
       return 0;
     }
-    if (inspected.state === 'damaged') {
+    if (held === 'damaged') {
       if (options.force !== true) {
         throw new LockedError(
-          `the lock file ${inspected.path} is damaged: it cannot say which process holds it`,
-          'make sure no run of this playbook and target is active, then run the same command with --force',
+          `the lock of ${name} on ${target} is damaged (not a ledgerbook lock), so its holder cannot be checked`,
+          `make sure no run of it is active, then remove it with \`ledgerbook state unlock ${playbook} --target ${options.target ?? BUILTIN_TARGET} --force\``,
         );
       }
       await unlock(dir);
-      out.human.write(`removed the damaged lock file of ${name} on ${target}\n`);
+      out.human.write(`removed the damaged lock of ${name} on ${target}\n`);
       return 0;
     }
-    const held = inspected.info;
     if (!isStale(held) && options.force !== true) {
       throw new LockedError(
         `the lock of ${name} on ${target} belongs to a live process: pid ${held.pid} on ${held.host} (${held.command})`,
         'stop that process first; --force removes the lock anyway (only if you are sure it is not running a step)',
       );
     }
-    const removed = await unlock(dir, options.id);
+    const removed = await unlock(dir, options.id, { forcedBy: `${userInfo().username}@${hostname()}` });
     out.human.write(`removed lock ${removed?.id ?? held.id} of ${name} on ${target}\n`);
     return 0;
   } catch (error) {
@@ -69,7 +73,7 @@ export async function resolveCommand(playbook: string, options: ResolveOptions):
   try {
     if (options.done === options.redo) throw new UsageError('say either --done or --redo');
     const name = await playbookName(playbook);
-    const target = options.target === undefined ? BUILTIN_TARGET : await targetName(options.target);
+    const target = await targetName(options.target);
     const dir = runDir(options.stateDir ?? '.ledgerbook', name, target);
     const lock = await acquireLock(dir, {
       pid: process.pid,
@@ -120,4 +124,72 @@ export async function resolveCommand(playbook: string, options: ResolveOptions):
   } catch (error) {
     return reportError(error, out);
   }
+}
+
+/** `ledgerbook state migrate --state postgres://…`: creates or upgrades the state schema. */
+export async function migrateCommand(options: StateOptions): Promise<number> {
+  const out = makeOutput(options);
+  try {
+    const spec = requirePostgres(options, 'migrate');
+    const backend = await PgStateBackend.open(spec);
+    await backend.close();
+    out.human.write(
+      backend.migrated.length > 0
+        ? `${backend.where}: applied migration ${backend.migrated.join(', ')}; schema ${PG_SCHEMA} is at version ${SCHEMA_VERSION}\n`
+        : `${backend.where}: schema ${PG_SCHEMA} is already at version ${SCHEMA_VERSION}\n`,
+    );
+    return 0;
+  } catch (error) {
+    return reportError(error, out);
+  }
+}
+
+/**
+ * `ledgerbook state push` (state dir → PostgreSQL) and `state pull` (PostgreSQL → state dir): every run's
+ * journal, under both locks; a run already present on the other side is left alone and reported.
+ */
+export async function copyCommand(direction: 'push' | 'pull', options: StateOptions): Promise<number> {
+  const out = makeOutput(options);
+  try {
+    const spec = requirePostgres(options, direction);
+    const files = new FileStateBackend(options.stateDir ?? '.ledgerbook');
+    const database = await PgStateBackend.open(spec);
+    try {
+      const [from, to] = direction === 'push' ? [files, database] : [database, files];
+      const results = await copyState(from, to, {
+        pid: process.pid,
+        host: hostname(),
+        user: userInfo().username,
+        command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+      });
+      let refused = 0;
+      for (const r of results) {
+        const what = `${r.key.playbook} on ${r.key.target}`;
+        if (r.skipped === 'exists') {
+          refused++;
+          out.human.write(`${what}: left alone, ${to.where} already has a journal for it\n`);
+        } else if (r.skipped === 'locked') {
+          refused++;
+          out.human.write(`${what}: left alone, a run holds its lock\n`);
+        } else out.human.write(`${what}: ${r.records} records copied to ${to.where}\n`);
+      }
+      if (results.length === 0) out.human.write(`no runs in ${from.where}\n`);
+      return refused > 0 ? 1 : 0;
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    return reportError(error, out);
+  }
+}
+
+function requirePostgres(options: StateOptions, command: string): string {
+  const spec = stateSpec(options.state, process.env);
+  if (spec === undefined || !isPostgresUrl(spec)) {
+    throw new UsageError(
+      `state ${command} needs a PostgreSQL state: --state postgres://… or ${STATE_ENV}`,
+      `for example: ledgerbook state ${command} --state postgres://ledgerbook@db.example:5432/ledgerbook`,
+    );
+  }
+  return spec;
 }

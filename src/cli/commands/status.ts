@@ -7,6 +7,7 @@ import { inspectLock, isStale, type LockInfo } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
 import { listRunDirs } from '../../engine/state-dir.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
+import { BUILTIN_TARGET } from '../prepare.js';
 
 export interface StatusOptions extends GlobalOptions {
   target?: string;
@@ -21,27 +22,30 @@ interface RunReport {
   status: string;
   file: string | undefined;
   lock: LockInfo | undefined;
-  /** the lock file is there but is not a lock (written by hand, or by an older version cut short) */
-  damagedLock?: string;
+  /** the lock file is there but is not a ledgerbook lock */
+  lockDamaged?: boolean;
 }
 
-/** A playbook (or target) argument may be a file (its `name:` is read) or a name. */
+/** A playbook argument may be a file (its `name:` is read) or a playbook name. */
 export async function playbookName(arg: string): Promise<string> {
   if (!existsSync(arg)) return arg;
-  let data: { name?: unknown } | null;
-  try {
-    data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
-      name?: unknown;
-    } | null;
-  } catch (error) {
-    if (error instanceof jsYaml.YAMLException) return arg;
-    throw error;
-  }
+  const data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
+    name?: unknown;
+  } | null;
   return typeof data?.name === 'string' ? data.name : arg;
 }
 
-/** A `--target` given as a file names its target by the file's `name:`, as `run` does. */
-export const targetName = playbookName;
+/**
+ * The target name `--target` stands for: `sandbox`, a target name, or the path of a target file (its `name:`),
+ * as `run` takes it.
+ */
+export async function targetName(arg: string | undefined): Promise<string> {
+  if (arg === undefined || arg === BUILTIN_TARGET || !existsSync(arg)) return arg ?? BUILTIN_TARGET;
+  const data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
+    name?: unknown;
+  } | null;
+  return typeof data?.name === 'string' ? data.name : arg;
+}
 
 function liveStatus(state: RunState, lock: LockInfo | undefined): string {
   if (state.status !== 'running') return state.status;
@@ -64,8 +68,8 @@ export async function statusCommand(playbook: string | undefined, options: Statu
       const journal = await Journal.open(d.dir, new Masker(), { readOnly: true });
       await journal.close();
       const state = lastRun(journal.records);
-      const inspected = await inspectLock(d.dir);
-      const lock = inspected.state === 'held' ? inspected.info : undefined;
+      const held = await inspectLock(d.dir);
+      const lock = held === 'damaged' ? undefined : held;
       reports.push({
         playbook: d.playbook,
         target: d.target,
@@ -73,7 +77,7 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         status: state ? liveStatus(state, lock) : 'no runs',
         file: state?.file,
         lock,
-        ...(inspected.state === 'damaged' ? { damagedLock: inspected.path } : {}),
+        ...(held === 'damaged' ? { lockDamaged: true } : {}),
       });
     }
     if (out.json) {
@@ -98,9 +102,9 @@ export async function statusCommand(playbook: string | undefined, options: Statu
           out.human.write(`  ${step.step}: ${step.status}${items}${pending}\n`);
         }
       }
-      if (r.damagedLock) {
+      if (r.lockDamaged) {
         out.human.write(
-          `  lock file ${r.damagedLock} is damaged (not a ledgerbook lock): if no run of it is active, remove it with \`ledgerbook state unlock ${r.playbook} --target ${r.target} --force\`\n`,
+          `  lock: damaged (not a ledgerbook lock); make sure no run is active, then \`ledgerbook state unlock ${r.playbook} --target ${r.target} --force\`\n`,
         );
       }
       if (r.lock) {
