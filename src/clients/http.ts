@@ -4,7 +4,7 @@
  * whose retryability says what the engine may do: retry (transient), fail (permanent), or stop and reconcile
  * because a side effect may have happened (ambiguous). No undici error, token, header or request body leaves here.
  */
-import { Agent } from 'undici';
+import { getGlobalDispatcher } from 'undici';
 import type { Dispatcher } from 'undici';
 import { LedgerbookError, ServiceError } from '../errors.js';
 import type { Retryability } from '../errors.js';
@@ -215,16 +215,6 @@ async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: numb
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
-}
-
-/**
- * The connection pool every client shares. Not undici's global dispatcher: that slot is shared with Node's own
- * bundled undici, and once anything in the process has called the global `fetch`, it holds an Agent of another
- * undici major whose handler interface our dispatch does not speak.
- */
-let agent: Agent | undefined;
-function sharedAgent(): Agent {
-  return (agent ??= new Agent());
 }
 
 async function exchange(x: Exchange): Promise<RawResponse> {
@@ -540,7 +530,7 @@ export class HttpService {
     this.onRequest?.({ method, path });
     try {
       return await exchange({
-        dispatcher: this.dispatcher ?? sharedAgent(),
+        dispatcher: this.dispatcher ?? getGlobalDispatcher(),
         url,
         method,
         headers,
@@ -642,7 +632,7 @@ export function createHttpClient(
       const secrets = new Set(Object.values(requestOptions.headers ?? {}).filter((v) => v.length >= 4));
       try {
         const response = await exchange({
-          dispatcher: options.dispatcher ?? sharedAgent(),
+          dispatcher: options.dispatcher ?? getGlobalDispatcher(),
           url: target,
           method: 'GET',
           headers: { 'user-agent': 'ledgerbook', ...requestOptions.headers },

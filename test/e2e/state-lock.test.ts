@@ -52,7 +52,7 @@ describe('the lock and the state dir', () => {
     expect(refused.stderr).toContain('ledgerbook state unlock slow --target sandbox --force');
     const status = await cli(['status'], { cwd: dir });
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout + status.stderr).toContain('lock: damaged');
+    expect(status.stdout + status.stderr).toContain('is damaged');
     const withoutForce = await cli(['state', 'unlock', 'p.yaml'], { cwd: dir });
     expect(withoutForce.code).toBe(75);
     const unlocked = await cli(['state', 'unlock', 'p.yaml', '--force'], { cwd: dir });
