@@ -1,11 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockedError, StateError } from '../errors.js';
-import { LOCK_FILE, acquireLock, inspectLock, isStale, lockedError, readLock, unlock } from './lock.js';
+import {
+  LOCK_FILE,
+  acquireLock,
+  isStale,
+  lockedError,
+  readLock,
+  removeStrayTemporaries,
+  unlock,
+} from './lock.js';
 import type { LockInfo } from './lock.js';
 
 let dir: string;
@@ -111,9 +119,7 @@ describe('acquireLock', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(StateError);
-    expect((error as StateError).hint).toContain(
-      'ledgerbook state unlock onboard-party --target testnet --force',
-    );
+    expect((error as StateError).hint).toContain('ledgerbook state unlock onboard-party --target testnet');
   });
 });
 
@@ -157,50 +163,23 @@ describe('unlock', () => {
   });
 });
 
-describe('the lock file on disk', () => {
-  it('is written whole and private: 0600 in a 0700 directory, no temporary file left', async () => {
-    const runDir = join(dir, 'state', 'onboard-party@testnet');
-    const lock = await acquireLock(runDir, holder);
-    if (process.platform !== 'win32') {
-      expect((await stat(join(runDir, LOCK_FILE))).mode & 0o777).toBe(0o600);
-      expect((await stat(runDir)).mode & 0o777).toBe(0o700);
-      expect((await stat(join(dir, 'state'))).mode & 0o777).toBe(0o700);
-    }
-    expect(await readdir(runDir)).toEqual([LOCK_FILE]);
-    await lock.release();
+describe('temporary lock files', () => {
+  it('a crash leftover (its process is gone) is removed; one of a run taking the lock right now is kept', async () => {
+    const dead = `${LOCK_FILE}.${await deadPid()}.a.tmp`;
+    const live = `${LOCK_FILE}.${process.pid}.b.tmp`;
+    for (const name of [dead, live]) await writeFile(join(dir, name), '{}');
+    await removeStrayTemporaries(dir);
+    expect(await readdir(dir)).toEqual([live]);
   });
 
-  it('an empty lock file (a crash of an older version) is reported by inspectLock, not thrown', async () => {
-    await writeFile(join(dir, LOCK_FILE), '');
-    expect(await inspectLock(dir)).toBe('damaged');
-    await expect(readLock(dir)).rejects.toBeInstanceOf(StateError);
-    expect(await unlock(dir)).toBeUndefined();
-    expect(await inspectLock(dir)).toBeUndefined();
-  });
-});
-
-describe('a forced unlock of a live lock', () => {
-  it('tells the next holder whose lock was removed, by whom, and that its process still runs', async () => {
-    const first = await acquireLock(dir, holder);
-    await unlock(dir, undefined, { forcedBy: 'bob@elsewhere' });
-    const second = await acquireLock(dir, { ...holder, user: 'bob' });
-    expect(second.forced).toMatchObject({ holder: first.info, by: 'bob@elsewhere', holderAlive: true });
-    // The note is for the next run only.
-    await second.release();
-    const third = await acquireLock(dir, holder);
-    expect(third.forced).toBeUndefined();
-    // The first holder's release leaves the lock of another run alone.
-    await first.release();
-    expect(await readLock(dir)).toEqual(third.info);
-    await third.release();
-  });
-
-  it('a released lock, or a stale one removed, leaves no note', async () => {
-    const first = await acquireLock(dir, { ...holder, pid: await deadPid() });
-    await unlock(dir, undefined, { forcedBy: 'bob@elsewhere' });
-    const second = await acquireLock(dir, holder);
-    expect(second.forced).toBeUndefined();
-    expect(first.forced).toBeUndefined();
-    await second.release();
+  it('eight runs of one process taking the lock at once: one wins, seven are refused naming it', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => acquireLock(dir, { ...holder, user: `u${i}` })),
+    );
+    const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(LockedError);
+    await won[0]?.release();
+    expect(await readdir(dir)).toEqual([]);
   });
 });

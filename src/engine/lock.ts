@@ -1,18 +1,17 @@
 /**
- * One run at a time per (playbook, target): `<runDir>/lock.json` says who holds it. It is written whole to a
- * private temporary file and then hard-linked into place (link fails when the name exists), so a crash never
- * leaves an empty or half-written lock behind, and the file is 0600 (it holds the command line). A
+ * One run at a time per (playbook, target): `<runDir>/lock.json` says who holds it. It appears whole or not at
+ * all: its content is written to a private temporary file that is then hard-linked to `lock.json`, which fails
+ * if the lock exists — so a crash can leave a stray temporary file, never an empty lock. A
  * lock whose process is certainly gone (this host, dead pid) is taken over, so that running the same command
  * again resumes a run killed by SIGKILL or a crash; the new lock says whose it replaced. A lock held from
  * another host cannot be checked from here: it is refused with the command that clears it.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, open, readFile, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, StateError } from '../errors.js';
-import { ensurePrivateDir } from './state-dir.js';
 
 export interface LockInfo {
   id: string;
@@ -32,11 +31,10 @@ export interface Lock {
   /** the stale lock this one replaced (its process had died on this host) */
   readonly replaced: LockInfo | undefined;
   /**
-   * set when the previous holder's lock was removed by `state unlock --force` rather than released: who it
-   * was, who removed it and when, and whether its process still exists on this host (undefined: another host,
-   * cannot tell). The run that follows must not call that holder "stopped": it may still be running steps.
+   * aborted when the lock can no longer be trusted to be held (a database session that ended); its reason is
+   * the error to stop with. A lock file cannot be lost while its process lives.
    */
-  readonly forced: ForcedUnlock | undefined;
+  readonly lost?: AbortSignal;
   /** removes the lock file if it is still this lock; idempotent */
   release(): Promise<void>;
   /** the same, synchronously, for process exit handlers */
@@ -44,16 +42,6 @@ export interface Lock {
 }
 
 export const LOCK_FILE = 'lock.json';
-/** left by `unlock --force` of a live lock; read (and removed) by the next acquire */
-export const FORCED_FILE = 'lock.forced.json';
-
-export interface ForcedUnlock {
-  holder: LockInfo;
-  /** user@host that ran the unlock */
-  by: string;
-  at: string;
-  holderAlive: boolean | undefined;
-}
 
 /** A writer creates the file and fills it in one write; a reader may see it empty for that instant. */
 const PARTIAL_READ_RETRIES = 5;
@@ -63,7 +51,8 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
   const full: LockInfo = { ...info, id: randomUUID(), at: new Date().toISOString() };
   const path = join(dir, LOCK_FILE);
   try {
-    await ensurePrivateDir(dir);
+    // the lock and the journal name the command line (with its --input values): private to this user
+    await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw stateIoError(`cannot create the state directory ${dir}`, error);
   }
@@ -71,8 +60,8 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
   let replaced: LockInfo | undefined;
   for (let tries = 0; tries < 3; tries++) {
     if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) {
-      const forced = await takeForcedNote(dir);
-      return heldLock(path, full, replaced, forced);
+      await removeStrayTemporaries(dir);
+      return heldLock(path, full, replaced);
     }
     const holder = await readLockSettled(path, info);
     if (holder && isStale(holder)) {
@@ -91,56 +80,51 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
   );
 }
 
-/** Writes `content` whole to a private temporary file, then links it to `path` unless `path` exists. */
 async function createExclusive(path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  // The pid in the name tells a crash's leftover (removeStrayTemporaries) from another run's file in flight.
+  const temporary = `${path}.${process.pid}.${randomUUID()}${TEMPORARY_SUFFIX}`;
+  const handle = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
+    throw stateIoError(`cannot create the lock file ${path}`, error);
+  });
   try {
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await link(temp, path);
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temporary, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw stateIoError(`cannot create the lock file ${path}`, error);
   } finally {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temporary).catch(() => undefined);
   }
 }
 
-/** Reads and removes the note a forced unlock left; undefined when there is none (or it is unreadable). */
-async function takeForcedNote(dir: string): Promise<ForcedUnlock | undefined> {
-  const path = join(dir, FORCED_FILE);
-  const text = await readText(path);
-  if (text === undefined) return undefined;
-  await removeIfPresent(path);
-  try {
-    const note = JSON.parse(text) as Omit<ForcedUnlock, 'holderAlive'>;
-    if (!isLockInfo(note.holder) || typeof note.by !== 'string' || typeof note.at !== 'string')
-      return undefined;
-    const holderAlive = note.holder.host === hostname() ? processExists(note.holder.pid) : undefined;
-    return { holder: note.holder, by: note.by, at: note.at, holderAlive };
-  } catch (error) {
-    if (error instanceof SyntaxError) return undefined;
-    throw error;
-  }
+const TEMPORARY_SUFFIX = '.tmp';
+
+/**
+ * Removes temporary lock files a crash left behind (never the lock itself): those of processes that no longer
+ * exist. A live process's temporary is a lock being taken at this moment: removing it would fail that run.
+ */
+export async function removeStrayTemporaries(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const strays = names.filter((name) => {
+    if (!name.startsWith(`${LOCK_FILE}.`) || !name.endsWith(TEMPORARY_SUFFIX)) return false;
+    const pid = Number(name.slice(LOCK_FILE.length + 1).split('.')[0]);
+    // a name without a pid was written by an older version, which removed its own at once
+    return !Number.isSafeInteger(pid) || pid <= 0 || !processExists(pid);
+  });
+  await Promise.all(strays.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }
 
-function heldLock(
-  path: string,
-  info: LockInfo,
-  replaced: LockInfo | undefined,
-  forced: ForcedUnlock | undefined,
-): Lock {
+function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): Lock {
   let released = false;
   return {
     info,
     replaced,
-    forced,
     async release() {
       if (released) return;
       released = true;
@@ -169,16 +153,21 @@ function heldLock(
   };
 }
 
-/** The lock of the run directory `dir`, or undefined when nobody holds it; a damaged lock is a StateError. */
+/** The lock of the run directory `dir`, or undefined when nobody holds it. */
 export async function readLock(dir: string): Promise<LockInfo | undefined> {
   const path = join(dir, LOCK_FILE);
   return readLockSettled(path);
 }
 
-/** Like readLock, but a damaged lock file (not a ledgerbook lock) is reported as 'damaged' instead of thrown. */
-export async function inspectLock(dir: string): Promise<LockInfo | 'damaged' | undefined> {
-  const current = parseLock(await readText(join(dir, LOCK_FILE)));
-  return current === 'corrupt' ? 'damaged' : current;
+/** What `lock.json` of `dir` holds: nothing, a lock, or something damaged (written by hand, or by an old version). */
+export async function inspectLock(
+  dir: string,
+): Promise<{ state: 'none' } | { state: 'held'; info: LockInfo } | { state: 'damaged'; path: string }> {
+  const path = join(dir, LOCK_FILE);
+  const current = parseLock(await readText(path));
+  if (current === undefined) return { state: 'none' };
+  if (current === 'corrupt') return { state: 'damaged', path };
+  return { state: 'held', info: current };
 }
 
 /** Reads the lock, waiting briefly when it is caught between creation and content; corrupt → StateError. */
@@ -248,20 +237,11 @@ function processExists(pid: number): boolean {
   }
 }
 
-export interface UnlockOptions {
-  /** who removes it (user@host): when the holder may still be alive, a note for the next run says so */
-  forcedBy?: string;
-}
-
 /**
  * Removes the lock of `dir` and returns what it held (undefined when there was none). With `id`, only that
  * lock is removed: a different holder is refused. An unreadable lock file is removed only without `id`.
  */
-export async function unlock(
-  dir: string,
-  id?: string,
-  options: UnlockOptions = {},
-): Promise<LockInfo | undefined> {
+export async function unlock(dir: string, id?: string): Promise<LockInfo | undefined> {
   const path = join(dir, LOCK_FILE);
   const current = parseLock(await readText(path));
   if (current === undefined) return undefined;
@@ -279,12 +259,6 @@ export async function unlock(
       );
     }
   }
-  if (options.forcedBy !== undefined && current !== 'corrupt' && !isStale(current)) {
-    const note = { holder: current, by: options.forcedBy, at: new Date().toISOString() };
-    const notePath = join(dir, FORCED_FILE);
-    await unlink(notePath).catch(() => undefined);
-    await createExclusive(notePath, `${JSON.stringify(note, null, 2)}\n`);
-  }
   await removeIfPresent(path);
   return current === 'corrupt' ? undefined : current;
 }
@@ -299,11 +273,13 @@ async function removeIfPresent(path: string): Promise<void> {
 }
 
 function describeHolder(info: LockInfo): string {
-  return `${info.user}@${info.host} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
+  // `user` may already name the host (`alice@build-7`): say it once
+  const who = info.user.endsWith(`@${info.host}`) ? info.user : `${info.user}@${info.host}`;
+  return `${who} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
 }
 
-function unlockCommand(names: RunNames | undefined, force = false): string {
-  return `ledgerbook state unlock ${names?.playbook ?? '<playbook>'} --target ${names?.target ?? '<target>'}${force ? ' --force' : ''}`;
+function unlockCommand(names: RunNames | undefined): string {
+  return `ledgerbook state unlock ${names?.playbook ?? '<playbook>'} --target ${names?.target ?? '<target>'}`;
 }
 
 /** The refusal a second run gets: who holds the lock, and what to do about it. */
@@ -327,7 +303,7 @@ export function lockedError(info: LockInfo, path: string): LockedError {
 function corruptLockError(path: string, names: RunNames | undefined): StateError {
   return new StateError(
     `the lock file ${path} is not a ledgerbook lock (empty or damaged)`,
-    `make sure no run of this playbook and target is active, then remove it with \`${unlockCommand(names, true)}\``,
+    `make sure no run of this playbook and target is active, then remove it with \`${unlockCommand(names)} --force\``,
   );
 }
 
