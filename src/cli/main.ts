@@ -102,7 +102,9 @@ function build(setExit: (code: number) => void): Command {
       setExit(await sandboxUpCommand(command.optsWithGlobals()));
     });
 
-  const state = program.command('state').description('inspect and repair the state dir');
+  const state = program
+    .command('state')
+    .description('inspect, repair and move the state (the state dir, or PostgreSQL with --state)');
   state
     .command('unlock')
     .description('remove the lock of a playbook and target left by a process that is gone')

@@ -3,8 +3,6 @@
  * items have intents recorded after their last `done` (those go through the step's `reconcile` on resume).
  * One pass over the records with Maps, so a 10,000-item journal folds in milliseconds.
  */
-import { normalize, resolve } from 'node:path';
-import { StateError } from '../errors.js';
 import type { JournalRecord } from './journal.js';
 import type { Intent, Outputs } from './step.js';
 
@@ -214,30 +212,6 @@ export function summarizeRun(run: RunState): RunSummary {
   if (run.exitCode !== undefined) summary.exitCode = run.exitCode;
   if (run.error !== undefined) summary.error = run.error;
   return summary;
-}
-
-/**
- * Refuses to carry on a journal started from a different playbook file with the same `name:` (the state is
- * keyed by name and target): resuming, or reusing its memory, would mix two files' runs. `--fresh` starts over.
- */
-export function checkSamePlaybookFile(records: readonly JournalRecord[], file: string, where: string): void {
-  let recorded: string | undefined;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const record = records[i] as JournalRecord;
-    if (record.t === 'run') {
-      recorded = record.file;
-      break;
-    }
-  }
-  if (recorded === undefined || samePath(recorded, file)) return;
-  throw new StateError(
-    `the state of this playbook's name and target in ${where} was written by another file, ${recorded}, not ${file}: two files share the name`,
-    `give one of them another \`name:\`, or run with --fresh to start this file's own run (the other file's unfinished run is then abandoned)`,
-  );
-}
-
-function samePath(a: string, b: string): boolean {
-  return normalize(a) === normalize(b) || resolve(a) === resolve(b);
 }
 
 /**

@@ -26,13 +26,7 @@ import { checkResolvedWith } from '../playbook/validate.js';
 import { digestOf, sha256 } from './digest.js';
 import type { EventBus } from './event-bus.js';
 import type { JournalRecord, RunJournal } from './journal.js';
-import {
-  checkSamePlaybookFile,
-  lastFinishedStep,
-  lastRun,
-  type RunState,
-  type StepState,
-} from './journal-state.js';
+import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
 import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
@@ -108,17 +102,21 @@ export async function runPlaybook(options: EngineOptions): Promise<EngineResult>
       : undefined;
   const releaseOnExit = (): void => lock?.releaseSync();
   process.once('exit', releaseOnExit);
+  // A lock that is lost (a database session that ended) stops the steps in flight at once.
+  const signal = lock?.lost ? AbortSignal.any([options.signal, lock.lost]) : options.signal;
   try {
     const journal = await state.openJournal(key, options.masker, {
       readOnly: options.mode === 'plan',
       ...(lock ? { lock } : {}),
     });
     try {
-      if (!options.fresh) checkSamePlaybookFile(journal.records, options.playbook.file, state.where);
-      return await new Run(options, journal, lock?.replaced).execute();
+      return await new Run({ ...options, signal }, journal, lock?.replaced).execute();
     } finally {
       await journal.close();
     }
+  } catch (error) {
+    // Whatever failed once the lock was lost failed because of it: say that, not the failed write.
+    throw lock?.lost?.aborted ? (lock.lost.reason as Error) : error;
   } finally {
     process.removeListener('exit', releaseOnExit);
     await lock?.release();
