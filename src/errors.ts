@@ -53,6 +53,7 @@ export type ErrorCode =
   | 'LB_PAUSED'
   | 'LB_LOCKED'
   | 'LB_STATE'
+  | 'LB_PLAN_STALE'
   | 'LB_INTERNAL';
 
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
@@ -67,6 +68,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   LB_PAUSED: EXIT.PAUSED,
   LB_LOCKED: EXIT.LOCKED,
   LB_STATE: EXIT.STEP_FAILED,
+  LB_PLAN_STALE: EXIT.STEP_FAILED,
   LB_INTERNAL: EXIT.INTERNAL,
 };
 
@@ -211,5 +213,12 @@ export class LockedError extends LedgerbookError {
 export class StateError extends LedgerbookError {
   constructor(message: string, hint?: string, cause?: unknown) {
     super('LB_STATE', message, { hint, cause });
+  }
+}
+
+/** `run plan.json`: the playbook, its inputs, its target or the live state changed since the plan was made. */
+export class PlanStaleError extends LedgerbookError {
+  constructor(message: string, hint: string) {
+    super('LB_PLAN_STALE', message, { hint });
   }
 }

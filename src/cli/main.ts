@@ -52,11 +52,22 @@ function build(setExit: (code: number) => void): Command {
       setExit(await runCommand('plan', file, command.optsWithGlobals()));
     });
 
-  cmd('run', 'run a playbook; running it again resumes an unfinished run or converges a finished one')
-    .argument('<playbook>', 'playbook file')
+  cmd(
+    'run',
+    'run a playbook (running it again resumes an unfinished run or converges a finished one), or apply a saved plan',
+  )
+    .argument('<playbook>', 'playbook file, or a saved plan (plan --out)')
     .action(async (file: string, _opts, command: Command) => {
       const { runCommand } = await import('./commands/run.js');
-      setExit(await runCommand('run', file, command.optsWithGlobals()));
+      const targetGiven = command.getOptionValueSource('target') === 'cli';
+      setExit(await runCommand('run', file, { ...command.optsWithGlobals(), targetGiven }));
+    });
+
+  cmd('show', 'render a saved plan (plan --out) as Markdown, for a pull request comment')
+    .argument('<plan>', 'saved plan file')
+    .action(async (file: string, _opts, command: Command) => {
+      const { showCommand } = await import('./commands/show.js');
+      setExit(await showCommand(file, command.optsWithGlobals()));
     });
 
   cmd('status', 'show the runs in the state dir and where each stands')

@@ -70,6 +70,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: ['run', 'plan'],
   },
   {
+    flags: '--out <file>',
+    description: 'save the plan to a file: `run FILE` applies exactly it, `show FILE` renders it',
+    commands: ['plan'],
+  },
+  {
     flags: '--detailed-exitcode',
     description: 'exit 0 when nothing would change, 2 when something would',
     commands: ['plan'],
