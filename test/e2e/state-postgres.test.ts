@@ -157,12 +157,15 @@ describe('PostgreSQL state shared by two machines', () => {
     const url = await createDatabase(server, 'lostconnection');
     await writeFile(join(dir, 'fanout.yaml'), fanout(effects, 20));
     const env = { LEDGERBOOK_STATE: url };
-    const child = spawnCli(['run', 'fanout.yaml'], { cwd: dir, env });
+    // the connection string on the command line this time: the lock row records the command, masked
+    const child = spawnCli(['run', 'fanout.yaml', '--state', url], { cwd: dir });
     const result = collect(child);
     await waitFor(async () => (await lines(effects)).length >= 4);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
+      const { rows } = await admin.query<{ info: { command: string } }>('SELECT info FROM ledgerbook.locks');
+      expect(rows[0]?.info.command).toBe(`ledgerbook run fanout.yaml --state ${url.replace(/:[^:@/]+@/, ':***@')}`);
       const ended = await admin.query<{ ended: boolean }>(
         "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'ledgerbook' AND datname = current_database()",
       );

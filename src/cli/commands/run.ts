@@ -7,7 +7,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
-import type { StateBackend } from '../../engine/state/backend.js';
+import { recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
 import type { SavedPlan } from '../../engine/saved-plan.js';
 import { stepKinds } from '../../steps/index.js';
@@ -132,7 +132,7 @@ export async function runCommand(
         masker: prepared.masker,
         events,
         signal: controller.signal,
-        command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+        command: recordedCommand(process.argv.slice(2)),
         actor: actor(),
         ...(check ? { savedPlan: check } : {}),
       });

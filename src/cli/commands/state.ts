@@ -2,7 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { LockedError, UsageError } from '../../errors.js';
 import { lastRun } from '../../engine/journal-state.js';
 import { Masker } from '../../engine/masker.js';
-import { STATE_ENV, isPostgresUrl, type StateBackend } from '../../engine/state/backend.js';
+import { STATE_ENV, isPostgresUrl, recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { copyState } from '../../engine/state/copy.js';
 import { FileStateBackend } from '../../engine/state/file.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
@@ -27,7 +27,7 @@ function whoAmI(): { pid: number; host: string; user: string; command: string } 
     pid: process.pid,
     host: hostname(),
     user: userInfo().username,
-    command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+    command: recordedCommand(process.argv.slice(2)),
   };
 }
 

@@ -94,3 +94,15 @@ export function maskStateUrl(spec: string): string {
     return spec.replace(/(:\/\/).*@/, '$1***@');
   }
 }
+
+/**
+ * The command line as recorded in a lock (and shown by `status` and a refused run): `ledgerbook` and its
+ * arguments, each connection string among them (`--state postgres://…`, `--state=postgres://…`) masked.
+ */
+export function recordedCommand(argv: readonly string[]): string {
+  const masked = argv.map((arg) => {
+    const at = arg.search(/postgres(ql)?:\/\//i);
+    return at < 0 ? arg : `${arg.slice(0, at)}${maskStateUrl(arg.slice(at))}`;
+  });
+  return ['ledgerbook', ...masked].join(' ');
+}
