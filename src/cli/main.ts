@@ -25,7 +25,7 @@ const exitCodes = EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStar
 function build(setExit: (code: number) => void): Command {
   const program = new Command('ledgerbook')
     .description(
-      'Run declarative YAML playbooks against Canton decentralized-party nodes and the wrapped-BTC services:\nvalidate, plan, run (resumable), status, and a built-in sandbox.',
+      'Run declarative YAML playbooks against Canton decentralized-party nodes and the wrapped-BTC services:\nvalidate, plan (saved with --out, shown with show), run (resumable), status, and a built-in sandbox.',
     )
     .version(VERSION)
     .showSuggestionAfterError(true)
@@ -70,7 +70,7 @@ function build(setExit: (code: number) => void): Command {
       setExit(await showCommand(file, command.optsWithGlobals()));
     });
 
-  cmd('status', 'show the runs in the state dir and where each stands')
+  cmd('status', 'show the runs in the state (the state dir, or PostgreSQL) and where each stands')
     .argument('[playbook]', 'playbook file or name')
     .addOption(new Option('-t, --target <target>', 'only this target'))
     .action(async (playbook: string | undefined, _opts, command: Command) => {
