@@ -230,8 +230,6 @@ export interface JournalStats {
 export interface JournalOpenOptions {
   /** read the records only (plan, status): create nothing, and refuse appends */
   readOnly?: boolean;
-  /** false: keep every record of earlier runs (default: compact on open for writing, see compactRecords) */
-  compact?: boolean;
 }
 
 /** What the engine needs of an open journal, whatever stores it (a file, PostgreSQL). */
@@ -361,8 +359,9 @@ export abstract class GroupCommitJournal implements RunJournal {
 }
 
 /**
- * The open journal of a run directory. Open it for writing only while holding the run's lock: appending
- * truncates a torn last line left by a crash.
+ * The open journal of a run directory. Open it for writing only while holding the run's lock: opening compacts
+ * it (compactRecords: written whole beside it, then renamed over it), and appending truncates a torn last line
+ * left by a crash.
  */
 export class Journal extends GroupCommitJournal {
   private truncateTo: number | undefined;
@@ -394,7 +393,7 @@ export class Journal extends GroupCommitJournal {
     const bytes = await readBytes(file);
     let parsed =
       bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
-    const compacted = options.compact === false ? undefined : compactRecords(parsed.records);
+    const compacted = compactRecords(parsed.records);
     if (compacted) {
       // Written whole beside the journal, then renamed over it: a crash leaves the old or the new file.
       const text = compacted.map((r) => `${JSON.stringify(r)}\n`).join('');

@@ -492,7 +492,9 @@ class Run {
       uses: spec.uses,
       status: changes > 0 ? 'changes' : 'in-sync',
       withDigest: digestOf(masker.maskDeep(groups.map((g) => [g.with, g.items.map((i) => i.key)]))),
-      stateDigest: digestOf(masker.maskDeep(kind.planState ? states.map((s) => kind.planState?.(s)) : states)),
+      stateDigest: digestOf(
+        masker.maskDeep(kind.planState ? states.map((s) => kind.planState?.(s)) : states),
+      ),
       changes,
       items: results
         .filter((r) => r.planned !== undefined && r.planned.length > 0)

@@ -16,9 +16,8 @@ export interface RunKey {
 }
 
 export interface JournalOptions {
+  /** read the records only; opened for writing, a journal is compacted first (see compactRecords) */
   readOnly?: boolean;
-  /** compact on open (default for writing; see compactRecords) */
-  compact?: boolean;
   lock?: Lock;
 }
 

@@ -23,10 +23,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   openJournal(key: RunKey, masker: Masker, options: JournalOptions = {}): Promise<RunJournal> {
-    return Journal.open(this.dir(key), masker, {
-      readOnly: options.readOnly ?? false,
-      ...(options.compact === undefined ? {} : { compact: options.compact }),
-    });
+    return Journal.open(this.dir(key), masker, { readOnly: options.readOnly ?? false });
   }
 
   async inspectLock(key: RunKey): Promise<LockState> {

@@ -244,7 +244,7 @@ export class PgStateBackend implements StateBackend {
         );
       }
       let records = await readRecords(client, k, where);
-      const compacted = options.readOnly || options.compact === false ? undefined : compactRecords(records);
+      const compacted = options.readOnly ? undefined : compactRecords(records);
       if (compacted) {
         await replaceRecords(client, k, compacted);
         records = compacted;
