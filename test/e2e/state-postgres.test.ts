@@ -165,7 +165,9 @@ describe('PostgreSQL state shared by two machines', () => {
     await admin.connect();
     try {
       const { rows } = await admin.query<{ info: { command: string } }>('SELECT info FROM ledgerbook.locks');
-      expect(rows[0]?.info.command).toBe(`ledgerbook run fanout.yaml --state ${url.replace(/:[^:@/]+@/, ':***@')}`);
+      expect(rows[0]?.info.command).toBe(
+        `ledgerbook run fanout.yaml --state ${url.replace(/:[^:@/]+@/, ':***@')}`,
+      );
       const ended = await admin.query<{ ended: boolean }>(
         "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'ledgerbook' AND datname = current_database()",
       );
