@@ -9,7 +9,7 @@ import type { Diagnostic } from './playbook/diagnostics.js';
 export const EXIT = {
   /** success, or nothing to do */
   OK: 0,
-  /** a step failed */
+  /** a step failed, or a saved plan no longer holds */
   STEP_FAILED: 1,
   /** `plan --detailed-exitcode`: something would change */
   CHANGES: 2,
@@ -31,7 +31,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [EXIT.OK, 'success, or nothing to do'],
-  [EXIT.STEP_FAILED, 'a step failed'],
+  [EXIT.STEP_FAILED, 'a step failed, or a saved plan no longer holds'],
   [EXIT.CHANGES, 'plan --detailed-exitcode: something would change'],
   [EXIT.PAUSED, 'paused for an approval or an outside event; run the same command again to resume'],
   [EXIT.AMBIGUOUS, 'stopped for an operator decision: a side effect has an ambiguous outcome (see output)'],
