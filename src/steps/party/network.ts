@@ -366,6 +366,16 @@ export const dpmNetwork = defineStep<With, Observed, string>({
   items: (w, ctx) => meshNodes(w, ctx).map((node) => ({ key: node, value: node })),
   observe,
   plan,
+  // a peer's measured latency differs on every look and decides nothing
+  planState: (state) => ({
+    ...state,
+    views: Object.fromEntries(
+      Object.entries(state.views).map(([node, view]) => [
+        node,
+        { ...view, statuses: view.statuses.map(({ latency_ms: _latency, ...status }) => status) },
+      ]),
+    ),
+  }),
   apply: (ctx, w, item, _plan, state) => apply(ctx, w, item, state),
   // POST /network-config replaces the whole table: doing it again is harmless, so a crash is settled by observing
   reconcile: () => Promise.resolve({ status: 'not-done', note: 'the peers table is observed again' }),
