@@ -15,6 +15,7 @@ import type {
   WorkflowResponse,
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
+import { pool } from '../../engine/pool.js';
 import type { Intent, ItemContext, StepContext } from '../../engine/step.js';
 import type { TargetNode } from '../../playbook/target-schema.js';
 
@@ -24,6 +25,8 @@ export const POLL_MS = 500;
 const LIVE_READ_EVERY_MS = 5_000;
 /** Clock skew tolerated between this machine and a DPM node when matching runs to an intent. */
 const SKEW_SECONDS = 5;
+/** GETs a step sends at once, across nodes (each node's independent reads go together on top). */
+export const READS_AT_ONCE = 8;
 
 export interface RunMatch {
   kind: WorkflowKind;
@@ -59,6 +62,15 @@ export function participantOf(ctx: StepContext, name: string): string {
 
 export function nodeOfParticipant(ctx: StepContext, participantId: string): string | undefined {
   return Object.entries(ctx.target?.nodes ?? {}).find(([, n]) => n.participantId === participantId)?.[0];
+}
+
+/** `read` for each unit at once, at most READS_AT_ONCE at a time; results in order, the first error thrown. */
+export function readEach<U, R>(
+  ctx: StepContext,
+  units: readonly U[],
+  read: (unit: U) => Promise<R>,
+): Promise<R[]> {
+  return pool(units, READS_AT_ONCE, ctx.signal, () => undefined, read);
 }
 
 /**
@@ -352,7 +364,8 @@ export async function readParty(
 /**
  * Poll until `ready` holds for the party on every node: a live read first (`refresh=true`, which also
  * refreshes the node's cache in the background), then cached reads, which is where other members' owner keys
- * appear (dpm-api.md §4), with another live read every few seconds. Returns each node's view.
+ * appear (dpm-api.md §4), with another live read every few seconds. Nodes are read at once. Returns each
+ * node's view.
  */
 export async function waitForParty(
   ctx: StepContext,
@@ -371,13 +384,17 @@ export async function waitForParty(
     // are resolved again; reading live on every other poll could keep them from ever appearing.
     const refresh = lastLive === undefined || ctx.clock.now() - lastLive >= LIVE_READ_EVERY_MS;
     if (refresh) lastLive = ctx.clock.now();
-    for (const node of [...pending]) {
-      const seen = await whileWaiting(ctx, node, () => readParty(ctx, node, party, refresh));
-      if (seen && ready(seen, node)) {
-        views.set(node, seen);
+    const round = [...pending];
+    const seen = await readEach(ctx, round, (node) =>
+      whileWaiting(ctx, node, () => readParty(ctx, node, party, refresh)),
+    );
+    round.forEach((node, i) => {
+      const view = seen[i];
+      if (view && ready(view, node)) {
+        views.set(node, view);
         pending.delete(node);
       }
-    }
+    });
     if (pending.size === 0) return views;
     if (ctx.clock.now() >= deadline) {
       throw new StepError(
