@@ -9,6 +9,7 @@ for (const bench of [
   'bench/validate-10k.bench.mjs',
   'bench/journal.bench.mjs',
   'bench/rerun.bench.mjs',
+  'bench/noop-latency.bench.mjs',
 ]) {
   console.log(`\n## ${bench}\n`);
   run([bench]);

@@ -29,6 +29,7 @@ import type { JournalRecord, RunJournal } from './journal.js';
 import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
 import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
+import { pool } from './pool.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
 import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
 import type { StateBackend } from './state/backend.js';
@@ -944,37 +945,6 @@ class Progress {
       this.o.events.emit({ type: 'step.progress', step: this.step, done: this.done, total: this.total });
     }
   }
-}
-
-/**
- * Run `work` over `units`, `concurrency` at a time, keeping input order in the results. After the first
- * failure no new unit starts; the ones in flight finish; then the first error is thrown.
- */
-async function pool<U, R>(
-  units: readonly U[],
-  concurrency: number,
-  signal: AbortSignal,
-  onFailure: (error: unknown) => void,
-  work: (unit: U) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(units.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && !signal.aborted && next < units.length) {
-      const index = next++;
-      try {
-        results[index] = await work(units[index] as U);
-      } catch (error) {
-        failure ??= { error };
-        onFailure(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, units.length) }, worker));
-  if (failure) throw failure.error;
-  if (signal.aborted) throw signal.reason;
-  return results;
 }
 
 function timeoutSignal(
