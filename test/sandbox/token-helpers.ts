@@ -479,3 +479,204 @@ export async function waitForBalance(
     50,
   );
 }
+
+/** the Minter credential of a party: accepted from its free offer through its UserService (§8.3) when it has none */
+export async function minterCredential(wallet: Wallet): Promise<string> {
+  const minterClaim = (claims: unknown): boolean =>
+    Array.isArray(claims) &&
+    claims.some(
+      (c: { property?: string; value?: string }) => c.property === 'hasCBTCRole' && c.value === 'Minter',
+    );
+  const owned = (await wallet.acs({ template: CREDENTIAL }))
+    .map((e) => e.contractEntry.JsActiveContract.createdEvent)
+    .filter((e) => e.createArgument?.holder === wallet.party && minterClaim(e.createArgument.claims));
+  if (owned[0] !== undefined) return owned[0].contractId;
+  const offer = (await wallet.acs({ template: CREDENTIAL_OFFER }))
+    .map((e) => e.contractEntry.JsActiveContract.createdEvent)
+    .find((e) => e.createArgument?.holder === wallet.party && minterClaim(e.createArgument.claims));
+  const service = (await wallet.acs({ template: USER_SERVICE }))
+    .map((e) => e.contractEntry.JsActiveContract.createdEvent)
+    .find((e) => e.createArgument?.user === wallet.party);
+  if (offer === undefined || service === undefined)
+    throw new Error(`${wallet.party} has no Minter credential offer or UserService`);
+  const accepted = await wallet.submit(
+    [
+      {
+        ExerciseCommand: {
+          templateId: service.templateId,
+          contractId: service.contractId,
+          choice: 'UserService_AcceptFreeCredentialOffer',
+          choiceArgument: { credentialOfferCid: offer.contractId },
+        },
+      },
+    ],
+    { commandId: `cmd-${randomUUID()}` },
+  );
+  if (accepted.status !== 200) throw new Error(`accepting the credential offer: ${accepted.text}`);
+  const created = createdOf(accepted.body, ':Utility.Credential.V0.Credential:Credential')[0];
+  if (created === undefined) throw new Error('No Credential contract was created in the transaction');
+  return created.contractId;
+}
+
+export interface ContractInfo {
+  contract_id: string;
+  template_id: string;
+  created_event_blob: string;
+}
+
+export function disclose(info: ContractInfo): Disclosed {
+  return {
+    contractId: info.contract_id,
+    createdEventBlob: info.created_event_blob,
+    templateId: info.template_id,
+    synchronizerId: '',
+  };
+}
+
+export class Gateway {
+  readonly api: Api;
+  constructor(base: string) {
+    this.api = new Api(base, () => Promise.resolve(undefined));
+  }
+
+  async rules(): Promise<{ da_rules: ContractInfo; wa_rules: ContractInfo }> {
+    const response = await this.api.get<{ da_rules: ContractInfo; wa_rules: ContractInfo }>(
+      '/wrapped/v1/account-contract-rules',
+    );
+    if (response.status !== 200)
+      throw new Error(`account-contract-rules ${response.status}: ${response.text}`);
+    return response.body;
+  }
+
+  async tokenStandardContracts(): Promise<
+    Record<'burn_mint_factory' | 'instrument_configuration' | 'issuer_credential', ContractInfo>
+  > {
+    const response = await this.api.get<
+      Record<'burn_mint_factory' | 'instrument_configuration' | 'issuer_credential', ContractInfo>
+    >('/wrapped/v1/token-standard-contracts');
+    if (response.status !== 200)
+      throw new Error(`token-standard-contracts ${response.status}: ${response.text}`);
+    return response.body;
+  }
+
+  async address(
+    accountId: string,
+  ): Promise<{ bitcoin_address: string; attestors_requested: number; attestors_responded: number }> {
+    const response = await this.api.get<{
+      bitcoin_address: string;
+      attestors_requested: number;
+      attestors_responded: number;
+    }>(`/wrapped/v1/bitcoin-address/${encodeURIComponent(accountId)}`);
+    if (response.status !== 200) throw new Error(`bitcoin-address ${response.status}: ${response.text}`);
+    return response.body;
+  }
+}
+
+/** creates a deposit account (§8.4) and returns its contract id and account id */
+export async function createDepositAccount(
+  wallet: Wallet,
+  gateway: Gateway,
+  credential: string,
+): Promise<{ cid: string; id: string }> {
+  const { da_rules } = await gateway.rules();
+  const result = await wallet.submit(
+    [
+      {
+        ExerciseCommand: {
+          templateId: DEPOSIT_RULES,
+          contractId: da_rules.contract_id,
+          choice: 'CBTCDepositAccountRules_CreateDepositAccount',
+          choiceArgument: { owner: wallet.party, credentialCids: [credential] },
+        },
+      },
+    ],
+    { disclosed: [disclose(da_rules)], commandId: `cmd-${randomUUID()}` },
+  );
+  if (result.status !== 200) throw new Error(`create deposit account: ${result.text}`);
+  const account = createdOf(result.body, ':CBTC.DepositAccount:CBTCDepositAccount')[0];
+  if (account === undefined) throw new Error('No DepositAccount was created in the transaction');
+  return { cid: account.contractId, id: String(account.createArgument?.id) };
+}
+
+/** creates a withdraw account (§8.7) to a Bitcoin address */
+export async function createWithdrawAccount(
+  wallet: Wallet,
+  gateway: Gateway,
+  credential: string,
+  destination: string,
+): Promise<string> {
+  const { wa_rules } = await gateway.rules();
+  const result = await wallet.submit(
+    [
+      {
+        ExerciseCommand: {
+          templateId: WITHDRAW_RULES,
+          contractId: wa_rules.contract_id,
+          choice: 'CBTCWithdrawAccountRules_CreateWithdrawAccount',
+          choiceArgument: {
+            owner: wallet.party,
+            destinationBtcAddress: destination,
+            credentialCids: [credential],
+          },
+        },
+      },
+    ],
+    { disclosed: [disclose(wa_rules)], commandId: `cmd-${randomUUID()}` },
+  );
+  if (result.status !== 200) throw new Error(`create withdraw account: ${result.text}`);
+  const account = createdOf(result.body, ':CBTC.WithdrawAccount:CBTCWithdrawAccount')[0];
+  if (account === undefined) throw new Error('No WithdrawAccount was created in the transaction');
+  return account.contractId;
+}
+
+/** the burn (§8.8): CBTCWithdrawAccount_Withdraw with the holdings as tokens */
+export async function burn(
+  wallet: Wallet,
+  gateway: Gateway,
+  account: string,
+  tokens: string[],
+  amount: string,
+  credential: string | null,
+): Promise<SubmitResult> {
+  const contracts = await gateway.tokenStandardContracts();
+  return wallet.submit(
+    [
+      {
+        ExerciseCommand: {
+          templateId: WITHDRAW_ACCOUNT,
+          contractId: account,
+          choice: 'CBTCWithdrawAccount_Withdraw',
+          choiceArgument: {
+            tokens,
+            amount,
+            burnMintFactoryCid: contracts.burn_mint_factory.contract_id,
+            extraArgs: {
+              context: {
+                values: {
+                  'utility.digitalasset.com/instrument-configuration': {
+                    tag: 'AV_ContractId',
+                    value: contracts.instrument_configuration.contract_id,
+                  },
+                  'utility.digitalasset.com/issuer-credentials': {
+                    tag: 'AV_List',
+                    value: [{ tag: 'AV_ContractId', value: contracts.issuer_credential.contract_id }],
+                  },
+                },
+              },
+              meta: { values: { 'splice.lfdecentralizedtrust.org/reason': 'CBTC withdrawal' } },
+            },
+            credentialCids: credential === null ? null : [credential],
+          },
+        },
+      },
+    ],
+    {
+      disclosed: [
+        contracts.burn_mint_factory,
+        contracts.instrument_configuration,
+        contracts.issuer_credential,
+      ].map(disclose),
+      commandId: `cmd-${randomUUID()}`,
+    },
+  );
+}
