@@ -8,6 +8,8 @@ for (const bench of [
   'bench/cold-start.bench.mjs',
   'bench/validate-10k.bench.mjs',
   'bench/journal.bench.mjs',
+  'bench/ledger-throughput.bench.mjs',
+  'bench/ledger-memory.bench.mjs',
 ]) {
   console.log(`\n## ${bench}\n`);
   run([bench]);

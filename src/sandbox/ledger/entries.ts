@@ -141,6 +141,8 @@ export interface Snapshot {
   users: Record<string, UserRecord[]>;
   dedup: DedupRecord[];
   notes: Record<string, unknown>;
+  /** log segment number → the first offset written to it (what pruning a segment prunes) */
+  segments: Record<string, number>;
 }
 
 /** an entry that takes an offset */

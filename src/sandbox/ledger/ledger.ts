@@ -113,6 +113,8 @@ export class Ledger {
 
   private ledgerEnd = 0;
   private prunedOffset = 0;
+  /** log segment → the first offset in it */
+  private readonly segmentStarts = new Map<number, number>([[1, 1]]);
   private readonly contracts = new Map<string, Contract>();
   private readonly byParty = new Map<string, Set<string>>();
   private readonly byTemplate = new Map<TemplateDef, Set<string>>();
@@ -509,8 +511,19 @@ export class Ledger {
     this.apply(entry);
     if (takesOffset(entry)) {
       for (const watcher of this.watchers) watcher(entry);
-      if (this.log.full()) this.log.rotate(this.snapshot());
+      if (this.log.full()) this.rotateLog();
     }
+  }
+
+  /** a snapshot and a new log segment; the history of the segments dropped beyond the retention is pruned */
+  private rotateLog(): void {
+    this.segmentStarts.set(this.log.currentSegment + 1, this.ledgerEnd + 1);
+    const oldest = this.log.oldestAfterRotation();
+    const start = this.segmentStarts.get(oldest);
+    if (oldest > 1 && start !== undefined) this.prunedOffset = Math.max(this.prunedOffset, start - 1);
+    for (const segment of [...this.segmentStarts.keys()])
+      if (segment < oldest) this.segmentStarts.delete(segment);
+    this.log.rotate(this.snapshot());
   }
 
   private apply(entry: LogEntry): void {
@@ -637,12 +650,16 @@ export class Ledger {
       users: Object.fromEntries([...this.users].map(([p, users]) => [p, [...users.values()]])),
       dedup: [...this.dedup.values()],
       notes: Object.fromEntries([...this.extensions].map(([ns, ext]) => [ns, ext.snapshot()])),
+      segments: Object.fromEntries(this.segmentStarts),
     };
   }
 
   private restore(snapshot: Snapshot): void {
     this.ledgerEnd = snapshot.end;
     this.prunedOffset = snapshot.pruned;
+    this.segmentStarts.clear();
+    for (const [segment, offset] of Object.entries(snapshot.segments ?? {}))
+      this.segmentStarts.set(Number(segment), offset);
     for (const c of snapshot.contracts) {
       const template = this.catalog.template(c.tpl);
       if (template === undefined)

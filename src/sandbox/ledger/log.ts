@@ -130,6 +130,16 @@ export class LedgerLog<S> {
     return this.entries >= this.settings.segmentEntries;
   }
 
+  /** the number of the segment being written */
+  get currentSegment(): number {
+    return this.segment;
+  }
+
+  /** the oldest segment kept once the next rotation has pruned */
+  oldestAfterRotation(): number {
+    return Math.max(1, this.segment + 1 - this.settings.retainedSegments);
+  }
+
   /** Closes the segment, writes the state as the next segment's snapshot, opens the next segment, prunes. */
   rotate(state: S): void {
     if (this.fd !== undefined) closeSync(this.fd);
