@@ -178,6 +178,54 @@ describe('reads', () => {
   });
 });
 
+describe('streams', () => {
+  it('streams updates over WebSocket: what exists, then each new transaction as it commits, until endInclusive', async () => {
+    const minter = walletFor(world, tokens, tokens.minter);
+    const begin = await minter.ledgerEnd();
+    const first = await transfer(
+      minter,
+      registry,
+      minter.party,
+      '0.01',
+      (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
+    );
+    const firstOffset = (first.body as { transaction: { offset: number } }).transaction.offset;
+    const url = minter.ledger.base.replace(/^http/, 'ws') + '/v2/updates';
+    const { default: WebSocket } = await import('ws');
+    const ws = new WebSocket(url, [`jwt.token.${await minter.token()}`, 'daml.ws.auth']);
+    const frames: Array<{ update: { Transaction: { value: { offset: number } } } }> = [];
+    const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
+    ws.on('message', (data: Buffer) =>
+      frames.push(JSON.parse(data.toString('utf8')) as (typeof frames)[number]),
+    );
+    await new Promise<void>((resolve) => ws.on('open', () => resolve()));
+    ws.send(
+      JSON.stringify({
+        beginExclusive: begin,
+        endInclusive: firstOffset + 1,
+        updateFormat: {
+          includeTransactions: {
+            eventFormat: { filtersByParty: { [minter.party]: {} } },
+            transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+          },
+        },
+      }),
+    );
+    const second = await transfer(
+      minter,
+      registry,
+      minter.party,
+      '0.01',
+      (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
+    );
+    await closed;
+    expect(frames.map((f) => f.update.Transaction.value.offset)).toEqual([
+      firstOffset,
+      (second.body as { transaction: { offset: number } }).transaction.offset,
+    ]);
+  });
+});
+
 describe('rights and tokens', () => {
   it('answers 401 without a valid token and 403 for a party outside the user’s rights', async () => {
     const node2 = world.ledger[1]!;
