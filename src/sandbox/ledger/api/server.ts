@@ -9,7 +9,7 @@ import { Router } from '../../http/router.js';
 import { LedgerError } from '../errors.js';
 import { BodyError, QueryError } from './body.js';
 import { commandRoutes } from './commands.js';
-import { authenticate, type LedgerNodeEnv, type LedgerRoute } from './context.js';
+import { Caller, authenticate, type LedgerNodeEnv, type LedgerRoute } from './context.js';
 import { managementRoutes } from './management.js';
 import { stateRoutes } from './state.js';
 import { updateRoutes } from './updates.js';
@@ -38,19 +38,21 @@ export async function dispatchLedger(
     });
   }
   try {
-    const caller = match.route.public ? undefined : await authenticate(env, call.headers);
+    // a public route (a health probe) runs as nobody: no user, no right
+    const caller = match.route.public
+      ? new Caller('', undefined, false)
+      : await authenticate(env, call.headers);
     return await match.route.handle({
       env,
       params: match.params,
       query: call.query,
       headers: call.headers,
       body: call.body,
-      caller: caller as NonNullable<typeof caller>,
+      caller,
     });
   } catch (error) {
     if (error instanceof LedgerError || error instanceof BodyError || error instanceof QueryError) {
-      if (error instanceof LedgerError && env.faults !== undefined)
-        env.log(`${env.node} ${call.method} ${call.path}: ${error.message}`);
+      if (error instanceof LedgerError) env.log(`${env.node} ${call.method} ${call.path}: ${error.message}`);
       return error.reply();
     }
     throw error;
