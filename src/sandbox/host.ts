@@ -318,10 +318,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         }),
         ledgerWebSocket(ledgerEnv, requests),
       );
+      // registered before its listeners open, so that a port that cannot be taken stops what did start
+      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined, generation: 0 });
       node.start();
       await dpm.open(port === 0 ? 0 : port + 2 + 2 * i);
       await ledger.open(port === 0 ? 0 : port + 3 + 2 * i);
-      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined, generation: 0 });
     }
     await admin.open(port);
   } catch (error) {

@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -369,6 +370,27 @@ describe('ledgerbook sandbox up: options and signals', () => {
       expect((await fetch(`${at(port + 10)}/health`)).status).toBe(200);
     } finally {
       expect((await stop(sandbox, 'SIGTERM')).code).toBe(0);
+    }
+  });
+
+  it('a --port whose block is taken is refused with the port and what to do (exit 64), nothing left listening', async () => {
+    const port = await freePortRange(13);
+    const blocker = createServer().listen(port + 5, '127.0.0.1');
+    await once(blocker, 'listening');
+    try {
+      const refused = await cli(['sandbox', 'up', '--state-dir', 'state-taken', '--port', String(port)], {
+        cwd: dir,
+      });
+      expect(refused.code, refused.stderr).toBe(64);
+      expect(refused.stderr).toContain(`cannot listen on 127.0.0.1:${port + 5}: the port is in use`);
+      expect(refused.stderr).toContain('--port 0');
+      expect(refused.stderr).not.toContain('internal error');
+      // everything it opened before the taken port is closed again
+      const probe = createServer().listen(port, '127.0.0.1');
+      await once(probe, 'listening');
+      probe.close();
+    } finally {
+      blocker.close();
     }
   });
 });

@@ -12,6 +12,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { UsageError } from '../../errors.js';
 import type { FaultBook } from '../faults.js';
 import { sleep } from '../time.js';
 import { type Reply, jsonError, text } from './reply.js';
@@ -162,9 +163,19 @@ export class Listener {
     server.keepAliveTimeout = 1000;
     if (this.upgrade !== undefined) server.on('upgrade', this.upgrade);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const refuse = (error: NodeJS.ErrnoException): void => {
+        reject(
+          error.code === 'EADDRINUSE' || error.code === 'EACCES'
+            ? new UsageError(
+                `cannot listen on ${this.host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}`,
+                'choose another --port (the sandbox needs a block of consecutive ports from it), or --port 0 for free ports',
+              )
+            : error,
+        );
+      };
+      server.once('error', refuse);
       server.listen(port, this.host, () => {
-        server.off('error', reject);
+        server.off('error', refuse);
         resolve();
       });
     });
