@@ -145,6 +145,8 @@ export function expressionPointers(
 }
 
 function isWholeExpression(text: string): boolean {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('${{') || !trimmed.endsWith('}}')) return false;
   try {
     return parseTemplate(text).whole;
   } catch (error) {

@@ -6,10 +6,12 @@ import { didYouMean } from '../closest.js';
 import type { Expr } from './ast.js';
 import { ExpressionSyntaxError } from './errors.js';
 import { FUNCTIONS } from './functions.js';
-import { tokenize, type Token } from './tokenizer.js';
+import { tokenize, type Operator, type Token } from './tokenizer.js';
 
 /** Parse the expression in `text[from, to)`; offsets in the result and in errors are offsets in `text`. */
 export function parseExpression(text: string, from = 0, to = text.length): Expr {
+  const path = parsePath(text, from, to);
+  if (path) return path;
   const tokens = tokenize(text, from, to);
   if (tokens.length > MAX_EXPRESSION_TOKENS) {
     throw new ExpressionSyntaxError(
@@ -27,6 +29,80 @@ export const MAX_EXPRESSION_TOKENS = 1000;
 export const MAX_EXPRESSION_DEPTH = 32;
 
 const KEYWORDS: Readonly<Record<string, null | boolean>> = { true: true, false: false, null: null };
+
+/** Longer paths than this are left to the parser (which bounds their tokens). */
+const MAX_PATH_LENGTH = 256;
+
+/**
+ * `inputs.env`, `steps.build.outputs.digest`, `inputs.nodes[2]`: most expressions are a path, read here in one
+ * pass without tokens; anything else, or anything unusual about a path (spaces inside, a keyword, a quoted or
+ * computed index), is left to the parser. The tree is the one the parser builds.
+ */
+function parsePath(text: string, from: number, to: number): Expr | undefined {
+  let start = from;
+  while (start < to && isBlank(text.charCodeAt(start))) start++;
+  let end = to;
+  while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
+  if (end - start > MAX_PATH_LENGTH) return undefined;
+  let i = identifierEnd(text, start, end);
+  if (i === start) return undefined;
+  const name = text.slice(start, i);
+  if (Object.hasOwn(KEYWORDS, name)) return undefined;
+  let expr: Expr = { type: 'root', name, start, end: i };
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e) {
+      // .name
+      const next = identifierEnd(text, i + 1, end);
+      if (next === i + 1) return undefined;
+      expr = { type: 'member', object: expr, property: text.slice(i + 1, next), start, end: next };
+      i = next;
+    } else if (c === 0x5b) {
+      // [digits], without a leading zero
+      let close = i + 1;
+      while (close < end && isDigitCode(text.charCodeAt(close))) close++;
+      const digits = close - i - 1;
+      if (digits === 0 || text.charCodeAt(close) !== 0x5d) return undefined;
+      if (digits > 1 && text.charCodeAt(i + 1) === 0x30) return undefined;
+      const index: Expr = {
+        type: 'literal',
+        value: Number(text.slice(i + 1, close)),
+        start: i + 1,
+        end: close,
+      };
+      expr = { type: 'index', object: expr, index, start, end: close + 1 };
+      i = close + 1;
+    } else {
+      return undefined;
+    }
+  }
+  return expr;
+}
+
+/** What the tokenizer skips between tokens. */
+function isBlank(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isLetterCode(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
+/** The end of the identifier at `from` (letters, `_`, then digits and `-` too), or `from` when there is none. */
+function identifierEnd(text: string, from: number, to: number): number {
+  if (from >= to || !isLetterCode(text.charCodeAt(from))) return from;
+  let i = from + 1;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (!isLetterCode(c) && !isDigitCode(c) && c !== 0x2d) break;
+    i++;
+  }
+  return i;
+}
 
 class Parser {
   private position = 0;
@@ -56,9 +132,10 @@ class Parser {
     return token;
   }
 
-  private isOperator(...operators: string[]): boolean {
+  /** The next token is the operator `a` or `b`. */
+  private isOperator(a: Operator, b: Operator = a): boolean {
     const token = this.peek();
-    return token.kind === 'op' && operators.includes(token.value);
+    return token.kind === 'op' && (token.value === a || token.value === b);
   }
 
   private isPunct(value: string): boolean {
@@ -127,7 +204,7 @@ class Parser {
 
   private comparison(): Expr {
     let left = this.unary();
-    while (this.isOperator('<', '<=', '>', '>=')) {
+    while (this.isOperator('<', '<=') || this.isOperator('>', '>=')) {
       const operator = this.next().value as '<' | '<=' | '>' | '>=';
       const right = this.unary();
       left = { type: 'compare', operator, left, right, start: left.start, end: right.end };

@@ -34,6 +34,8 @@ export function hasExpression(text: string): boolean {
 
 /** The end of the expression opened at `open` (the offset of its `}}`), skipping string literals. */
 function findClose(text: string, open: number): number {
+  const close = text.indexOf(CLOSE, open + OPEN.length);
+  if (close >= 0 && !hasQuoteBefore(text, open + OPEN.length, close)) return close; // the usual: no literal
   let i = open + OPEN.length;
   while (i < text.length) {
     const c = text[i];
@@ -52,6 +54,12 @@ function findClose(text: string, open: number): number {
     open,
     'end the expression with }}',
   );
+}
+
+function hasQuoteBefore(text: string, from: number, to: number): boolean {
+  const single = text.indexOf("'", from);
+  const double = text.indexOf('"', from);
+  return (single >= 0 && single < to) || (double >= 0 && double < to);
 }
 
 const cache = new Map<string, Template>();

@@ -11,7 +11,15 @@ export type Token =
 
 export type Operator = '!' | '==' | '!=' | '<' | '<=' | '>' | '>=' | '&&' | '||';
 
-const TWO_CHAR_OPERATORS: ReadonlySet<string> = new Set(['==', '!=', '<=', '>=', '&&', '||']);
+/** `==` `!=` `<=` `>=` `&&` `||` starting with `first`, `second`: without building a string per character. */
+function twoCharOperator(first: string, second: string | undefined): Operator | undefined {
+  if (second === '=') {
+    if (first === '=' || first === '!' || first === '<' || first === '>') return `${first}=` as Operator;
+  } else if ((first === '&' || first === '|') && second === first) {
+    return first === '&' ? '&&' : '||';
+  }
+  return undefined;
+}
 const ONE_CHAR_OPERATORS: ReadonlySet<string> = new Set(['!', '<', '>']);
 const PUNCTUATION: ReadonlySet<string> = new Set(['(', ')', '[', ']', '.', ',']);
 const MISTAKES: Readonly<Record<string, string>> = {
@@ -29,8 +37,10 @@ const MISTAKES: Readonly<Record<string, string>> = {
 };
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
-const isIdentStart = (c: string | undefined): boolean => c !== undefined && /[A-Za-z_]/.test(c);
-const isIdentPart = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_-]/.test(c);
+const isLetter = (c: string): boolean => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
+const isIdentStart = (c: string | undefined): boolean => c !== undefined && c.length === 1 && isLetter(c);
+const isIdentPart = (c: string | undefined): boolean =>
+  c !== undefined && c.length === 1 && (isLetter(c) || isDigit(c) || c === '-');
 
 /** Tokens of `text` between `from` and `to`; offsets are offsets in `text`. */
 export function tokenize(text: string, from = 0, to = text.length): Token[] {
@@ -43,9 +53,9 @@ export function tokenize(text: string, from = 0, to = text.length): Token[] {
       continue;
     }
     const start = i;
-    const two = text.slice(i, Math.min(i + 2, to));
-    if (TWO_CHAR_OPERATORS.has(two)) {
-      tokens.push({ kind: 'op', value: two as Operator, start, end: i + 2 });
+    const two = i + 1 < to ? twoCharOperator(c, text[i + 1]) : undefined;
+    if (two !== undefined) {
+      tokens.push({ kind: 'op', value: two, start, end: i + 2 });
       i += 2;
     } else if (ONE_CHAR_OPERATORS.has(c)) {
       tokens.push({ kind: 'op', value: c as Operator, start, end: i + 1 });
