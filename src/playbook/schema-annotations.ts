@@ -10,6 +10,8 @@ export interface FieldAnnotations {
   secret: boolean;
   lazy: boolean;
   duration: boolean;
+  /** the field's value */
+  value: unknown;
 }
 
 type SchemaObject = Record<string, unknown>;
@@ -38,10 +40,50 @@ function resolveLocal(root: SchemaObject, ref: string): SchemaObject | undefined
 }
 
 /** Annotations of every field present in `value`, by JSON pointer relative to `value` (`""` is the value). */
-export function annotate(schema: JsonSchema, value: unknown): Map<string, FieldAnnotations> {
+export function annotate(schema: JsonSchema, value: unknown): ReadonlyMap<string, FieldAnnotations> {
+  if (!annotates(schema)) return NONE;
   const found = new Map<string, FieldAnnotations>();
   walk(schema, schema, value, '', found, 0);
   return found;
+}
+
+const NONE: ReadonlyMap<string, FieldAnnotations> = new Map();
+const annotating = new WeakMap<object, boolean>();
+
+/**
+ * Whether anything in `schema` (a schema or a part of one) is annotated: most step kinds' schemas, and most
+ * fields of the others, are not, and need no walk per value. A local `$ref` may lead anywhere: it counts as
+ * annotated.
+ */
+function annotates(schema: object): boolean {
+  let found = annotating.get(schema);
+  if (found === undefined) {
+    const seen = new Set<unknown>();
+    const search = (node: unknown): boolean => {
+      if (typeof node !== 'object' || node === null || seen.has(node)) return false;
+      seen.add(node);
+      if (Array.isArray(node)) return node.some(search);
+      const record = node as SchemaObject;
+      if (record['x-secret'] === true || record['x-lazy-expression'] === true || isDurationSchema(record))
+        return true;
+      if (typeof record['$ref'] === 'string') return true;
+      return Object.values(record).some(search);
+    };
+    found = search(schema);
+    annotating.set(schema, found);
+  }
+  return found;
+}
+
+const patterns = new Map<string, RegExp>();
+
+function patternOf(source: string): RegExp {
+  let pattern = patterns.get(source);
+  if (!pattern) {
+    pattern = new RegExp(source, 'u');
+    patterns.set(source, pattern);
+  }
+  return pattern;
 }
 
 function walk(
@@ -52,16 +94,17 @@ function walk(
   found: Map<string, FieldAnnotations>,
   depth: number,
 ): void {
-  if (!isObject(schema) || depth > 64) return;
+  if (!isObject(schema) || depth > 64 || !annotates(schema)) return;
   const secret = schema['x-secret'] === true;
   const lazy = schema['x-lazy-expression'] === true;
   const duration = isDurationSchema(schema);
   if (secret || lazy || duration) {
-    const known = found.get(pointer) ?? { secret: false, lazy: false, duration: false };
+    const known = found.get(pointer) ?? { secret: false, lazy: false, duration: false, value };
     found.set(pointer, {
       secret: known.secret || secret,
       lazy: known.lazy || lazy,
       duration: known.duration || duration,
+      value,
     });
   }
   const again = (sub: unknown): void => walk(root, sub, value, pointer, found, depth + 1);
@@ -97,7 +140,7 @@ function walk(
         matched = true;
       }
       for (const [pattern, sub] of patterns) {
-        if (new RegExp(pattern, 'u').test(key)) {
+        if (patternOf(pattern).test(key)) {
           walk(root, sub, child, at, found, depth + 1);
           matched = true;
         }

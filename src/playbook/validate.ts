@@ -14,10 +14,10 @@ import { RETRY_DEFAULTS } from './defaults.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import { parseDuration } from './duration.js';
 import { checkExpressions } from './expression-rules.js';
-import { collectReferences } from './expressions/references.js';
-import { hasExpression } from './expressions/template.js';
 import { readSource } from './load.js';
 import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from './model.js';
+
+export type { NameUse } from './model.js';
 import {
   playbookSchema,
   stepSchema,
@@ -26,7 +26,7 @@ import {
   type StepFile,
 } from './playbook-schema.js';
 import { parsePointer } from './pointer.js';
-import { RuleContext, isRecord, strings, type StepInfo } from './rule-context.js';
+import { RuleContext, isRecord, type StepInfo } from './rule-context.js';
 import {
   durations,
   duplicateStepIds,
@@ -90,7 +90,7 @@ export function validatePlaybook(
 
   const diagnostics = [...schemaFindings, ...ctx.diagnostics].sort(compareDiagnostics);
   if (diagnostics.length > 0) return { diagnostics };
-  return { playbook: buildPlaybook(doc, doc.data as PlaybookFile), diagnostics };
+  return { playbook: buildPlaybook(doc, doc.data as PlaybookFile, ctx.names), diagnostics };
 }
 
 /** Load, parse and validate a playbook file; throws ValidationError('LB_PLAYBOOK_INVALID') with every problem. */
@@ -172,7 +172,7 @@ function playbookWhere(ctx: RuleContext): (pointer: string) => string {
   };
 }
 
-function buildPlaybook(doc: SourceDoc, data: PlaybookFile): Playbook {
+function buildPlaybook(doc: SourceDoc, data: PlaybookFile, names: Playbook['names']): Playbook {
   const file = doc.file;
   return {
     file,
@@ -184,6 +184,7 @@ function buildPlaybook(doc: SourceDoc, data: PlaybookFile): Playbook {
     steps: data.steps.map((step, index) => buildStep(step, index)),
     digest: createHash('sha256').update(doc.text).digest('hex'),
     source: doc,
+    names,
   };
 }
 
@@ -203,7 +204,15 @@ function buildStep(step: StepFile, index: number): StepSpec {
   };
 }
 
+/** The policy of a step without `retry:`, shared by all of them. */
+let defaultRetry: Readonly<RetryPolicy> | undefined;
+
 function retryPolicy(retry: RetryFile | undefined): RetryPolicy {
+  if (retry === undefined) return (defaultRetry ??= Object.freeze(policyOf(undefined)));
+  return policyOf(retry);
+}
+
+function policyOf(retry: RetryFile | undefined): RetryPolicy {
   return {
     attempts: retry?.attempts ?? RETRY_DEFAULTS.attempts,
     delayMs: parseDuration(retry?.delay ?? RETRY_DEFAULTS.delay),
@@ -213,43 +222,10 @@ function retryPolicy(retry: RetryFile | undefined): RetryPolicy {
   };
 }
 
-/** Where a playbook first refers to a name: the string's JSON pointer and the reference's offset in it. */
-export interface NameUse {
-  pointer: string;
-  value: string;
-  offset: number;
-}
-
 /**
  * The secrets and environment variables a playbook refers to, each with the place it is first used (so that a
- * missing one is reported at the line that needs it).
+ * missing one is reported at the line that needs it). Found while validating its expressions.
  */
-export function referencedNames(playbook: Playbook): {
-  secrets: Map<string, NameUse>;
-  env: Map<string, NameUse>;
-} {
-  const found = { secrets: new Map<string, NameUse>(), env: new Map<string, NameUse>() };
-  const visit = (text: string, pointer: string, bare = false): void => {
-    if (!bare && !hasExpression(text)) return;
-    for (const reference of collectReferences(text, { bare })) {
-      const name = reference.path[0];
-      if (name === undefined) continue;
-      const into =
-        reference.root === 'secrets' ? found.secrets : reference.root === 'env' ? found.env : undefined;
-      if (into !== undefined && !into.has(name))
-        into.set(name, { pointer, value: text, offset: reference.offset });
-    }
-  };
-  for (const { pointer, text } of strings(playbook.vars, '/vars')) visit(text, pointer);
-  for (const step of playbook.steps) {
-    for (const [field, value] of [
-      ['with', step.with],
-      ['for_each', step.forEach],
-      ['key', step.key],
-    ] as const) {
-      for (const { pointer, text } of strings(value, `${step.pointer}/${field}`)) visit(text, pointer);
-    }
-    if (typeof step.if === 'string') visit(step.if, `${step.pointer}/if`, !hasExpression(step.if));
-  }
-  return found;
+export function referencedNames(playbook: Playbook): Playbook['names'] {
+  return playbook.names;
 }
