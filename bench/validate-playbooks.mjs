@@ -30,7 +30,7 @@ const PACKAGE = 'ab'.repeat(32);
 /**
  * The richer shape: six kinds (core.log, core.shell, core.wait, core.assert, dpm.vetted-parity,
  * dpm.change-threshold, the last two checked against a target), `${{ }}` references in most fields (inputs,
- * vars, earlier steps' outputs, `item` in for_each steps), flow and block style mixed.
+ * vars, earlier steps' outputs, `item` in for_each steps, conditions in `if:`), flow and block style mixed.
  * `error`: the core.assert step near the end refers to an output its kind does not declare (a rule finding,
  * pointed at inside the string).
  */
@@ -43,9 +43,11 @@ export function richPlaybook(steps, { error = false } = {}) {
       '  threshold: { type: integer, default: 2 }',
       '  nodes: { type: array, default: [node1, node2, node3] }',
       '  party: { default: "alpha::1220' + 'cd'.repeat(32) + '" }',
+      '  verbose: { type: boolean, default: false }',
       'vars:',
       '  region: "eu-${{ inputs.env }}"',
       '  label: "${{ vars.region }}/${{ inputs.env }}"',
+      "  wait: \"${{ inputs.verbose && '5m' || '2m' }}\"",
       'steps:',
       '',
     ].join('\n'),
@@ -57,33 +59,34 @@ export function richPlaybook(steps, { error = false } = {}) {
   let threshold = -1;
   for (let i = 0; i < steps; i++) {
     const id = `s${i}`;
+    const fanOut = i % 4 === 0;
+    const each = fanOut ? '    for_each: ${{ inputs.nodes }}\n    key: ${{ item }}\n' : '';
+    const node = fanOut ? '${{ item }}' : '${{ inputs.nodes[0] }}';
     switch (i % 6) {
-      case 0: {
-        const fanOut = i % 12 === 0;
+      case 0:
         parts.push(
-          `  - id: ${id}\n    uses: core.log\n` +
-            (fanOut ? '    for_each: ${{ inputs.nodes }}\n    key: ${{ item }}\n' : '') +
-            '    with:\n' +
-            `      message: "step ${i} on ${fanOut ? '${{ item }}' : '${{ inputs.nodes[0] }}'} in \${{ vars.region }} (\${{ vars.label }})"\n` +
+          `  - id: ${id}\n    name: log ${i} for \${{ inputs.env }}\n    uses: core.log\n${each}` +
+            `    if: \${{ inputs.verbose || inputs.env != 'prod' }}\n    with:\n` +
+            `      message: "step ${i} on ${node} in \${{ vars.region }} (\${{ vars.label }}), threshold \${{ inputs.threshold }}"\n` +
             `      level: ${i % 24 === 0 ? 'warn' : 'info'}\n`,
         );
         break;
-      }
       case 1:
         parts.push(
-          `  - id: ${id}\n    name: shell ${i}\n    uses: core.shell\n    with:\n` +
-            `      run: "echo \${{ inputs.env }} ${i} >> out/\${{ vars.region }}.log"\n` +
-            `      creates: "out/${i}-\${{ inputs.env }}"\n` +
-            `      env: { STEP: "${i}", REGION: "\${{ vars.region }}"${shell >= 0 ? `, BEFORE: "\${{ steps.s${shell}.outputs.stdout }}"` : ''} }\n` +
-            '    retry: { attempts: 3, delay: 1s, max_delay: 10s }\n',
+          `  - id: ${id}\n    name: shell ${i}\n    uses: core.shell\n${each}    with:\n` +
+            `      run: "echo \${{ inputs.env }} ${i} ${node} >> out/\${{ vars.region }}.log"\n` +
+            `      creates: "out/${i}-\${{ inputs.env }}-${node}"\n` +
+            `      unless: "test -f out/\${{ vars.label }}.${i}"\n` +
+            `      env: { STEP: "${i}", REGION: "\${{ vars.region }}", NODE: "${node}"${shell >= 0 ? `, BEFORE: "\${{ steps.s${shell}.outputs.stdout }}", CODE: "\${{ steps.s${shell}.outputs.exit_code }}"` : ''} }\n` +
+            '    retry: { attempts: 3, delay: 1s, max_delay: 10s }\n    timeout: 2m\n',
         );
         shell = i;
         break;
       case 2:
         parts.push(
-          `  - id: ${id}\n    uses: core.wait\n    with:\n` +
-            `      until: \${{ steps.s${shell}.outputs.exit_code == 0 && attempt < 5 }}\n` +
-            '      interval: 500ms\n      timeout: 2m\n' +
+          `  - id: ${id}\n    uses: core.wait\n    if: \${{ steps.s${shell}.outputs.exit_code != 0 }}\n    with:\n` +
+            `      until: \${{ steps.s${shell}.outputs.exit_code == 0 && attempt < 5 && contains(steps.s${shell}.outputs.stdout, inputs.env) }}\n` +
+            '      interval: 500ms\n      timeout: ${{ vars.wait }}\n' +
             '    timeout: 5m\n',
         );
         break;
@@ -91,31 +94,31 @@ export function richPlaybook(steps, { error = false } = {}) {
         const output = i === wrong ? 'exit_status' : 'exit_code';
         parts.push(
           `  - id: ${id}\n    uses: core.assert\n` +
-            `    if: \${{ inputs.env != 'prod' }}\n` +
+            `    if: \${{ inputs.env != 'prod' && !inputs.verbose }}\n` +
             '    with:\n' +
             `      that: "\${{ steps.s${shell}.outputs.${output} == 0 && length(inputs.nodes) >= inputs.threshold }}"\n` +
-            `      message: "step ${i}: \${{ steps.s${shell}.outputs.stderr }}"\n`,
+            `      message: "step ${i} in \${{ vars.region }}: \${{ steps.s${shell}.outputs.stderr }} (\${{ steps.s${shell}.outputs.exit_code }})"\n`,
         );
         break;
       }
       case 4:
         parts.push(
           `  - id: ${id}\n    uses: dpm.vetted-parity\n    with:\n` +
-            '      nodes: [node1, node2, "${{ inputs.nodes[2] }}"]\n' +
+            '      nodes: ["${{ inputs.nodes[0] }}", "${{ inputs.nodes[1] }}", "${{ inputs.nodes[2] }}"]\n' +
             (parity >= 0
               ? `      packages: \${{ steps.s${parity}.outputs.packages }}\n`
               : `      packages:\n        - package_id: ${PACKAGE}\n          name: wrapped\n          version: 1.2.1\n`) +
-            '      show_uploaded: false\n',
+            '      show_uploaded: ${{ inputs.verbose }}\n',
         );
         parity = i;
         break;
       default:
         parts.push(
-          `  - id: ${id}\n    uses: dpm.change-threshold\n    with:\n` +
+          `  - id: ${id}\n    uses: dpm.change-threshold\n    if: \${{ inputs.threshold > 1 }}\n    with:\n` +
             '      coordinator: node1\n' +
             `      party: ${threshold >= 0 ? `\${{ steps.s${threshold}.outputs.party_id }}` : '${{ inputs.party }}'}\n` +
             '      threshold: ${{ inputs.threshold }}\n' +
-            '      timeout: 10m\n',
+            '      timeout: ${{ vars.wait }}\n',
         );
         threshold = i;
     }
