@@ -5,9 +5,9 @@
  */
 import { didYouMean } from './closest.js';
 import { ExpressionSyntaxError } from './expressions/errors.js';
-import { collectReferences, type Reference } from './expressions/references.js';
+import { collectReferences, templateReferences, type Reference } from './expressions/references.js';
 import { ROOTS } from './expressions/scope.js';
-import { hasExpression, parseTemplate } from './expressions/template.js';
+import { hasExpression } from './expressions/template.js';
 import { childPointer, isWithin } from './pointer.js';
 import { forEachExpressionString, isRecord, type RuleContext, type StepInfo } from './rule-context.js';
 
@@ -16,28 +16,31 @@ type Place =
   | { in: 'var'; index: number; name: string }
   | { in: 'step'; step: StepInfo; field: 'with' | 'for_each' | 'key' | 'if'; lazy: boolean };
 
-export function checkExpressions(ctx: RuleContext): void {
+/** The expressions of the vars (before any step's: the first use of a secret is the first in the file). */
+export function checkVarExpressions(ctx: RuleContext): void {
   const vars = isRecord(ctx.data['vars']) ? ctx.data['vars'] : {};
   ctx.varNames.forEach((name, index) => {
     forEachExpressionString(vars[name], childPointer('/vars', name), (text, pointer) =>
       checkString(ctx, text, pointer, { in: 'var', index, name }),
     );
   });
-  for (const step of ctx.steps) {
-    const lazy = lazyPointers(ctx, step);
-    forEachExpressionString(step.raw['with'], `${step.pointer}/with`, (text, pointer) => {
-      const isLazy = lazy.some((p) => isWithin(pointer, p));
-      checkString(ctx, text, pointer, { in: 'step', step, field: 'with', lazy: isLazy });
-    });
-    for (const field of ['for_each', 'key'] as const) {
-      forEachExpressionString(step.raw[field], `${step.pointer}/${field}`, (text, pointer) =>
-        checkString(ctx, text, pointer, { in: 'step', step, field, lazy: false }),
-      );
-    }
-    if (typeof step.raw['for_each'] === 'string')
-      checkForEachInput(ctx, step.raw['for_each'], `${step.pointer}/for_each`);
-    checkIf(ctx, step);
+}
+
+/** The expressions of one step: in `with`, `for_each`, `key` and `if`. */
+export function checkStepExpressions(ctx: RuleContext, step: StepInfo): void {
+  const lazy = lazyPointers(ctx, step);
+  forEachExpressionString(step.raw['with'], `${step.pointer}/with`, (text, pointer) => {
+    const isLazy = lazy.some((p) => isWithin(pointer, p));
+    checkString(ctx, text, pointer, { in: 'step', step, field: 'with', lazy: isLazy });
+  });
+  for (const field of ['for_each', 'key'] as const) {
+    forEachExpressionString(step.raw[field], `${step.pointer}/${field}`, (text, pointer) =>
+      checkString(ctx, text, pointer, { in: 'step', step, field, lazy: false }),
+    );
   }
+  if (typeof step.raw['for_each'] === 'string')
+    checkForEachInput(ctx, step.raw['for_each'], `${step.pointer}/for_each`);
+  checkIf(ctx, step);
 }
 
 /** Absolute pointers of the `with` fields the step kind evaluates itself (`x-lazy-expression`). */
@@ -49,9 +52,9 @@ function lazyPointers(ctx: RuleContext, step: StepInfo): string[] {
 }
 
 function checkString(ctx: RuleContext, text: string, pointer: string, place: Place): void {
-  let references: Reference[];
+  let references: readonly Reference[];
   try {
-    references = collectReferences(text);
+    references = templateReferences(ctx.template(text));
   } catch (error) {
     if (!(error instanceof ExpressionSyntaxError)) throw error;
     ctx.report({
@@ -76,7 +79,7 @@ function checkIf(ctx: RuleContext, step: StepInfo): void {
   const place: Place = { in: 'step', step, field: 'if', lazy: false };
   if (hasExpression(text)) {
     try {
-      if (!parseTemplate(text).whole) {
+      if (!ctx.template(text).whole) {
         ctx.report({
           pointer,
           rule: 'if-expression',
@@ -101,7 +104,7 @@ function checkIf(ctx: RuleContext, step: StepInfo): void {
     });
     return;
   }
-  let references: Reference[];
+  let references: readonly Reference[];
   try {
     references = collectReferences(text, { bare: true });
   } catch (error) {
@@ -281,7 +284,7 @@ function checkStepReference(
 function checkForEachInput(ctx: RuleContext, text: string, pointer: string): void {
   let whole;
   try {
-    whole = parseTemplate(text);
+    whole = ctx.template(text);
   } catch (error) {
     if (error instanceof ExpressionSyntaxError) return; // checkString reported it
     throw error;

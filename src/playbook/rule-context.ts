@@ -5,7 +5,7 @@
 import type { AnyStepKind } from '../engine/step.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { SourceDoc } from './model.js';
-import { hasExpression } from './expressions/template.js';
+import { hasExpression, readTemplate, type Template } from './expressions/template.js';
 import type { NameUse } from './model.js';
 import { childPointer } from './pointer.js';
 import { positionInString } from './scalar-position.js';
@@ -37,6 +37,8 @@ export interface Problem {
 }
 
 const NO_FIELDS: ReadonlyMap<string, FieldAnnotations> = new Map();
+/** More strings than one step holds: enough for a step's two passes to share their parse. */
+const RECENT_TEMPLATES = 256;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -52,6 +54,7 @@ export class RuleContext {
   private readonly found: Diagnostic[] = [];
   private readonly byId = new Map<string, StepInfo>();
   private readonly annotations = new Map<StepInfo, ReadonlyMap<string, FieldAnnotations>>();
+  private readonly templates = new Map<string, Template>();
 
   constructor(
     readonly doc: SourceDoc,
@@ -123,6 +126,21 @@ export class RuleContext {
       if (found.size > 0) this.annotations.set(step, found);
     }
     return found;
+  }
+
+  /**
+   * A string's `${{ … }}` parsed, for the checks of one step: the schema check and the expression rules ask
+   * for the same strings one after the other, and the few strings of the last steps are kept for that (throws
+   * ExpressionSyntaxError).
+   */
+  template(text: string): Template {
+    let template = this.templates.get(text);
+    if (!template) {
+      template = readTemplate(text);
+      if (this.templates.size >= RECENT_TEMPLATES) this.templates.clear();
+      this.templates.set(text, template);
+    }
+    return template;
   }
 
   /** `step 'deploy'`, or `step 3` for a step without a usable id */

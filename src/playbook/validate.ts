@@ -13,7 +13,7 @@ import { didYouMean } from './closest.js';
 import { RETRY_DEFAULTS } from './defaults.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import { parseDuration } from './duration.js';
-import { checkExpressions } from './expression-rules.js';
+import { checkStepExpressions, checkVarExpressions } from './expression-rules.js';
 import { readSource } from './load.js';
 import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from './model.js';
 
@@ -40,7 +40,6 @@ import {
   checkSchema,
   explainErrors,
   genericWhere,
-  secretPointers,
   validatorFor,
   expressionPointers,
   withWhere,
@@ -77,12 +76,18 @@ export function validatePlaybook(
   const schemaFindings: Diagnostic[] = checkSchema(playbookSchema, doc.data, {
     where: playbookWhere(ctx),
   }).map((finding) => toDiagnostic(doc, '', finding));
-  const validWith = checkStepKinds(ctx, schemaFindings);
+  const checkKind = stepKindCheck(ctx, schemaFindings);
+  const validWith = new Set<StepInfo>();
+  checkVarExpressions(ctx);
+  for (const step of ctx.steps) {
+    // one after the other, so that the strings both parse are parsed once (the parser's cache still has them)
+    if (checkKind(step)) validWith.add(step);
+    checkStepExpressions(ctx, step);
+  }
 
   duplicateStepIds(ctx);
   reservedNames(ctx);
   keyWithoutForEach(ctx);
-  checkExpressions(ctx);
   secretsInPlainFields(ctx);
   durations(ctx);
   inputDefaults(ctx);
@@ -102,15 +107,17 @@ export async function loadPlaybook(file: string, opts: ValidateOptions): Promise
   return result.playbook;
 }
 
-/** Pass 2: `uses` names a registered kind, and `with` fits its schema. Returns the steps whose `with` fits. */
-function checkStepKinds(ctx: RuleContext, out: Diagnostic[]): Set<StepInfo> {
-  const valid = new Set<StepInfo>();
+/**
+ * Pass 2, one step at a time: `uses` names a registered kind, and `with` fits its schema. The check says
+ * whether the step's `with` fits.
+ */
+function stepKindCheck(ctx: RuleContext, out: Diagnostic[]): (step: StepInfo) => boolean {
   const kinds = [...ctx.registry.keys()].sort();
   const usesPattern = new RegExp(stepSchema.properties.uses.pattern);
-  for (const step of ctx.steps) {
-    if (step.uses === undefined) continue;
+  return (step) => {
+    if (step.uses === undefined) return false;
     if (!step.kind) {
-      if (!usesPattern.test(step.uses)) continue; // the schema reported it
+      if (!usesPattern.test(step.uses)) return false; // the schema reported it
       ctx.report({
         pointer: `${step.pointer}/uses`,
         rule: 'unknown-step-kind',
@@ -118,28 +125,24 @@ function checkStepKinds(ctx: RuleContext, out: Diagnostic[]): Set<StepInfo> {
         expected: `one of ${kinds.join(', ')}`,
         hint: didYouMean(step.uses, kinds) ?? 'run `ledgerbook schema --list` to see the step kinds',
       });
-      continue;
+      return false;
     }
     const value = step.raw['with'] ?? {};
-    if (!isRecord(value)) continue; // the schema reported it
+    if (!isRecord(value)) return false; // the schema reported it
     const validate = validatorFor(step.kind.withSchema);
-    if (validate(value)) {
-      valid.add(step);
-      continue;
-    }
+    if (validate(value)) return true;
     const kind = step.kind;
-    const secrets = secretPointers(kind, value);
-    const expressions = expressionPointers(value);
+    const fields = ctx.fields(step);
+    const expressions = expressionPointers(value, (text) => ctx.template(text));
     const findings = explainErrors(validate.errors ?? [], {
       where: (pointer) => withWhere(kind.kind, pointer),
       expressions: expressions.whole,
       templates: expressions.templates,
-      secret: (pointer) => secrets.has(pointer),
+      secret: (pointer) => fields.get(pointer)?.secret === true,
     });
-    if (findings.length === 0) valid.add(step);
     for (const finding of findings) out.push(toDiagnostic(ctx.doc, `${step.pointer}/with`, finding));
-  }
-  return valid;
+    return findings.length === 0;
+  };
 }
 
 function toDiagnostic(doc: SourceDoc, base: string, finding: Finding): Diagnostic {

@@ -6,7 +6,7 @@ import { didYouMean } from '../closest.js';
 import type { Expr } from './ast.js';
 import { ExpressionSyntaxError } from './errors.js';
 import { FUNCTIONS } from './functions.js';
-import { tokenize, type Operator, type Token } from './tokenizer.js';
+import { identifierEnd, tokenize, type Operator, type Token } from './tokenizer.js';
 
 /** Parse the expression in `text[from, to)`; offsets in the result and in errors are offsets in `text`. */
 export function parseExpression(text: string, from = 0, to = text.length): Expr {
@@ -29,6 +29,22 @@ export const MAX_EXPRESSION_TOKENS = 1000;
 export const MAX_EXPRESSION_DEPTH = 32;
 
 const KEYWORDS: Readonly<Record<string, null | boolean>> = { true: true, false: false, null: null };
+
+type CompareOperator = Exclude<Operator, '!' | '&&' | '||'>;
+
+/** Binding strength of the binary operators, loosest first; `!` is unary (0: never binary). */
+const PRECEDENCE: Readonly<Record<Operator, number>> = {
+  '||': 1,
+  '&&': 2,
+  '==': 3,
+  '!=': 3,
+  '<': 4,
+  '<=': 4,
+  '>': 4,
+  '>=': 4,
+  '!': 0,
+};
+const LOOSEST = 1;
 
 /** Longer paths than this are left to the parser (which bounds their tokens). */
 const MAX_PATH_LENGTH = 256;
@@ -88,22 +104,6 @@ function isDigitCode(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
 
-function isLetterCode(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
-}
-
-/** The end of the identifier at `from` (letters, `_`, then digits and `-` too), or `from` when there is none. */
-function identifierEnd(text: string, from: number, to: number): number {
-  if (from >= to || !isLetterCode(text.charCodeAt(from))) return from;
-  let i = from + 1;
-  while (i < to) {
-    const c = text.charCodeAt(i);
-    if (!isLetterCode(c) && !isDigitCode(c) && c !== 0x2d) break;
-    i++;
-  }
-  return i;
-}
-
 class Parser {
   private position = 0;
   private depth = 0;
@@ -116,7 +116,7 @@ class Parser {
 
   parse(): Expr {
     if (this.peek().kind === 'eof') throw new ExpressionSyntaxError('empty expression', this.from);
-    const expr = this.or();
+    const expr = this.binary(LOOSEST);
     const rest = this.peek();
     if (rest.kind !== 'eof') throw this.unexpected(rest, 'an operator or the end of the expression');
     return expr;
@@ -172,44 +172,25 @@ class Parser {
     return new ExpressionSyntaxError(`unexpected '${text}', expected ${expected}`, token.start);
   }
 
-  private or(): Expr {
-    let left = this.and();
-    while (this.isOperator('||')) {
-      this.next();
-      const right = this.and();
-      left = { type: 'logical', operator: '||', left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private and(): Expr {
-    let left = this.equality();
-    while (this.isOperator('&&')) {
-      this.next();
-      const right = this.equality();
-      left = { type: 'logical', operator: '&&', left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private equality(): Expr {
-    let left = this.comparison();
-    while (this.isOperator('==', '!=')) {
-      const operator = this.next().value as '==' | '!=';
-      const right = this.comparison();
-      left = { type: 'compare', operator, left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private comparison(): Expr {
+  /**
+   * Binary operators by precedence climbing: the operators that bind at least as tightly as `min`, all
+   * left-associative (the same trees as one function per level, with fewer calls per operand).
+   */
+  private binary(min: number): Expr {
     let left = this.unary();
-    while (this.isOperator('<', '<=') || this.isOperator('>', '>=')) {
-      const operator = this.next().value as '<' | '<=' | '>' | '>=';
-      const right = this.unary();
-      left = { type: 'compare', operator, left, right, start: left.start, end: right.end };
+    for (;;) {
+      const token = this.peek();
+      if (token.kind !== 'op') return left;
+      const precedence = PRECEDENCE[token.value];
+      if (precedence < min) return left;
+      this.next();
+      const right = this.binary(precedence + 1);
+      const span = { left, right, start: left.start, end: right.end };
+      left =
+        token.value === '||' || token.value === '&&'
+          ? { type: 'logical', operator: token.value, ...span }
+          : { type: 'compare', operator: token.value as CompareOperator, ...span };
     }
-    return left;
   }
 
   private unary(): Expr {
@@ -231,7 +212,7 @@ class Parser {
         expr = { type: 'member', object: expr, property: name.value, start: expr.start, end: name.end };
       } else if (this.isPunct('[')) {
         const open = this.next();
-        const index = this.nested(open.start, () => this.or());
+        const index = this.nested(open.start, () => this.binary(LOOSEST));
         const close = this.expectPunct(']', "']'");
         expr =
           index.type === 'literal' && typeof index.value === 'string'
@@ -263,7 +244,7 @@ class Parser {
       }
       case 'punct':
         if (token.value === '(') {
-          const inner = this.nested(token.start, () => this.or());
+          const inner = this.nested(token.start, () => this.binary(LOOSEST));
           this.expectPunct(')', "')'");
           return inner;
         }
@@ -286,7 +267,7 @@ class Parser {
     const args: Expr[] = [];
     if (!this.isPunct(')')) {
       for (;;) {
-        args.push(this.nested(name.start, () => this.or()));
+        args.push(this.nested(name.start, () => this.binary(LOOSEST)));
         if (!this.isPunct(',')) break;
         this.next();
       }

@@ -38,15 +38,41 @@ const MISTAKES: Readonly<Record<string, string>> = {
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 const isLetter = (c: string): boolean => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
-const isIdentStart = (c: string | undefined): boolean => c !== undefined && c.length === 1 && isLetter(c);
 const isIdentPart = (c: string | undefined): boolean =>
   c !== undefined && c.length === 1 && (isLetter(c) || isDigit(c) || c === '-');
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isLetterCode(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
+/** The end of the identifier at `from` (letters, `_`, then digits and `-` too), or `from` when there is none. */
+export function identifierEnd(text: string, from: number, to: number): number {
+  if (from >= to || !isLetterCode(text.charCodeAt(from))) return from;
+  let i = from + 1;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (!isLetterCode(c) && !isDigitCode(c) && c !== 0x2d) break;
+    i++;
+  }
+  return i;
+}
 
 /** Tokens of `text` between `from` and `to`; offsets are offsets in `text`. */
 export function tokenize(text: string, from = 0, to = text.length): Token[] {
   const tokens: Token[] = [];
   let i = from;
   while (i < to) {
+    // identifiers first: most tokens are
+    const end = identifierEnd(text, i, to);
+    if (end > i) {
+      tokens.push({ kind: 'ident', value: text.slice(i, end), start: i, end });
+      i = end;
+      continue;
+    }
     const c = text[i] as string;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
@@ -67,9 +93,6 @@ export function tokenize(text: string, from = 0, to = text.length): Token[] {
       i = readNumber(text, i, to, tokens);
     } else if (c === "'" || c === '"') {
       i = readString(text, i, to, tokens);
-    } else if (isIdentStart(c)) {
-      while (i < to && isIdentPart(text[i])) i++;
-      tokens.push({ kind: 'ident', value: text.slice(start, i), start, end: i });
     } else {
       throw new ExpressionSyntaxError(`unexpected character '${c}'`, start, MISTAKES[c]);
     }
