@@ -32,7 +32,6 @@ const COMMA = 0x2c;
 const DASH = 0x2d;
 const DOT = 0x2e;
 const COLON = 0x3a;
-const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
 const BACKSLASH = 0x5c;
 
@@ -40,11 +39,23 @@ const BACKSLASH = 0x5c;
  * Characters that give up when they start a node: properties, aliases, explicit keys, reserved, and a `#` that
  * no space separates from what comes before (js-yaml reads a comment, `yaml` an error).
  */
-const UNSUPPORTED_START = new Set([...'&*!?%@`#'].map((c) => c.charCodeAt(0)));
-const FLOW_INDICATOR = new Set([...',[]{}'].map((c) => c.charCodeAt(0)));
-const OPENS_FLOW = new Set([...'[{'].map((c) => c.charCodeAt(0)));
-const BLOCK_SCALAR = new Set([...'|>'].map((c) => c.charCodeAt(0)));
-const QUOTE = new Set([DOUBLE_QUOTE, SINGLE_QUOTE]);
+/** A set of ASCII characters, looked up by character code (a table: faster than a Set in the scan's loops). */
+class CharClass {
+  private readonly table = new Uint8Array(128);
+  constructor(chars: string) {
+    for (const c of chars) this.table[c.charCodeAt(0)] = 1;
+  }
+
+  has(code: number): boolean {
+    return code < 128 && this.table[code] === 1;
+  }
+}
+
+const UNSUPPORTED_START = new CharClass('&*!?%@`#');
+const FLOW_INDICATOR = new CharClass(',[]{}');
+const OPENS_FLOW = new CharClass('[{');
+const BLOCK_SCALAR = new CharClass('|>');
+const QUOTE = new CharClass(`"'`);
 
 /** Plain scalars that the YAML 1.2 core schema reads as something other than their text (and `String()`s). */
 const NOT_PLAIN_TEXT = /^(?:[-+.\d~]|(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$)/;
@@ -61,12 +72,18 @@ export class LineTable {
   readonly count: number;
 
   constructor(private readonly text: string) {
+    let starts = new Int32Array(Math.max(16, text.length >> 5));
     let count = 1;
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
-    this.starts = new Int32Array(count);
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+      if (count === starts.length) {
+        const grown = new Int32Array(count * 2);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[count++] = i + 1;
+    }
+    this.starts = starts.subarray(0, count);
     this.count = count;
-    let line = 1;
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts[line++] = i + 1;
   }
 
   /** 1-based line and column (in UTF-16 code units, as `yaml`'s LineCounter counts) of `offset`. */
@@ -168,13 +185,9 @@ class Scanner {
     private readonly nodes: Nodes,
   ) {}
 
-  private code(at: number): number {
-    return this.text.charCodeAt(at);
-  }
-
   /** whitespace, a line break or the end of the text at `at` */
   private separates(at: number): boolean {
-    const c = this.code(at);
+    const c = this.text.charCodeAt(at);
     return at < 0 || at >= this.text.length || c === SPACE || c === TAB || c === LF || c === CR;
   }
 
@@ -183,20 +196,20 @@ class Scanner {
   }
 
   private isDocumentMarker(at: number): boolean {
-    const c = this.code(at);
+    const c = this.text.charCodeAt(at);
     return (
       (c === DASH || c === DOT) &&
       this.column(at) === 0 &&
-      this.code(at + 1) === c &&
-      this.code(at + 2) === c &&
+      this.text.charCodeAt(at + 1) === c &&
+      this.text.charCodeAt(at + 2) === c &&
       this.separates(at + 3)
     );
   }
 
   document(): number {
-    if (this.code(0) === 0xfeff) unsupported('byte order mark');
+    if (this.text.charCodeAt(0) === 0xfeff) unsupported('byte order mark');
     let start = NONE;
-    if (this.nextContent() < 0 && this.marker && this.code(this.pos) === DASH) {
+    if (this.nextContent() < 0 && this.marker && this.text.charCodeAt(this.pos) === DASH) {
       this.marker = false;
       start = this.pos += 3;
       this.skipInline();
@@ -207,7 +220,7 @@ class Scanner {
     const root = this.nextContent() < 0 ? empty() : this.block(-1, false);
     if (this.nextContent() >= 0) unsupported('content after the root node');
     if (this.marker) {
-      if (this.code(this.pos) === DASH) unsupported('a second document');
+      if (this.text.charCodeAt(this.pos) === DASH) unsupported('a second document');
       this.pos += 3;
       this.marker = false;
       if (this.nextContent() >= 0 || this.marker) unsupported('content after ...');
@@ -216,12 +229,16 @@ class Scanner {
   }
 
   private skipInline(): void {
-    for (let c = this.code(this.pos); c === SPACE || c === TAB; c = this.code(++this.pos));
+    for (
+      let c = this.text.charCodeAt(this.pos);
+      c === SPACE || c === TAB;
+      c = this.text.charCodeAt(++this.pos)
+    );
   }
 
   /** At a line break, a comment or the end (after skipInline). */
   private atLineEnd(): boolean {
-    const c = this.code(this.pos);
+    const c = this.text.charCodeAt(this.pos);
     if (this.pos >= this.text.length || c === LF || c === CR) return true;
     return c === HASH && this.separates(this.pos - 1);
   }
@@ -241,20 +258,22 @@ class Scanner {
     for (;;) {
       this.skipInline();
       if (this.pos >= text.length) return -1;
-      const c = this.code(this.pos);
+      const c = this.text.charCodeAt(this.pos);
       if (c === HASH) {
         if (!this.separates(this.pos - 1)) unsupported('# after content');
         this.skipLine();
       } else if (c === LF) {
         this.pos++;
       } else if (c === CR) {
-        if (this.code(this.pos + 1) !== LF) unsupported('a CR without LF');
+        if (this.text.charCodeAt(this.pos + 1) !== LF) unsupported('a CR without LF');
         this.pos += 2;
       } else {
         let lineStart = this.pos;
-        while (lineStart > 0 && this.code(lineStart - 1) === SPACE) lineStart--;
-        if (lineStart > 0 && this.code(lineStart - 1) !== LF) {
-          unsupported(this.code(lineStart - 1) === TAB ? 'a tab in indentation' : 'content after a node');
+        while (lineStart > 0 && this.text.charCodeAt(lineStart - 1) === SPACE) lineStart--;
+        if (lineStart > 0 && this.text.charCodeAt(lineStart - 1) !== LF) {
+          unsupported(
+            this.text.charCodeAt(lineStart - 1) === TAB ? 'a tab in indentation' : 'content after a node',
+          );
         }
         const column = this.pos - lineStart;
         if (column === 0 && this.isDocumentMarker(this.pos)) {
@@ -275,7 +294,7 @@ class Scanner {
     const comment = this.text.indexOf('#', from);
     if (comment < 0 || comment >= this.pos) return this.nodes.add(SCALAR, NONE);
     let start = from;
-    for (let c = this.code(start); c === SPACE || c === TAB; c = this.code(++start));
+    for (let c = this.text.charCodeAt(start); c === SPACE || c === TAB; c = this.text.charCodeAt(++start));
     return this.nodes.add(SCALAR, start);
   }
 
@@ -303,7 +322,7 @@ class Scanner {
   private belowIndicator(from: number, column: number): number {
     const start = this.pos;
     const node = this.block(column, false);
-    const c = this.code(start);
+    const c = this.text.charCodeAt(start);
     const plain =
       this.nodes.kind[node] === SCALAR && !QUOTE.has(c) && !BLOCK_SCALAR.has(c) && !OPENS_FLOW.has(c);
     const gap = this.text.slice(from, start);
@@ -314,7 +333,7 @@ class Scanner {
 
   /** A dash that starts a block sequence entry. */
   private atEntry(): boolean {
-    return this.code(this.pos) === DASH && this.separates(this.pos + 1);
+    return this.text.charCodeAt(this.pos) === DASH && this.separates(this.pos + 1);
   }
 
   /**
@@ -322,7 +341,7 @@ class Scanner {
    * follows `key:` on the same line, where no block collection can start.
    */
   private block(parent: number, inline: boolean): number {
-    const c = this.code(this.pos);
+    const c = this.text.charCodeAt(this.pos);
     if (this.atEntry()) {
       if (inline) unsupported('a block sequence after a key');
       return this.sequence(this.column(this.pos));
@@ -333,16 +352,22 @@ class Scanner {
     if (OPENS_FLOW.has(c)) {
       const node = this.flowCollection();
       this.skipInline();
-      if (this.code(this.pos) === COLON) unsupported('a collection as a key');
+      if (this.text.charCodeAt(this.pos) === COLON) unsupported('a collection as a key');
       return node;
     }
-    if (this.keyAhead()) {
-      if (inline) unsupported('a mapping after a key');
-      return this.mapping(this.column(this.pos));
-    }
+    // after `key:` only a scalar can follow on the line (a plain one with `: ` in it, or a quoted one followed
+    // by `:`, is refused below): no need to look for a key first
+    if (!inline && this.keyAhead()) return this.mapping(this.column(this.pos));
     const start = this.pos;
-    if (QUOTE.has(c)) this.skipQuoted();
-    else this.plainBlock(parent);
+    if (QUOTE.has(c)) {
+      this.skipQuoted();
+      let after = this.pos;
+      while (this.text.charCodeAt(after) === SPACE || this.text.charCodeAt(after) === TAB) after++;
+      if (this.text.charCodeAt(after) === COLON && this.separates(after + 1))
+        unsupported('a key where a value is');
+    } else {
+      this.plainBlock(parent);
+    }
     return this.nodes.add(SCALAR, start);
   }
 
@@ -363,16 +388,16 @@ class Scanner {
   private keyEnd(): number {
     const { text } = this;
     const keyStart = this.pos;
-    if (QUOTE.has(this.code(this.pos))) {
+    if (QUOTE.has(this.text.charCodeAt(this.pos))) {
       const line = text.indexOf('\n', this.pos);
       this.skipQuoted();
       if (line >= 0 && this.pos > line) return -1;
       const end = this.pos;
       this.skipInline();
-      return this.code(this.pos) === COLON && this.separates(this.pos + 1) ? end : -1;
+      return this.text.charCodeAt(this.pos) === COLON && this.separates(this.pos + 1) ? end : -1;
     }
     for (let i = this.pos; i < text.length; i++) {
-      const c = this.code(i);
+      const c = this.text.charCodeAt(i);
       if (c === LF || c === CR) return -1;
       if (c === HASH && this.separates(i - 1)) return -1;
       if (c === COLON && this.separates(i + 1)) {
@@ -390,7 +415,7 @@ class Scanner {
     const children = new Children(this.nodes, map);
     for (;;) {
       const keyStart = this.pos;
-      const keyQuote = QUOTE.has(this.code(keyStart)) ? this.code(keyStart) : 0;
+      const keyQuote = QUOTE.has(this.text.charCodeAt(keyStart)) ? this.text.charCodeAt(keyStart) : 0;
       const keyEnd = this.keyEnd();
       if (keyEnd < 0) unsupported('a mapping entry without a key');
       if (keyQuote === 0 && this.text.slice(keyStart, keyEnd) === '<<') unsupported('a merge key');
@@ -441,8 +466,8 @@ class Scanner {
    */
   private continuation(lineStart: number, flow: boolean): void {
     let i = lineStart;
-    while (this.code(i) === SPACE) i++;
-    const c = this.code(i);
+    while (this.text.charCodeAt(i) === SPACE) i++;
+    const c = this.text.charCodeAt(i);
     if (i - lineStart > this.indent || i >= this.text.length || c === LF || c === CR) return;
     if (flow && c === HASH) return;
     const closing = c === 0x5d || c === 0x7d;
@@ -453,21 +478,19 @@ class Scanner {
   /** Past a quoted scalar, from its opening quote. */
   private skipQuoted(): void {
     const { text } = this;
-    const quote = this.code(this.pos);
-    for (let i = this.pos + 1; i < text.length; i++) {
-      const c = this.code(i);
-      if (c === LF) this.continuation(i + 1, false);
-      else if (quote === DOUBLE_QUOTE && c === BACKSLASH) {
-        if (this.code(++i) === LF) this.continuation(i + 1, false);
-      } else if (c === quote) {
-        if (quote === SINGLE_QUOTE && this.code(i + 1) === SINGLE_QUOTE) i++;
-        else {
-          this.pos = i + 1;
-          return;
-        }
-      }
+    const open = this.pos;
+    const quote = text[open] as string;
+    let close = text.indexOf(quote, open + 1);
+    for (;;) {
+      if (close < 0) unsupported('an unclosed quote');
+      if (quote === "'" && text.charCodeAt(close + 1) === SINGLE_QUOTE)
+        close = text.indexOf(quote, close + 2);
+      else if (quote === '"' && escaped(text, close)) close = text.indexOf(quote, close + 1);
+      else break;
     }
-    unsupported('an unclosed quote');
+    for (let line = text.indexOf('\n', open); line >= 0 && line < close; line = text.indexOf('\n', line + 1))
+      this.continuation(line + 1, false);
+    this.pos = close + 1;
   }
 
   /** A plain scalar in block context: this line, and the lines after it indented deeper than `parent`. */
@@ -476,7 +499,7 @@ class Scanner {
     for (;;) {
       const end = this.pos;
       this.skipInline();
-      if (this.code(this.pos) === HASH) return this.restore(end);
+      if (this.text.charCodeAt(this.pos) === HASH) return this.restore(end);
       // a comment line ends the scalar: what follows it is less indented (nextContent skips it)
       if (this.nextContent() <= parent) return this.restore(end);
       if (this.tabOnBlankLine(end, parent)) unsupported('a tab on a blank line inside a plain scalar');
@@ -488,8 +511,8 @@ class Scanner {
   private tabOnBlankLine(from: number, parent: number): boolean {
     for (let i = this.text.indexOf('\n', from); i >= 0 && i < this.pos; i = this.text.indexOf('\n', i + 1)) {
       let j = i + 1;
-      while (this.code(j) === SPACE) j++;
-      if (this.code(j) === TAB && j - i - 1 <= parent) return true;
+      while (this.text.charCodeAt(j) === SPACE) j++;
+      if (this.text.charCodeAt(j) === TAB && j - i - 1 <= parent) return true;
     }
     return false;
   }
@@ -503,9 +526,10 @@ class Scanner {
     const { text } = this;
     let end = this.pos;
     for (let i = this.pos; i < text.length; i++) {
-      const c = this.code(i);
+      const c = this.text.charCodeAt(i);
       if (c === LF || c === CR) break;
       if (c === HASH && this.separates(i - 1)) break;
+      if (c === COLON && this.separates(i + 1)) unsupported('a key where a value is');
       if (c !== SPACE && c !== TAB) end = i + 1;
     }
     this.pos = end;
@@ -518,8 +542,8 @@ class Scanner {
     this.skipLine();
     while (this.pos < text.length) {
       let i = this.pos;
-      while (this.code(i) === SPACE) i++;
-      const c = this.code(i);
+      while (this.text.charCodeAt(i) === SPACE) i++;
+      const c = this.text.charCodeAt(i);
       const blank =
         i >= text.length || c === LF || c === CR || (c === TAB && /^[\t ]*\r?$/.test(this.rest(i)));
       if (c === TAB && i - this.pos <= parent) unsupported('a tab at the start of a line in a block scalar');
@@ -537,11 +561,11 @@ class Scanner {
   /** Whitespace, line breaks and comments inside a flow collection. */
   private skipFlowSpace(): void {
     for (;;) {
-      const c = this.code(this.pos);
+      const c = this.text.charCodeAt(this.pos);
       if (c === SPACE || c === TAB) this.pos++;
       else if (c === LF) this.continuation(++this.pos, true);
       else if (c === CR) {
-        if (this.code(this.pos + 1) !== LF) unsupported('a CR without LF');
+        if (this.text.charCodeAt(this.pos + 1) !== LF) unsupported('a CR without LF');
         this.continuation((this.pos += 2), true);
       } else if (c === HASH && this.separates(this.pos - 1)) {
         this.skipLine();
@@ -552,7 +576,7 @@ class Scanner {
 
   /** `[…]` or `{…}` from its opening bracket; a `key: value` entry of a `[…]` is a one-pair mapping. */
   private flowCollection(): number {
-    const isSeq = this.code(this.pos) === 0x5b;
+    const isSeq = this.text.charCodeAt(this.pos) === 0x5b;
     const close = isSeq ? 0x5d : 0x7d;
     const node = this.nodes.add(isSeq ? SEQ : MAP, this.pos);
     const children = new Children(this.nodes, node);
@@ -560,14 +584,14 @@ class Scanner {
     this.depth++;
     for (;;) {
       this.skipFlowSpace();
-      if (this.code(this.pos) === close) {
+      if (this.text.charCodeAt(this.pos) === close) {
         this.pos++;
         this.depth--;
         return node;
       }
       if (this.pos >= this.text.length) unsupported('an unclosed collection');
       const start = this.pos;
-      const c = this.code(start);
+      const c = this.text.charCodeAt(start);
       let first: number = NONE;
       let quote = 0;
       if (OPENS_FLOW.has(c)) first = this.flowCollection();
@@ -580,16 +604,16 @@ class Scanner {
       const end = this.pos;
       this.skipFlowSpace();
       const pair =
-        this.code(this.pos) === COLON &&
+        this.text.charCodeAt(this.pos) === COLON &&
         (quote !== 0 ||
           first !== NONE ||
           this.separates(this.pos + 1) ||
-          FLOW_INDICATOR.has(this.code(this.pos + 1)));
+          FLOW_INDICATOR.has(this.text.charCodeAt(this.pos + 1)));
       if (pair) {
         if (first !== NONE) unsupported('a collection as a key');
         const after = ++this.pos; // past the colon
         this.skipFlowSpace();
-        const v = this.code(this.pos);
+        const v = this.text.charCodeAt(this.pos);
         const value = v === COMMA || v === close ? this.empty(after) : this.flowValue();
         this.nodes.keyStart[value] = start;
         this.nodes.keyEnd[value] = end;
@@ -610,7 +634,7 @@ class Scanner {
         children.append(value);
       }
       this.skipFlowSpace();
-      const next = this.code(this.pos);
+      const next = this.text.charCodeAt(this.pos);
       if (next === COMMA) this.pos++;
       else if (next !== close) unsupported('a flow entry out of place');
     }
@@ -619,7 +643,7 @@ class Scanner {
   /** A value inside a flow collection: a nested collection or a scalar. */
   private flowValue(): number {
     const start = this.pos;
-    const c = this.code(start);
+    const c = this.text.charCodeAt(start);
     if (OPENS_FLOW.has(c)) return this.flowCollection();
     if (QUOTE.has(c)) this.skipQuoted();
     else if (UNSUPPORTED_START.has(c) || BLOCK_SCALAR.has(c) || FLOW_INDICATOR.has(c) || c === COLON)
@@ -633,9 +657,9 @@ class Scanner {
     const { text } = this;
     let end = this.pos;
     for (let i = this.pos; i < text.length; i++) {
-      const c = this.code(i);
+      const c = this.text.charCodeAt(i);
       if (FLOW_INDICATOR.has(c)) break;
-      if (c === COLON && (this.separates(i + 1) || FLOW_INDICATOR.has(this.code(i + 1)))) break;
+      if (c === COLON && (this.separates(i + 1) || FLOW_INDICATOR.has(this.text.charCodeAt(i + 1)))) break;
       if (c === HASH && this.separates(i - 1)) break;
       if (c === LF) this.continuation(i + 1, true);
       else if (c !== SPACE && c !== TAB && c !== CR) end = i + 1;
@@ -756,6 +780,13 @@ export class PositionIndex {
       string | number | boolean | null | undefined;
     return String(key ?? null);
   }
+}
+
+/** Whether the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
