@@ -51,6 +51,8 @@ export class RuleContext {
   readonly varNames: string[];
   /** the secrets and environment variables the playbook refers to, each at its first use */
   readonly names = { secrets: new Map<string, NameUse>(), env: new Map<string, NameUse>() };
+  /** steps whose id an earlier step already has, with that earlier step */
+  readonly duplicates: { step: StepInfo; earlier: StepInfo }[] = [];
   private readonly found: Diagnostic[] = [];
   private readonly byId = new Map<string, StepInfo>();
   private readonly annotations = new Map<StepInfo, ReadonlyMap<string, FieldAnnotations>>();
@@ -80,7 +82,10 @@ export class RuleContext {
         forEach: raw['for_each'] !== undefined,
       };
       this.steps.push(step);
-      if (step.id !== undefined && !this.byId.has(step.id)) this.byId.set(step.id, step);
+      if (step.id === undefined) continue;
+      const earlier = this.byId.get(step.id);
+      if (earlier === undefined) this.byId.set(step.id, step);
+      else this.duplicates.push({ step, earlier });
     }
   }
 

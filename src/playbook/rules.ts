@@ -16,10 +16,7 @@ const DURATION = new RegExp(durationSchema.anyOf[0].pattern);
 const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}\s*$/;
 
 export function duplicateStepIds(ctx: RuleContext): void {
-  for (const step of ctx.steps) {
-    if (step.id === undefined) continue;
-    const earlier = ctx.stepById(step.id);
-    if (earlier === undefined || earlier === step) continue;
+  for (const { step, earlier } of ctx.duplicates) {
     const line = ctx.doc.positionOf(`${earlier.pointer}/id`).line;
     ctx.report({
       pointer: `${step.pointer}/id`,

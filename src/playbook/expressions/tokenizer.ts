@@ -101,13 +101,19 @@ export function tokenize(text: string, from = 0, to = text.length): Token[] {
   return tokens;
 }
 
+const NUMBER = /-?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][+-]?\d+)?)/y;
+
 function readNumber(text: string, start: number, to: number, tokens: Token[]): number {
-  const rest = text.slice(start, to);
-  const match = /^-?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(rest);
-  const literal = match?.[0] ?? '';
+  NUMBER.lastIndex = start;
+  let literal = NUMBER.exec(text)?.[0] ?? '';
+  // the expression ends at `}}` or the end of the text, where no number goes on; cut it there all the same
+  if (start + literal.length > to) {
+    NUMBER.lastIndex = 0;
+    literal = NUMBER.exec(text.slice(start, to))?.[0] ?? '';
+  }
   const end = start + literal.length;
   if (isIdentPart(text[end]) && end < to) {
-    throw new ExpressionSyntaxError(`malformed number '${rest.slice(0, literal.length + 1)}'`, start);
+    throw new ExpressionSyntaxError(`malformed number '${text.slice(start, end + 1)}'`, start);
   }
   if (text[end] === '.' && isDigit(text[end + 1])) {
     throw new ExpressionSyntaxError(`malformed number '${literal}.'`, start);
