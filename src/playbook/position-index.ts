@@ -291,8 +291,10 @@ class Scanner {
    * indicator's line, or else from the end of that line.
    */
   private empty(from: number): number {
-    const comment = this.text.indexOf('#', from);
-    if (comment < 0 || comment >= this.pos) return this.nodes.add(SCALAR, NONE);
+    // only the gap is searched: an indexOf could run on far past it, once for every empty node of the file
+    let comment = from;
+    while (comment < this.pos && this.text.charCodeAt(comment) !== HASH) comment++;
+    if (comment >= this.pos) return this.nodes.add(SCALAR, NONE);
     let start = from;
     for (let c = this.text.charCodeAt(start); c === SPACE || c === TAB; c = this.text.charCodeAt(++start));
     return this.nodes.add(SCALAR, start);

@@ -56,10 +56,13 @@ function findClose(text: string, open: number): number {
   );
 }
 
+/** A quote in `text[from, to)` (searched there only: a string may hold many expressions and no quote). */
 function hasQuoteBefore(text: string, from: number, to: number): boolean {
-  const single = text.indexOf("'", from);
-  const double = text.indexOf('"', from);
-  return (single >= 0 && single < to) || (double >= 0 && double < to);
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) return true;
+  }
+  return false;
 }
 
 const cache = new Map<string, Template>();
