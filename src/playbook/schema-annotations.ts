@@ -43,8 +43,71 @@ function resolveLocal(root: SchemaObject, ref: string): SchemaObject | undefined
 export function annotate(schema: JsonSchema, value: unknown): ReadonlyMap<string, FieldAnnotations> {
   if (!annotates(schema)) return NONE;
   const found = new Map<string, FieldAnnotations>();
-  walk(schema, schema, value, '', found, 0);
+  const properties = isObject(value) ? flatProperties(schema) : undefined;
+  if (properties === undefined) {
+    walk(schema, schema, value, '', found, 0);
+    return found;
+  }
+  // the usual `with`: the annotations of each field come from its own property, worked out once per property
+  for (const key in value as SchemaObject) {
+    if (!Object.hasOwn(value as SchemaObject, key) || !Object.hasOwn(properties, key)) continue;
+    const child = (value as SchemaObject)[key];
+    const at = childPointer('', key);
+    if (typeof child === 'object' && child !== null) {
+      walk(schema, properties[key], child, at, found, 1);
+    } else {
+      const flags = scalarFlags(schema, properties[key]);
+      if (flags) found.set(at, { ...flags, value: child });
+    }
+  }
   return found;
+}
+
+type Flags = Omit<FieldAnnotations, 'value'>;
+const flat = new WeakMap<object, SchemaObject | null>();
+const flagsOf = new WeakMap<object, WeakMap<object, Flags | null>>();
+
+/**
+ * The `properties` of an object schema whose annotations all sit in them (nothing annotated at its top, in
+ * its branches, patterns or additional properties), or undefined: then only the general walk will do.
+ */
+function flatProperties(schema: SchemaObject): SchemaObject | undefined {
+  let properties = flat.get(schema);
+  if (properties === undefined) {
+    const elsewhere =
+      schema['x-secret'] === true ||
+      schema['x-lazy-expression'] === true ||
+      isDurationSchema(schema) ||
+      typeof schema['$ref'] === 'string' ||
+      ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'patternProperties', 'additionalProperties'].some(
+        (keyword) =>
+          isObject(schema[keyword]) || Array.isArray(schema[keyword])
+            ? annotates(schema[keyword] as object)
+            : false,
+      );
+    properties = elsewhere ? null : isObject(schema['properties']) ? schema['properties'] : {};
+    flat.set(schema, properties);
+  }
+  return properties ?? undefined;
+}
+
+/** The annotations of a scalar value under `sub` (a property's schema), worked out once. */
+function scalarFlags(root: SchemaObject, sub: unknown): Flags | null {
+  if (!isObject(sub)) return null;
+  let byRoot = flagsOf.get(root);
+  if (!byRoot) {
+    byRoot = new WeakMap();
+    flagsOf.set(root, byRoot);
+  }
+  let flags = byRoot.get(sub);
+  if (flags === undefined) {
+    const found = new Map<string, FieldAnnotations>();
+    walk(root, sub, null, '', found, 1);
+    const at = found.get('');
+    flags = at ? { secret: at.secret, lazy: at.lazy, duration: at.duration } : null;
+    byRoot.set(sub, flags);
+  }
+  return flags;
 }
 
 const NONE: ReadonlyMap<string, FieldAnnotations> = new Map();

@@ -131,10 +131,14 @@ function stepKindCheck(ctx: RuleContext, out: Diagnostic[]): (step: StepInfo) =>
     if (!isRecord(value)) return false; // the schema reported it
     const validate = validatorFor(step.kind.withSchema);
     if (validate(value)) return true;
+    const errors = validate.errors ?? [];
+    const expressions = expressionPointers(value, (text) => ctx.template(text));
+    // the usual failure: values that are whole expressions, whose type is known only at run time (explaining the
+    // errors would drop every one of them)
+    if (errors.every((error) => expressions.whole.has(error.instancePath))) return true;
     const kind = step.kind;
     const fields = ctx.fields(step);
-    const expressions = expressionPointers(value, (text) => ctx.template(text));
-    const findings = explainErrors(validate.errors ?? [], {
+    const findings = explainErrors(errors, {
       where: (pointer) => withWhere(kind.kind, pointer),
       expressions: expressions.whole,
       templates: expressions.templates,
