@@ -1,15 +1,17 @@
 /**
  * Where the nodes of a YAML text start, found in one linear pass over the text without composing a document:
  * the offsets the `yaml` package's Document gives its nodes, so a finding's `line:col` is the same, for a
- * fraction of the time and memory (a 50 MB playbook: a second and a few hundred MB instead of a minute and
- * gigabytes). The index keeps, per node, where it starts (its key's span too, in a mapping) and its place in the
- * tree, in typed arrays.
+ * fraction of the time and memory (for a 50 MB playbook about half a second and 100 MB, where the Document took
+ * most of a minute and gigabytes). The index keeps, per node, where it starts (its key's span too, in a
+ * mapping) and its place in the tree, in typed arrays.
  *
  * It covers what playbooks are written with: block and flow collections, plain, quoted and block scalars,
- * comments, blank lines, a leading `---`, CRLF line ends. Anything else — anchors, aliases, tags, merge keys,
- * explicit `?` keys, collections as keys, directives, a tab in indentation — throws UnsupportedYaml, and the
- * caller asks the `yaml` Document instead; so does a lookup whose path does not have the shape of the parsed
- * data (the two parsers would disagree).
+ * comments, blank lines, a leading `---`, CRLF line ends, tabs between tokens. It throws UnsupportedYaml, and
+ * the caller asks the `yaml` Document instead, for anchors, aliases, tags, merge keys, explicit `?` keys,
+ * collections as keys, directives, a tab in indentation, and for the few constructs where `yaml` reads a text
+ * otherwise than js-yaml (continuation lines not indented deeper than their block, a `#` without a space before
+ * it, a plain scalar on the line after its key beyond blank or comment lines, comments above an empty sequence
+ * entry); so does a lookup whose path does not have the shape of the parsed data.
  */
 import jsYaml from 'js-yaml';
 import type { Position } from './model.js';

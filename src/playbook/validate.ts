@@ -4,6 +4,8 @@
  *  2. each step's `with` against its kind's schema (values that are whole `${{ … }}` expressions are checked
  *     again, resolved, at run time with checkResolvedWith);
  *  3. named semantic rules (rules.ts, expression-rules.ts) and the step kinds' own `check()`.
+ * Pass 2 and the expression rules go step by step together, so that the strings both read are parsed once.
+ * Positions are looked up only for what is reported (load.ts): a valid file never pays for them.
  */
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
