@@ -30,7 +30,7 @@ export function checkVarExpressions(ctx: RuleContext): void {
 export function checkStepExpressions(ctx: RuleContext, step: StepInfo): void {
   const lazy = lazyPointers(ctx, step);
   forEachExpressionString(step.raw['with'], `${step.pointer}/with`, (text, pointer) => {
-    const isLazy = lazy.some((p) => isWithin(pointer, p));
+    const isLazy = lazy.length > 0 && lazy.some((p) => isWithin(pointer, p));
     checkString(ctx, text, pointer, { in: 'step', step, field: 'with', lazy: isLazy });
   });
   for (const field of ['for_each', 'key'] as const) {
@@ -46,7 +46,9 @@ export function checkStepExpressions(ctx: RuleContext, step: StepInfo): void {
 /** Absolute pointers of the `with` fields the step kind evaluates itself (`x-lazy-expression`). */
 function lazyPointers(ctx: RuleContext, step: StepInfo): string[] {
   const found: string[] = [];
-  for (const [pointer, annotations] of ctx.fields(step))
+  const fields = ctx.fields(step);
+  if (fields.size === 0) return found;
+  for (const [pointer, annotations] of fields)
     if (annotations.lazy) found.push(`${step.pointer}/with${pointer}`);
   return found;
 }
