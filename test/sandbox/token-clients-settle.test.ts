@@ -39,8 +39,12 @@ afterEach(async () => {
 
 const commandId = commandIds('settle');
 
+/** Sends a transfer under a command id, deduplicated for a day (as a step sends it). */
 function send(sender: PartyLedger, transfer: TransferSpec, id: string): Promise<TransferSent> {
-  return sendTransfer(sender, cw.clients.registry(), transferOf(transfer), { commandId: id });
+  return sendTransfer(sender, cw.clients.registry(), transferOf(transfer), {
+    commandId: id,
+    deduplication: { durationSeconds: 86_400 },
+  });
 }
 
 function funded(index: number, amount: string): Promise<PartyLedger> {
