@@ -489,7 +489,7 @@ describe('mint and burn through the clients', () => {
 
     const request = await eventually('the withdraw request', async () => {
       const requests = await minter.withdrawRequests();
-      return requests.find((r) => r.destinationBtcAddress === destination);
+      return requests.find((r) => r.sourceAccountId === account.accountId);
     });
     expect(request.btcTxId).toMatch(/^[0-9a-f]{64}$/);
     expectAmounts([request.amount], ['0.1']);
