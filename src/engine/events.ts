@@ -155,7 +155,19 @@ const stepDone = event(
   {
     step: stepId,
     status: {
-      enum: ['applied', 'in-sync', 'skipped', 'resumed', 'planned', 'failed', 'paused', 'ambiguous'],
+      enum: [
+        'applied',
+        'in-sync',
+        'skipped',
+        'resumed',
+        'planned',
+        'failed',
+        'paused',
+        'ambiguous',
+        'interrupted',
+      ],
+      description:
+        '`interrupted`: the run was stopped (Ctrl-C, SIGTERM) before the step finished; a resumed run carries it on',
     },
     changes: { type: 'integer', description: 'changes applied (run) or planned (plan)' },
     outputs: { type: 'object' },

@@ -31,7 +31,10 @@ import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
 import { pool } from './pool.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
+import { openRun, stateCheck } from './open-run.js';
+import { playbookPath } from './playbook-path.js';
 import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
+import { itemArgs, stateCommand, type StateCommand } from './state-command.js';
 import type { StateBackend } from './state/backend.js';
 import { FileStateBackend } from './state/file.js';
 import type {
@@ -74,10 +77,23 @@ export interface EngineOptions {
   clock: Clock;
   masker: Masker;
   events: EventBus;
-  /** aborted on Ctrl-C / SIGTERM */
+  /**
+   * aborted to stop at once (a second Ctrl-C, or SIGTERM after its grace period): the items in flight are
+   * cancelled (a command gets SIGTERM), their intents left for the next run to reconcile
+   */
   signal: AbortSignal;
+  /**
+   * aborted to stop after what is in flight (the first Ctrl-C or SIGTERM): no new step, item or attempt
+   * starts; the items in flight run to their end, side effects journalled
+   */
+  stopping?: AbortSignal;
   /** the command line, for the lock */
   command: string;
+  /**
+   * the `ledgerbook state …` commands the run tells the operator to run, with the options that name this
+   * run's state; default: by the playbook file and the target file only
+   */
+  stateCommand?: StateCommand;
   actor: string;
   random?: () => number;
   /**
@@ -106,37 +122,55 @@ export interface EngineResult {
 export async function runPlaybook(options: EngineOptions): Promise<EngineResult> {
   const state = options.state ?? new FileStateBackend(options.stateDir);
   const key = { playbook: options.playbook.name, target: options.targetName };
-  const lock =
+  const owner = {
+    file: options.playbook.file,
+    path: playbookPath(options.playbook.file),
+    fresh: options.fresh,
+  };
+  const command =
+    options.stateCommand ?? stateCommand({ playbook: options.playbook.file, target: options.target?.file });
+  const opened =
     options.mode === 'run'
-      ? await state.acquireLock(key, {
-          pid: process.pid,
-          host: hostname(),
-          user: options.actor,
-          command: options.command,
-        })
+      ? await openRun(
+          state,
+          key,
+          { pid: process.pid, host: hostname(), user: options.actor, command: options.command },
+          options.masker,
+          owner,
+          command,
+        )
       : undefined;
+  const lock = opened?.lock;
   const releaseOnExit = (): void => lock?.releaseSync();
   process.once('exit', releaseOnExit);
   // A lock that is lost (a database session that ended) stops the steps in flight at once.
   const signal = lock?.lost ? AbortSignal.any([options.signal, lock.lost]) : options.signal;
   try {
-    const journal = await state.openJournal(key, options.masker, {
-      readOnly: options.mode === 'plan',
-      ...(lock ? { lock } : {}),
-    });
+    const journal =
+      opened?.journal ??
+      (await state.openJournal(key, options.masker, {
+        readOnly: true,
+        check: stateCheck(state, undefined, owner),
+      }));
     try {
       const { savedPlan, ...unguarded } = options;
       if (savedPlan && options.mode === 'run') {
         // Planned again, without a side effect and without a word to the reporters, under this run's lock.
         const check = await new Run(
-          { ...unguarded, mode: 'plan', signal, events: new EventBus(options.masker) },
+          { ...unguarded, mode: 'plan', signal, events: new EventBus(options.masker), stateCommand: command },
           journal,
           undefined,
+          owner.path,
         ).execute();
         if (check.error) throw check.error;
         savedPlan.verify(check.planned ?? [], journal.records);
       }
-      const result = await new Run({ ...options, signal }, journal, lock?.replaced).execute();
+      const result = await new Run(
+        { ...options, signal, stateCommand: command },
+        journal,
+        lock?.replaced,
+        owner.path,
+      ).execute();
       return options.mode === 'plan' ? { ...result, lastRun: lastRunMark(journal.records) } : result;
     } finally {
       await journal.close();
@@ -173,16 +207,22 @@ class Run {
   private changedSteps = 0;
   private readonly random: () => number;
   private readonly fingerprint: string;
+  private readonly stopping: AbortSignal;
+  /** the items being worked on now (`step` or `step item`), for the message of a stop */
+  private readonly inFlight = new Set<string>();
   private readonly inputsDigest: string;
 
   constructor(
     options: EngineOptions,
     journal: RunJournal,
     private readonly replacedLock: LockInfo | undefined,
+    /** the playbook as every checkout names it, recorded in the run record */
+    private readonly playbookPath: string,
   ) {
     this.o = options;
     this.journal = journal;
     this.random = options.random ?? Math.random;
+    this.stopping = options.stopping ?? new AbortController().signal;
     this.inputsDigest = digestOf(options.inputs);
     this.fingerprint = sha256(`${options.playbook.digest}\n${this.inputsDigest}`);
     this.scope = {
@@ -227,10 +267,13 @@ class Run {
       );
     }
     let result: EngineResult;
+    const onStop = (): void => this.sayStopping();
+    this.stopping.addEventListener('abort', onStop, { once: true });
     try {
       this.resolveVars();
       for (const spec of o.playbook.steps) {
         if (o.signal.aborted) throw o.signal.reason;
+        if (this.stopping.aborted) throw this.stopping.reason;
         await this.step(spec);
       }
       result = {
@@ -242,6 +285,8 @@ class Run {
       };
     } catch (error) {
       result = this.failure(error);
+    } finally {
+      this.stopping.removeEventListener('abort', onStop);
     }
     if (o.mode === 'run') {
       const status = result.status === 'planned' ? 'succeeded' : result.status;
@@ -290,6 +335,7 @@ class Run {
         at: this.isoNow(),
         playbook: o.playbook.name,
         file: o.playbook.file,
+        path: this.playbookPath,
         target: o.targetName,
         digest: o.playbook.digest,
         inputsDigest: this.inputsDigest,
@@ -316,14 +362,35 @@ class Run {
     }
   }
 
+  /** The first Ctrl-C: say what the run waits for before it stops. */
+  private sayStopping(): void {
+    const waiting = [...this.inFlight];
+    this.log(
+      'warn',
+      waiting.length === 0
+        ? 'stopping: no new step or item starts'
+        : `stopping: no new step or item starts; waiting for what is in flight to finish and be journalled: ${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`,
+    );
+  }
+
+  /** Whether `error` ends the step or run because the run was told to stop (at once, or after what is in flight). */
+  private interrupted(error: unknown): boolean {
+    return (
+      !(error instanceof PausedError) &&
+      (this.o.signal.aborted || (this.stopping.aborted && error === this.stopping.reason))
+    );
+  }
+
   private failure(error: unknown): EngineResult {
     const base = { run: this.runId, changes: this.changes };
-    if (this.o.signal.aborted && !(error instanceof PausedError)) {
-      const reason =
-        error instanceof LedgerbookError
-          ? error
-          : new StepError('interrupted', { hint: 'run the same command again to resume' });
-      return { ...base, status: 'interrupted', exitCode: EXIT_INTERRUPTED, error: reason };
+    if (this.interrupted(error)) {
+      // a signal's own reason says nothing the outcome line does not; a service's or the state's error does
+      return {
+        ...base,
+        status: 'interrupted',
+        exitCode: EXIT_INTERRUPTED,
+        ...(error instanceof LedgerbookError ? { error } : {}),
+      };
     }
     if (error instanceof PausedError) return { ...base, status: 'paused', exitCode: EXIT.PAUSED, error };
     if (error instanceof LedgerbookError && isAmbiguous(error))
@@ -443,7 +510,14 @@ class Run {
       await this.finishStep(spec, status, outputs, withDigest);
       done(status, stepChanges, outputs);
     } catch (error) {
-      const status = error instanceof PausedError ? 'paused' : isAmbiguous(error) ? 'ambiguous' : 'failed';
+      const status =
+        error instanceof PausedError
+          ? 'paused'
+          : isAmbiguous(error)
+            ? 'ambiguous'
+            : this.interrupted(error)
+              ? 'interrupted'
+              : 'failed';
       o.events.emit({
         type: 'step.done',
         step: spec.id,
@@ -652,10 +726,18 @@ class Run {
           new StepError(`step '${spec.id}': stopped waiting, another item failed: ${error.message}`),
         );
     };
-    return pool(units, concurrency, this.o.signal, onFailure, async ({ group, item, groupIndex }) => {
-      const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
-      memory.progress.tick();
-      return outcome;
+    // after a stop, no new item starts; the ones in flight finish
+    const starting = AbortSignal.any([this.o.signal, this.stopping]);
+    return pool(units, concurrency, starting, onFailure, async ({ group, item, groupIndex }) => {
+      const label = item.key === '' ? spec.id : `${spec.id} ${item.key}`;
+      this.inFlight.add(label);
+      try {
+        const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
+        memory.progress.tick();
+        return outcome;
+      } finally {
+        this.inFlight.delete(label);
+      }
     });
   }
 
@@ -670,6 +752,51 @@ class Run {
       doneItems: StepState['done'];
       pending: StepState['pending'];
     },
+  ): Promise<ItemOutcome> {
+    // the intents the journal holds for this item after its last `done`: an earlier run's, then this run's
+    const recorded: Intent[] = [...(memory.pending.get(item.key) ?? [])];
+    try {
+      return await this.settleItem(spec, kind, group, item, observe, memory, recorded);
+    } catch (error) {
+      throw this.forOperator(error, spec, item, recorded);
+    }
+  }
+
+  /**
+   * An ambiguous outcome as the operator gets it (exit 4): what was recorded before the side effect, and the
+   * commands that record their decision about this very item.
+   */
+  private forOperator(error: unknown, spec: StepSpec, item: Item, recorded: readonly Intent[]): unknown {
+    if (!(error instanceof LedgerbookError) || !isAmbiguous(error) || recorded.length === 0) return error;
+    const resolve = (decision: '--done' | '--redo'): string =>
+      this.command('resolve', [...itemArgs(spec.id, item.key), decision]);
+    const seen = error instanceof AmbiguousOutcomeError ? error.seen : error.message;
+    return new AmbiguousOutcomeError(
+      error.message,
+      `${seen}; recorded before the side effect: ${recorded.map(describeIntent).join('; ')}`,
+      `${error.hint ? `${error.hint}; then` : 'check whether it took effect, then'} record your decision: \`${resolve('--done')}\` if it took effect, or \`${resolve('--redo')}\` to have the next run do it again`,
+      error,
+    );
+  }
+
+  private get command(): StateCommand {
+    return (
+      this.o.stateCommand ?? stateCommand({ playbook: this.o.playbook.file, target: this.o.target?.file })
+    );
+  }
+
+  private async settleItem(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    group: Group,
+    item: Item,
+    observe: () => Promise<unknown>,
+    memory: {
+      previous: { outputs: Outputs } | undefined;
+      doneItems: StepState['done'];
+      pending: StepState['pending'];
+    },
+    recorded: Intent[],
   ): Promise<ItemOutcome> {
     const { o } = this;
     const w = group.with;
@@ -738,7 +865,7 @@ class Run {
       };
     let outputs: Outputs;
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
+      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, recorded);
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
@@ -772,6 +899,8 @@ class Run {
     firstPlan: ItemPlan,
     firstState: unknown,
     previous: { outputs: Outputs } | undefined,
+    /** receives the intents of every failed attempt: they stay in the journal until settled */
+    recorded: Intent[],
   ): Promise<Outputs> {
     const { o } = this;
     let plan = firstPlan;
@@ -783,7 +912,10 @@ class Run {
       try {
         return await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
       } catch (error) {
+        recorded.push(...intents);
         if (o.signal.aborted || !shouldRetry(error, attempt, spec.retry)) throw error;
+        // stopping: no new attempt; its intents are reconciled by the next run
+        if (this.stopping.aborted) throw this.stopping.reason;
         const delayMs = retryDelay(spec.retry, attempt, this.random);
         this.retryEvent(spec, item.key, attempt, delayMs, error);
         await o.clock.sleep(delayMs, o.signal);
@@ -973,6 +1105,13 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** An intent as the operator reads it: `start-workflow (node "node1", kind "Onboarding")`. */
+function describeIntent(intent: Intent): string {
+  const { action, ...fields } = intent;
+  const details = Object.entries(fields).map(([name, value]) => `${name} ${JSON.stringify(value)}`);
+  return details.length > 0 ? `${action} (${details.join(', ')})` : action;
 }
 
 /** A side effect that may or may not have happened: the run stops for the operator (exit 4). */

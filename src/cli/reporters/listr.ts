@@ -131,11 +131,18 @@ export async function listrReporter(write: (text: string) => void): Promise<{
             kind: 'fail',
             message: `${event.step}: ${event.error?.message ?? event.status}${seen}${hint}`,
           });
-        } else if (event.status === 'skipped' || event.status === 'paused') {
-          settle(event.step, {
-            kind: 'skip',
-            message: `${event.step}: ${event.status === 'paused' ? (event.error?.message ?? 'paused') : 'skipped (if: false)'}`,
-          });
+        } else if (
+          event.status === 'skipped' ||
+          event.status === 'paused' ||
+          event.status === 'interrupted'
+        ) {
+          const why =
+            event.status === 'paused'
+              ? (event.error?.message ?? 'paused')
+              : event.status === 'interrupted'
+                ? 'interrupted before it finished'
+                : 'skipped (if: false)';
+          settle(event.step, { kind: 'skip', message: `${event.step}: ${why}` });
         } else {
           const what =
             event.status === 'applied'

@@ -65,7 +65,7 @@ export function plainReporter(
         const mark =
           event.status === 'failed' || event.status === 'ambiguous'
             ? s.bad('✖')
-            : event.status === 'paused'
+            : event.status === 'paused' || event.status === 'interrupted'
               ? s.warn('‖')
               : s.ok('✔');
         const what =
@@ -75,7 +75,9 @@ export function plainReporter(
               ? event.changes > 0
                 ? `${event.changes} change${event.changes === 1 ? '' : 's'} to apply`
                 : 'known after apply'
-              : event.status;
+              : event.status === 'interrupted'
+                ? 'interrupted before it finished'
+                : event.status;
         line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
         if (event.error) {
           stepFailed = true;

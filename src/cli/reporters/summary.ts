@@ -11,6 +11,7 @@ const ICON: Record<EventOf<'step.done'>['status'], string> = {
   failed: '❌',
   paused: '⏸️',
   ambiguous: '⚠️',
+  interrupted: '⏹️',
 };
 
 function cell(text: string): string {
