@@ -171,6 +171,11 @@ const stepDone = event(
     },
     changes: { type: 'integer', description: 'changes applied (run) or planned (plan)' },
     outputs: { type: 'object' },
+    items: {
+      type: 'integer',
+      description:
+        'plan, a fan-out step known after apply: how many items it will have (when they do not depend on outputs known only after apply)',
+    },
     durationMs: { type: 'integer' },
     error: errorInfo,
   },

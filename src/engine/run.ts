@@ -199,8 +199,11 @@ class Run {
   private changes = 0;
   /** the current step's: aborted when one of its items failed for good (see StepContext.siblingFailed) */
   private siblingFailed: AbortSignal = new AbortController().signal;
-  /** plan mode: steps whose outputs are known only after they apply */
-  private readonly unknownOutputs = new Set<string>();
+  /**
+   * plan mode: the steps whose outputs are not all known before they apply, and which of their outputs are
+   * not (`all`: none is)
+   */
+  private readonly unknownOutputs = new Map<string, ReadonlySet<string> | 'all'>();
   /** plan mode: each step's plan */
   private readonly planned: PlannedStep[] = [];
   /** run mode: steps that changed something (a saved plan holds items strictly until one has) */
@@ -420,6 +423,7 @@ class Run {
       status: 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned',
       changes: number,
       outputs: Outputs,
+      items?: number,
     ): void => {
       this.scope.steps[spec.id] = { outputs };
       o.events.emit({
@@ -429,32 +433,42 @@ class Run {
         changes,
         outputs,
         durationMs: Math.round(o.clock.now() - started),
+        ...(items === undefined ? {} : { items }),
       });
     };
 
-    if (o.mode === 'plan') {
-      const waitingOn = this.unknownDependencies(spec);
-      if (waitingOn.length > 0) {
-        this.unknownOutputs.add(spec.id);
-        this.log(
-          'info',
-          `known after apply: depends on the outputs of ${waitingOn.map((s) => `'${s}'`).join(', ')}`,
-          spec.id,
-        );
-        this.planned.push({
-          id: spec.id,
-          uses: spec.uses,
-          status: 'known-after-apply',
-          dependsOn: waitingOn,
-          changes: 0,
-          items: [],
-        });
-        done('planned', 0, {});
-        return;
-      }
-    }
-
     try {
+      if (o.mode === 'plan') {
+        const waitingOn = this.unknownDependencies([spec.with, spec.if, spec.forEach, spec.key]);
+        // a step whose `if` is known and false is skipped below like any other
+        const ifKnown = this.unknownDependencies([spec.if]).length === 0;
+        if (
+          waitingOn.length > 0 &&
+          (!ifKnown || spec.if === undefined || evaluateCondition(spec.if, this.scope))
+        ) {
+          this.unknownOutputs.set(spec.id, 'all');
+          const keys = ifKnown ? await this.itemKeysBeforeApply(spec, kind) : undefined;
+          const on = waitingOn.map((s) => `'${s}'`).join(', ');
+          this.log(
+            'info',
+            keys === undefined
+              ? `known after apply: depends on the outputs of ${on}`
+              : `known after apply: ${plural(keys.length, 'item')}${keys.length > 0 ? ` (${listed(keys)})` : ''}; their changes depend on the outputs of ${on}`,
+            spec.id,
+          );
+          this.planned.push({
+            id: spec.id,
+            uses: spec.uses,
+            status: 'known-after-apply',
+            dependsOn: waitingOn,
+            ...(keys === undefined ? {} : { itemKeys: this.o.masker.maskDeep(keys) }),
+            changes: 0,
+            items: [],
+          });
+          done('planned', 0, {}, keys?.length);
+          return;
+        }
+      }
       if (spec.if !== undefined && !evaluateCondition(spec.if, this.scope)) {
         if (o.mode === 'plan')
           this.planned.push({ id: spec.id, uses: spec.uses, status: 'skipped', changes: 0, items: [] });
@@ -498,9 +512,17 @@ class Run {
       const stepChanges = results.reduce((n, r) => n + r.changes, 0);
       if (o.mode === 'plan') {
         await this.recordPlan(spec, kind, resolvedGroups, observed, results, stepChanges);
-        if (stepChanges > 0) this.unknownOutputs.add(spec.id);
-        const outputs = stepChanges > 0 ? {} : this.combine(spec, kind, resolvedGroups, results);
-        done(stepChanges > 0 ? 'planned' : 'in-sync', stepChanges, outputs);
+        if (stepChanges === 0) {
+          done('in-sync', 0, this.combine(spec, kind, resolvedGroups, results));
+          return;
+        }
+        // what a step that will change says of its outputs already (one item: fan-outs combine theirs)
+        const known = spec.forEach === undefined && results.length === 1 ? results[0]?.known : undefined;
+        this.unknownOutputs.set(
+          spec.id,
+          known ? new Set(Object.keys(kind.outputs).filter((name) => !(name in known))) : 'all',
+        );
+        done('planned', stepChanges, known ?? {});
         return;
       }
       const outputs = this.combine(spec, kind, resolvedGroups, results);
@@ -586,21 +608,45 @@ class Run {
     });
   }
 
-  /** Steps not yet applied (plan mode) whose outputs this step refers to. */
-  private unknownDependencies(spec: StepSpec): string[] {
+  /** Steps (plan mode) whose outputs that are not known yet `values` refer to. */
+  private unknownDependencies(values: readonly unknown[]): string[] {
     if (this.unknownOutputs.size === 0) return [];
     const found = new Set<string>();
+    const unknown = ([id, section, name]: readonly string[]): boolean => {
+      const outputs = id === undefined ? undefined : this.unknownOutputs.get(id);
+      if (outputs === undefined) return false;
+      // the whole step, or all its outputs, is unknown while any of them is
+      if (outputs === 'all' || section !== 'outputs' || name === undefined) return true;
+      return outputs.has(name);
+    };
     const visit = (value: unknown): void => {
       if (typeof value === 'string') {
         for (const ref of collectReferences(value)) {
-          const id = ref.path[0];
-          if (ref.root === 'steps' && id !== undefined && this.unknownOutputs.has(id)) found.add(id);
+          if (ref.root === 'steps' && unknown(ref.path)) found.add(ref.path[0] as string);
         }
       } else if (Array.isArray(value)) value.forEach(visit);
       else if (value && typeof value === 'object') Object.values(value).forEach(visit);
     };
-    visit([spec.with, spec.if, spec.forEach, spec.key]);
+    visit(values);
     return [...found];
+  }
+
+  /**
+   * Plan mode, a step known after apply: the keys of the items it will have, when they do not depend on what is
+   * unknown — a `for_each` over known values, or `items()` of a kind that says which fields it reads
+   * (`itemsFrom`) when those are known. Undefined when they cannot be told, and for a step of one item.
+   */
+  private async itemKeysBeforeApply(spec: StepSpec, kind: AnyStepKind): Promise<string[] | undefined> {
+    if (spec.forEach !== undefined) {
+      if (this.unknownDependencies([spec.forEach, spec.key]).length > 0) return undefined;
+      return this.forEachElements(spec).map((e) => e.key);
+    }
+    if (!kind.items || !kind.itemsFrom) return undefined;
+    const fields = kind.itemsFrom.filter((field) => field in spec.with);
+    if (this.unknownDependencies(fields.map((field) => spec.with[field])).length > 0) return undefined;
+    const w = Object.fromEntries(fields.map((field) => [field, resolveDeep(spec.with[field], this.scope)]));
+    const items = await kind.items(w, this.stepContext(spec, undefined, w));
+    return items.map((item) => item.key);
   }
 
   /** Resolve `with` (and `for_each`) against the scope; check the result against the kind's schema. */
@@ -624,9 +670,17 @@ class Run {
       return value;
     };
     if (spec.forEach === undefined) return [{ with: resolveWith(this.scope), items: [] }];
+    return this.forEachElements(spec).map(({ key, element }) => ({
+      with: resolveWith({ ...this.scope, item: element }),
+      items: [{ key, value: element }],
+    }));
+  }
+
+  /** The elements of a `for_each` step, each with its key (checkpoints are named by it). */
+  private forEachElements(spec: StepSpec): Array<{ key: string; element: unknown }> {
     const list = Array.isArray(spec.forEach)
       ? resolveDeep(spec.forEach, this.scope)
-      : evaluateString(spec.forEach, this.scope);
+      : evaluateString(spec.forEach as string, this.scope);
     if (!Array.isArray(list)) {
       const at = this.o.playbook.source.positionOf(`${spec.pointer}/for_each`);
       const where = `${this.o.playbook.file}:${at.line}:${at.col}`;
@@ -649,7 +703,7 @@ class Run {
         });
       }
       seen.add(key);
-      return { with: resolveWith(scope), items: [{ key, value: element }] };
+      return { key, element };
     });
   }
 
@@ -862,6 +916,7 @@ class Run {
         changes: plan.changes.length,
         status: 'planned',
         planned: plan.changes,
+        ...(plan.knownOutputs ? { known: plan.knownOutputs } : {}),
       };
     let outputs: Outputs;
     try {
@@ -1056,6 +1111,8 @@ interface ItemOutcome {
   status: 'applied' | 'in-sync' | 'reconciled' | 'skipped' | 'planned';
   /** plan mode: the changes it would make */
   planned?: Change[];
+  /** plan mode: the outputs it says are known before it applies */
+  known?: Outputs;
 }
 
 /** Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs. */
@@ -1143,6 +1200,17 @@ function lazyPointers(kind: AnyStepKind): Set<string> {
       .filter(([, schema]) => schema['x-lazy-expression'] === true)
       .map(([name]) => `/${name}`),
   );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The first few of `keys`, for a line of text. */
+function listed(keys: readonly string[], max = 5): string {
+  return keys.length > max
+    ? `${keys.slice(0, max).join(', ')} and ${keys.length - max} more`
+    : keys.join(', ');
 }
 
 function typeName(value: unknown): string {

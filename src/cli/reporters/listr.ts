@@ -1,5 +1,5 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome, unreportedError } from './outcome.js';
+import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
 import { seconds } from './style.js';
 
 type Outcome =
@@ -148,7 +148,9 @@ export async function listrReporter(write: (text: string) => void): Promise<{
             event.status === 'applied'
               ? `applied ${event.changes}`
               : event.status === 'planned'
-                ? `${event.changes} to apply`
+                ? event.changes > 0
+                  ? `${event.changes} to apply`
+                  : knownAfterApply(event.items)
                 : event.status;
           settle(event.step, { kind: 'ok', title: `${event.step}: ${what} (${time})` });
         }

@@ -1,5 +1,5 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome, unreportedError } from './outcome.js';
+import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
 import { seconds, style as makeStyle } from './style.js';
 
 /**
@@ -74,7 +74,7 @@ export function plainReporter(
             : event.status === 'planned'
               ? event.changes > 0
                 ? `${event.changes} change${event.changes === 1 ? '' : 's'} to apply`
-                : 'known after apply'
+                : knownAfterApply(event.items)
               : event.status === 'interrupted'
                 ? 'interrupted before it finished'
                 : event.status;
