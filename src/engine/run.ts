@@ -2,6 +2,7 @@
  * The run loop: steps in order; per step `if`, `with` resolution, observe, plan, apply with retry and timeout,
  * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Clients } from '../clients/index.js';
 import {
@@ -145,6 +146,8 @@ export async function runPlaybook(options: EngineOptions): Promise<EngineResult>
   process.once('exit', releaseOnExit);
   // A lock that is lost (a database session that ended) stops the steps in flight at once.
   const signal = lock?.lost ? AbortSignal.any([options.signal, lock.lost]) : options.signal;
+  // every request in flight listens to it: a fan-out has many more than ten at once
+  setMaxListeners(0, signal);
   try {
     const journal =
       opened?.journal ??
@@ -1148,7 +1151,9 @@ function timeoutSignal(
     () => controller.abort(new TimeoutError(`${what} took longer than its timeout (${spec.timeoutMs} ms)`)),
     spec.timeoutMs,
   );
-  return { signal: AbortSignal.any([parent, controller.signal]), clear: () => clearTimeout(timer) };
+  const signal = AbortSignal.any([parent, controller.signal]);
+  setMaxListeners(0, signal);
+  return { signal, clear: () => clearTimeout(timer) };
 }
 
 /** Settle with the promise, or reject as soon as the signal aborts (a step that ignores its signal cannot hang the run). */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { constants } from 'node:fs';
 import { access, appendFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -169,6 +170,8 @@ export const SIGTERM_GRACE_MS = 5000;
 function stopOnSignals(): { now: AbortSignal; afterInFlight: AbortSignal; dispose(): void } {
   const now = new AbortController();
   const afterInFlight = new AbortController();
+  // every request in flight listens to the run's signal: a fan-out has many more than ten at once
+  setMaxListeners(0, now.signal, afterInFlight.signal);
   let received = 0;
   let grace: NodeJS.Timeout | undefined;
   const atOnce = (why: string): void => {
