@@ -197,6 +197,29 @@ steps:
     expect([...all.ended].sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
   });
 
+  it('SIGTERM (a cancelled CI job): the payments in flight get 5 s to finish, then are stopped; exit 130', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'delay.txt'), '30\n');
+    const playbook = await writePlaybook(
+      dir,
+      'payments.yaml',
+      PAYMENTS.replace('sleep 1', 'sleep $(cat delay.txt)'),
+    );
+    const child = spawnCli(['run', playbook], { cwd: dir });
+    const first = collect(child);
+    await waitFor(async () => pairs(await lines(join(dir, 'effects.txt'))).started.length >= 2, child);
+    const sent = Date.now();
+    child.kill('SIGTERM');
+    const stopped = await first;
+    const took = Date.now() - sent;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(took).toBeGreaterThanOrEqual(4900);
+    expect(took).toBeLessThan(20_000);
+    expect(stopped.stderr).toContain('SIGTERM: stopping once the steps in flight finish for up to 5 s');
+    expect(stopped.stderr).toContain('SIGTERM 5 s ago: stopping at once');
+    expect(pairs(await lines(join(dir, 'effects.txt'))).ended).toEqual([]);
+  });
+
   it('a command without guards killed mid-way is an ambiguous outcome (exit 4): the report shows the command that ran and the exact command that resolves it', async () => {
     const dir = await tempDir();
     const text = `name: unguarded

@@ -159,7 +159,7 @@ export async function runCommand(
 }
 
 /** How long a SIGTERM lets the items in flight finish before it stops them (docker stop waits 10 s, then kills). */
-export const SIGTERM_GRACE_MS = 5000;
+const SIGTERM_GRACE_MS = 5000;
 
 /**
  * Ctrl-C (SIGINT) and SIGTERM. The first stops the run after what is in flight: no new step, item or attempt
