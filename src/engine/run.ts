@@ -3,6 +3,7 @@
  * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
  */
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Clients } from '../clients/index.js';
 import {
   AmbiguousOutcomeError,
@@ -11,6 +12,7 @@ import {
   PausedError,
   StepError,
   TimeoutError,
+  ValidationError,
   type ExitCode,
 } from '../errors.js';
 import {
@@ -23,12 +25,15 @@ import {
 import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
+import { commandIdOf } from './command-id.js';
 import { digestOf, sha256 } from './digest.js';
 import type { EventBus } from './event-bus.js';
+import type { EventOf } from './events.js';
 import { Journal, type JournalRecord } from './journal.js';
 import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
 import { acquireLock, type LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
+import { Pacer } from './pacer.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
 import { runDir } from './state-dir.js';
 import type {
@@ -103,7 +108,7 @@ export async function runPlaybook(options: EngineOptions): Promise<EngineResult>
   try {
     const journal = await Journal.open(dir, options.masker, { readOnly: options.mode === 'plan' });
     try {
-      return await new Run(options, journal, lock?.replaced).execute();
+      return await new Run(options, journal, dir, lock?.replaced).execute();
     } finally {
       await journal.close();
     }
@@ -133,10 +138,14 @@ class Run {
   private readonly random: () => number;
   private readonly fingerprint: string;
   private readonly inputsDigest: string;
+  /** per step id: the observed state of its (first) group, for the kind's `finish` */
+  private readonly observed = new Map<string, Promise<unknown>>();
 
   constructor(
     options: EngineOptions,
     journal: Journal,
+    /** the folder of this playbook and target's journal, lock and step files */
+    private readonly dir: string,
     private readonly replacedLock: LockInfo | undefined,
   ) {
     this.o = options;
@@ -341,7 +350,10 @@ class Run {
       }
       const groups = this.expand(spec, kind);
       const resolvedGroups = await this.withItems(spec, kind, groups);
-      const withDigest = digestOf(resolvedGroups.map((g) => [g.with, g.items.map((i) => i.key)]));
+      // items a step lists itself (a recipients file) count with their values: an edited line is a changed step
+      const withDigest = digestOf(
+        resolvedGroups.map((g) => [g.with, g.items.map((i) => (kind.items ? [i.key, i.value] : i.key))]),
+      );
       const prior = this.resumed?.steps.get(spec.id);
       if (prior?.finished && prior.finished.withDigest === withDigest) {
         done('resumed', 0, prior.finished.outputs);
@@ -361,10 +373,12 @@ class Run {
       }
       const previous = o.fresh ? undefined : lastFinishedStep(this.journal.records, spec.id, withDigest);
       const progress = new Progress(o, spec.id, total);
+      const pacer = new Pacer(spec.concurrency ?? kind.concurrency ?? 1, o.clock);
       const sameWith = prior?.withDigest === withDigest;
       const results = await this.runGroups(spec, kind, resolvedGroups, {
         previous,
         progress,
+        pacer,
         doneItems: sameWith ? prior.done : new Map<string, { status: string; outputs: Outputs }>(),
         pending: prior?.pending ?? new Map<string, Intent[]>(),
       });
@@ -375,7 +389,7 @@ class Run {
         done(stepChanges > 0 ? 'planned' : 'in-sync', stepChanges, outputs);
         return;
       }
-      const outputs = this.combine(spec, kind, resolvedGroups, results);
+      const outputs = await this.finish(spec, kind, resolvedGroups, results, previous);
       const status =
         stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
       await this.finishStep(spec, status, outputs, withDigest);
@@ -493,8 +507,33 @@ class Run {
     return [{ with: group.with, items }];
   }
 
+  /** `run`: the kind's `finish` when it has one (with the step's observed state, if it was observed), else combine. */
+  private async finish(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    groups: Group[],
+    results: ItemOutcome[],
+    previous: { outputs: Outputs } | undefined,
+  ): Promise<Outputs> {
+    if (!kind.finish || spec.forEach !== undefined) return this.combine(spec, kind, groups, results);
+    const w = groups[0]?.with ?? {};
+    const ctx = this.stepContext(spec, previous, w);
+    const state = this.observed.get(spec.id);
+    return withRetry(
+      async () =>
+        kind.finish?.(ctx, w, itemResultsOf(results), state === undefined ? undefined : await state) ?? {},
+      {
+        policy: spec.retry,
+        clock: this.o.clock,
+        signal: this.o.signal,
+        random: this.random,
+        onRetry: (info) => this.retryEvent(spec, '', info.attempt, info.delayMs, info.error),
+      },
+    );
+  }
+
   private combine(spec: StepSpec, kind: AnyStepKind, groups: Group[], results: ItemOutcome[]): Outputs {
-    const itemResults: ItemResult[] = results.map((r) => ({ key: r.key, outputs: r.outputs }));
+    const itemResults = itemResultsOf(results);
     if (spec.forEach !== undefined) {
       const byKey: Record<string, Outputs> = {};
       for (const r of itemResults) byKey[r.key] = r.outputs;
@@ -514,6 +553,7 @@ class Run {
     memory: {
       previous: { outputs: Outputs } | undefined;
       progress: Progress;
+      pacer: Pacer;
       doneItems: StepState['done'];
       pending: StepState['pending'];
     },
@@ -538,6 +578,7 @@ class Run {
           onRetry: (info) => this.retryEvent(spec, '', info.attempt, info.delayMs, info.error),
         });
         states.set(groupIndex, state);
+        if (groupIndex === 0) this.observed.set(spec.id, state);
       }
       return state;
     };
@@ -552,7 +593,7 @@ class Run {
     };
     return pool(units, concurrency, this.o.signal, onFailure, async ({ group, item, groupIndex }) => {
       const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
-      memory.progress.tick();
+      memory.progress.tick(outcome.status);
       return outcome;
     });
   }
@@ -565,6 +606,7 @@ class Run {
     observe: () => Promise<unknown>,
     memory: {
       previous: { outputs: Outputs } | undefined;
+      pacer: Pacer;
       doneItems: StepState['done'];
       pending: StepState['pending'];
     },
@@ -573,7 +615,13 @@ class Run {
     const w = group.with;
     const finished = memory.doneItems.get(item.key);
     if (finished) {
-      o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status: 'skipped' });
+      o.events.emit({
+        type: 'item.done',
+        step: spec.id,
+        item: item.key,
+        status: 'skipped',
+        ...outputsOf(finished.outputs),
+      });
       return { key: item.key, outputs: finished.outputs, changes: 0, status: 'skipped' };
     }
     const intents = memory.pending.get(item.key);
@@ -624,7 +672,7 @@ class Run {
       return { key: item.key, outputs: {}, changes: plan.changes.length, status: 'planned' };
     let outputs: Outputs;
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
+      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, memory.pacer);
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
@@ -649,7 +697,11 @@ class Run {
     return { key: item.key, outputs, changes: plan.changes.length, status: 'applied' };
   }
 
-  /** Apply one item with the step's retry policy; intents of a failed attempt are reconciled before the next. */
+  /**
+   * Apply one item with the step's retry policy; intents of a failed attempt are reconciled before the next. Each
+   * attempt takes a place in the step's pacer; backpressure from a service narrows the pacer and is retried
+   * without using up the policy's attempts (up to MAX_PRESSURE_RETRIES), after the wait the service asked for.
+   */
   private async apply(
     spec: StepSpec,
     kind: AnyStepKind,
@@ -658,39 +710,60 @@ class Run {
     firstPlan: ItemPlan,
     firstState: unknown,
     previous: { outputs: Outputs } | undefined,
+    pacer: Pacer,
   ): Promise<Outputs> {
     const { o } = this;
     let plan = firstPlan;
     let state = firstState;
+    let counted = 1;
+    let pressureRetries = 0;
     for (let attempt = 1; ; attempt++) {
       const intents: Intent[] = [];
+      await pacer.acquire(o.signal);
+      const startedAt = o.clock.now();
       const attemptSignal = timeoutSignal(o.signal, spec, item);
       const ctx = this.itemContext(spec, previous, w, item, attempt, intents, attemptSignal.signal);
+      let failure: unknown;
       try {
-        return await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
+        const outputs = await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
+        pacer.success();
+        return outputs;
       } catch (error) {
-        if (o.signal.aborted || !shouldRetry(error, attempt, spec.retry)) throw error;
-        const delayMs = retryDelay(spec.retry, attempt, this.random);
-        this.retryEvent(spec, item.key, attempt, delayMs, error);
-        await o.clock.sleep(delayMs, o.signal);
-        const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
-        if (intents.length > 0) {
-          const verdict = await kind.reconcile(retryCtx, w, item, intents);
-          if (verdict.status === 'done') return verdict.outputs ?? {};
-          if (verdict.status === 'ambiguous') {
-            throw new AmbiguousOutcomeError(
-              `step '${spec.id}': the outcome of attempt ${attempt} cannot be told`,
-              verdict.seen,
-              verdict.hint,
-            );
-          }
-        }
-        state = await kind.observe(retryCtx, w);
-        plan = kind.plan(w, state, item);
-        if (plan.changes.length === 0) return plan.outputs ?? {};
+        failure = error;
       } finally {
         attemptSignal.clear();
+        pacer.release();
       }
+      const pressure = failure instanceof LedgerbookError ? failure.backpressure : undefined;
+      if (pressure) pacer.pressure(pressure.retryAfterMs, startedAt);
+      const pressed = pressure !== undefined && pressureRetries < MAX_PRESSURE_RETRIES;
+      if (o.signal.aborted || !(pressed || shouldRetry(failure, counted, spec.retry))) throw failure;
+      let delayMs: number;
+      if (pressed) {
+        pressureRetries++;
+        delayMs = pressure.retryAfterMs ?? retryDelay(spec.retry, pressureRetries, this.random);
+      } else {
+        delayMs = retryDelay(spec.retry, counted, this.random);
+        counted++;
+      }
+      this.retryEvent(spec, item.key, attempt, delayMs, failure);
+      // a wait the service asked for holds every item back in the pacer; any other delay is this item's own
+      if (!(pressed && pressure.retryAfterMs !== undefined)) await o.clock.sleep(delayMs, o.signal);
+      const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
+      if (intents.length > 0) {
+        const verdict = await kind.reconcile(retryCtx, w, item, intents);
+        if (verdict.status === 'done') return verdict.outputs ?? {};
+        if (verdict.status === 'ambiguous') {
+          throw new AmbiguousOutcomeError(
+            `step '${spec.id}': the outcome of attempt ${attempt} cannot be told`,
+            verdict.seen,
+            verdict.hint,
+          );
+        }
+      }
+      state = await kind.observe(retryCtx, w);
+      plan = kind.plan(w, state, item);
+      if (plan.changes.length === 0) return plan.outputs ?? {};
     }
   }
 
@@ -711,7 +784,7 @@ class Run {
         outputs,
       });
     }
-    this.o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status });
+    this.o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status, ...outputsOf(outputs) });
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -728,6 +801,8 @@ class Run {
     return {
       runId: this.runId,
       stepId: spec.id,
+      playbookName: o.playbook.name,
+      targetName: o.targetName,
       mode: o.mode,
       target: o.target,
       clients: o.clients,
@@ -740,6 +815,8 @@ class Run {
       previous,
       source: spec.with,
       fingerprint: this.fingerprint,
+      outputDir: join(this.dir, 'steps', spec.id),
+      concurrency: spec.concurrency ?? o.registry.get(spec.uses)?.concurrency ?? 1,
       log: (level, message) => this.log(level, message, spec.id),
       progress: (message) =>
         o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
@@ -766,6 +843,16 @@ class Run {
       ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
       item,
       attempt,
+      commandId: (purpose, inputs) =>
+        commandIdOf({
+          playbook: this.o.playbook.name,
+          target: this.o.targetName,
+          step: spec.id,
+          item: item.key,
+          purpose,
+          inputs,
+        }),
+      deadline: spec.timeoutMs === undefined ? undefined : this.o.clock.now() + spec.timeoutMs,
       record: async (intent) => {
         if (this.o.mode !== 'run') throw new StepError(`step '${spec.id}' tried a side effect during plan`);
         intents.push(intent);
@@ -810,10 +897,19 @@ interface ItemOutcome {
   status: 'applied' | 'in-sync' | 'reconciled' | 'skipped' | 'planned';
 }
 
-/** Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs. */
+/** How far back the rate of a fan-out is measured. */
+const RATE_WINDOW_MS = 15_000;
+
+/**
+ * Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs, with the rate
+ * of the last seconds (items finished by earlier invocations do not count) and the time left at that rate.
+ */
 class Progress {
   private done = 0;
   private lastEmit = 0;
+  /** (time, items finished in this invocation) samples of the last RATE_WINDOW_MS */
+  private readonly samples: Array<{ at: number; worked: number }> = [];
+  private worked = 0;
 
   constructor(
     private readonly o: EngineOptions,
@@ -821,13 +917,32 @@ class Progress {
     private readonly total: number,
   ) {}
 
-  tick(): void {
+  tick(status: ItemOutcome['status']): void {
     this.done++;
+    if (status !== 'skipped') this.worked++;
     const now = this.o.clock.now();
     if (this.total <= 100 || this.done === this.total || now - this.lastEmit >= 200) {
       this.lastEmit = now;
-      this.o.events.emit({ type: 'step.progress', step: this.step, done: this.done, total: this.total });
+      this.o.events.emit({
+        type: 'step.progress',
+        step: this.step,
+        done: this.done,
+        total: this.total,
+        ...this.pace(now),
+      });
     }
+  }
+
+  private pace(now: number): { rate?: number; etaMs?: number } {
+    this.samples.push({ at: now, worked: this.worked });
+    while (this.samples.length > 2 && (this.samples[0] as { at: number }).at < now - RATE_WINDOW_MS)
+      this.samples.shift();
+    const first = this.samples[0] as { at: number; worked: number };
+    const span = now - first.at;
+    if (span < 1000 || this.worked === first.worked) return {};
+    const rate = ((this.worked - first.worked) * 1000) / span;
+    const left = this.total - this.done;
+    return { rate: Math.round(rate * 10) / 10, etaMs: Math.round((left / rate) * 1000) };
   }
 }
 
@@ -925,16 +1040,28 @@ function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
 }
 
-export function errorInfo(error: LedgerbookError): {
-  code: string;
-  message: string;
-  hint?: string;
-  seen?: string;
-} {
+export function errorInfo(error: LedgerbookError): EventOf<'step.done'>['error'] & object {
   return {
     code: error.code,
     message: error.message,
     ...(error.hint ? { hint: error.hint } : {}),
     ...(error instanceof AmbiguousOutcomeError ? { seen: error.seen } : {}),
+    ...(error instanceof ValidationError ? { diagnostics: [...error.diagnostics] } : {}),
   };
 }
+
+/** An item's outputs for its `item.done` event (what a distribution reports per recipient), when it has any. */
+function outputsOf(outputs: Outputs): { outputs?: Outputs } {
+  return Object.keys(outputs).length > 0 ? { outputs } : {};
+}
+
+function itemResultsOf(results: readonly ItemOutcome[]): ItemResult[] {
+  return results.map((r) => ({
+    key: r.key,
+    outputs: r.outputs,
+    status: r.status === 'planned' ? 'in-sync' : r.status,
+  }));
+}
+
+/** Retries of one item after backpressure: beyond this the error counts like any other. */
+const MAX_PRESSURE_RETRIES = 100;
