@@ -230,9 +230,7 @@ export class PartyLedger {
    * The party's holdings of every instrument, by instrument (`<admin>|<id>`); holdings whose view is unreadable
    * are listed with each instrument's result and in `unreadable`.
    */
-  async holdingsByInstrument(
-    options: ReadOptions = {},
-  ): Promise<{
+  async holdingsByInstrument(options: ReadOptions = {}): Promise<{
     activeAtOffset: number;
     byInstrument: Map<string, Holdings>;
     unreadable: Holdings['unreadable'];
