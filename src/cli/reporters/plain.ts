@@ -3,7 +3,7 @@ import { formatDiagnostics } from '../../playbook/format.js';
 import { describeOutcome, unreportedError } from './outcome.js';
 import { progressText, seconds, style as makeStyle } from './style.js';
 
-/** Fan-outs of more items than this print progress instead of every item's planned change (run mode). */
+/** Fan-outs of this many items or more print progress instead of every item's planned change (run mode). */
 const BIG_FANOUT = 20;
 /** Progress of a big fan-out is printed at every 10 %, and at least this often while it runs. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -36,7 +36,7 @@ export function plainReporter(
         );
         break;
       case 'step.start':
-        if (event.items > BIG_FANOUT) big.add(event.step);
+        if (event.items >= BIG_FANOUT) big.add(event.step);
         line(`● ${event.step} ${s.dim(`(${event.kind}${event.items > 1 ? `, ${event.items} items` : ''})`)}`);
         break;
       case 'step.plan':
