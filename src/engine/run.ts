@@ -2,6 +2,7 @@
  * The run loop: steps in order; per step `if`, `with` resolution, observe, plan, apply with retry and timeout,
  * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clients } from '../clients/index.js';
@@ -188,6 +189,8 @@ class Run {
   ) {
     this.o = options;
     this.journal = journal;
+    // every item in flight waits on the run's signal (a pacer's place, a pool of holdings …)
+    setMaxListeners(0, options.signal);
     this.random = options.random ?? Math.random;
     this.inputsDigest = digestOf(options.inputs);
     this.fingerprint = sha256(`${options.playbook.digest}\n${this.inputsDigest}`);

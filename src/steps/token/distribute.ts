@@ -174,6 +174,9 @@ interface Session {
   observed: Promise<Observed> | undefined;
   split: Promise<void> | undefined;
   splitDone: boolean;
+  splitTries: number;
+  /** a read of the holdings under way */
+  refreshing: Promise<void> | undefined;
 }
 
 interface Observed {
@@ -248,10 +251,18 @@ async function observeDistribution(ctx: StepContext, w: With): Promise<Observed>
   return observed;
 }
 
-async function refreshHoldings(ctx: StepContext, w: With, session: Session): Promise<void> {
-  const holdings = await ctx.clients.party(w.sender).holdings(instrumentOf(ctx), { signal: ctx.signal });
-  session.pool.reset(poolHoldings(holdings.unlocked));
-  session.offset = Math.max(session.offset, holdings.activeAtOffset);
+/** Reads the sender's spendable holdings into the pool again; one read at a time, shared by who asks meanwhile. */
+function refreshHoldings(ctx: StepContext, w: With, session: Session): Promise<void> {
+  session.refreshing ??= (async () => {
+    try {
+      const holdings = await ctx.clients.party(w.sender).holdings(instrumentOf(ctx), { signal: ctx.signal });
+      session.pool.reset(poolHoldings(holdings.unlocked));
+      session.offset = Math.max(session.offset, holdings.activeAtOffset);
+    } finally {
+      session.refreshing = undefined;
+    }
+  })();
+  return session.refreshing;
 }
 
 function poolHoldings(holdings: ReadonlyArray<{ contractId: string; amount: string }>): PoolHolding[] {
@@ -438,21 +449,37 @@ function receiptOutputs(receipt: Receipt): Outputs {
   return { ...receipt };
 }
 
-/** Splits the sender's holdings into the session's lanes, once, before the first transfer. */
+/** Failed splits before the lanes are given up (the distribution then runs on the holdings it has). */
+const SPLIT_TRIES = 3;
+
+/**
+ * Splits the sender's holdings into the session's lanes, once, before the first transfers. While one item splits,
+ * the others wait; when a split fails, its item's attempt fails (the engine retries it) and the others go on with
+ * the holdings there are: lanes make a distribution fast, never correct.
+ */
 async function ensureLanes(ctx: ItemContext, w: With, session: Session): Promise<void> {
   if (session.splitDone) return;
-  if (session.split === undefined) {
-    session.split = splitIntoLanes(ctx, w, session).then(
-      () => {
-        session.splitDone = true;
-      },
-      (error: unknown) => {
-        session.split = undefined;
-        throw error;
-      },
-    );
+  if (session.split !== undefined) {
+    await session.split.catch(() => undefined);
+    return;
   }
-  await session.split;
+  session.split = splitIntoLanes(ctx, w, session);
+  try {
+    await session.split;
+    session.splitDone = true;
+  } catch (error) {
+    session.splitTries++;
+    if (session.splitTries >= SPLIT_TRIES) {
+      session.splitDone = true;
+      ctx.log(
+        'warn',
+        `the sender's holdings could not be split into lanes (${error instanceof Error ? error.message : String(error)}): going on with the ${session.pool.size} there are`,
+      );
+    }
+    throw error;
+  } finally {
+    session.split = undefined;
+  }
 }
 
 async function splitIntoLanes(ctx: ItemContext, w: With, session: Session): Promise<void> {
@@ -470,31 +497,26 @@ async function splitIntoLanes(ctx: ItemContext, w: With, session: Session): Prom
     ctx.progress(
       `splitting ${splits.length} holding${splits.length === 1 ? '' : 's'} into ${session.lanes} lanes`,
     );
-    await Promise.all(
+    const outcomes = await Promise.allSettled(
       splits.map(async ({ holding, amount }) => {
-        const [taken] = await session.pool.take(holding.amount, ctx.signal);
-        const inputs = taken === undefined ? [] : [taken];
+        const inputs = session.pool.claim([holding]);
+        if (inputs.length === 0) return;
+        let done;
         try {
-          const done = await selfTransfer(
-            self,
-            inputs.map((h) => h.cid),
-            amount,
-            'ledgerbook: split into lanes',
-          );
-          const rest = (taken?.amount ?? new AmountDecimal(0)).minus(amount);
-          session.pool.settle(inputs, [
-            { cid: done.holding, amount: amountValue(amount) },
-            ...(done.change.length === 1 && done.change[0] !== undefined
-              ? [{ cid: done.change[0], amount: rest }]
-              : []),
-          ]);
-          if (done.change.length > 1) session.pool.stale = true;
+          done = await selfTransfer(self, inputs.map((h) => h.cid), amount, 'ledgerbook: split into lanes');
         } catch (error) {
-          session.pool.drop(inputs);
-          throw error;
+          throw settleFailure(session, inputs, undefined, error);
         }
+        const [change] = done.change;
+        session.pool.settle(inputs, [
+          { cid: done.holding, amount: amountValue(amount) },
+          ...(change === undefined ? [] : [{ cid: change, amount: holding.amount.minus(amount) }]),
+        ]);
+        if (done.change.length > 1) session.pool.stale = true;
       }),
     );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     if (session.pool.stale) await refreshHoldings(ctx, w, session);
   }
 }
@@ -512,7 +534,7 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
     amount: recipient.amount,
     reference: recipient.reference,
   });
-  const inputs = await session.pool.take(amount, ctx.signal);
+  const inputs = await session.pool.take(amount, ctx.signal, () => refreshHoldings(ctx, w, session));
   const intent: TransferIntent = {
     action: 'transfer',
     commandId,
@@ -547,15 +569,24 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
   return landed(session, recipient, inputs, transaction, commandId);
 }
 
-/** What a failed attempt leaves: the inputs back in the pool or out of it, and the error the engine acts on. */
-function settleFailure(session: Session, inputs: PoolHolding[], commandId: string, error: unknown): unknown {
+/**
+ * What a failed submission leaves: its inputs back in the pool (the ledger refused it) or out of it until the
+ * holdings are read again (an input was archived, or the outcome is unknown), and the error the engine acts on —
+ * a lost answer made transient, so that the engine reconciles the intent before any new attempt.
+ */
+function settleFailure(
+  session: Session,
+  inputs: readonly PoolHolding[],
+  commandId: string | undefined,
+  error: unknown,
+): unknown {
   if (!(error instanceof LedgerbookError)) {
     session.pool.drop(inputs);
     return error;
   }
   if (isLedgerError(error, 'contract-not-found')) {
     // an input was archived since it was read (spent elsewhere): nothing landed; read the holdings again
-    session.refused.add(commandId);
+    if (commandId !== undefined) session.refused.add(commandId);
     session.pool.drop(inputs);
     return new StepError(`an input holding was archived since it was read: reading the holdings again`, {
       retryability: 'transient',
@@ -575,7 +606,7 @@ function settleFailure(session: Session, inputs: PoolHolding[], commandId: strin
       },
     );
   }
-  session.refused.add(commandId);
+  if (commandId !== undefined) session.refused.add(commandId);
   session.pool.restore(inputs);
   return error;
 }
@@ -818,6 +849,8 @@ export async function recipientItems(
     observed: undefined,
     split: undefined,
     splitDone: false,
+    splitTries: 0,
+    refreshing: undefined,
   });
   return recipients.recipients.map((r) => ({ key: r.receiver, value: r }));
 }

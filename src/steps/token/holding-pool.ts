@@ -49,9 +49,10 @@ export class HoldingPool {
 
   /**
    * Inputs worth at least `amount`: the largest free holding when it covers it, else the fewest largest ones that
-   * do together. Waits while holdings in flight may come back; fails when the pool can never cover it.
+   * do together. Waits while holdings in flight may come back; reads the holdings again (`refresh`) when some left
+   * the pool with an unknown fate; fails when the pool can never cover it.
    */
-  async take(amount: AmountDecimal, signal: AbortSignal): Promise<PoolHolding[]> {
+  async take(amount: AmountDecimal, signal: AbortSignal, refresh: () => Promise<void>): Promise<PoolHolding[]> {
     for (;;) {
       signal.throwIfAborted();
       const taken = this.pick(amount);
@@ -60,13 +61,13 @@ export class HoldingPool {
         for (const h of taken) this.busy.set(h.cid, h);
         return taken;
       }
+      if (this.stale) {
+        // holdings left the pool with an unknown fate: the ledger says which are spendable now
+        await refresh();
+        continue;
+      }
       if (this.busy.size === 0) {
         const have = formatAmount(this.total);
-        if (this.stale) {
-          throw new StepError(`the sender's holdings changed: reading them again (${have} known)`, {
-            retryability: 'transient',
-          });
-        }
         throw new StepError(
           `the sender's spendable holdings (${have}) do not cover the ${formatAmount(amount)} this transfer needs`,
           {
@@ -78,10 +79,21 @@ export class HoldingPool {
     }
   }
 
+  /** These free holdings, for a transfer planned on them (a split); those no longer free are left out. */
+  claim(holdings: readonly PoolHolding[]): PoolHolding[] {
+    const wanted = new Set(holdings.map((h) => h.cid));
+    const taken = this.free.filter((h) => wanted.has(h.cid));
+    this.free = this.free.filter((h) => !wanted.has(h.cid));
+    for (const h of taken) this.busy.set(h.cid, h);
+    return taken;
+  }
+
   /** The transfer landed: its inputs are gone, its change (if any) is free for the next transfer. */
   settle(inputs: readonly PoolHolding[], change: readonly PoolHolding[]): void {
     for (const h of inputs) this.busy.delete(h.cid);
-    this.free.push(...change.filter((h) => h.amount.greaterThan(0)));
+    // a read of the holdings in between may have found the change already
+    const known = new Set(this.free.map((h) => h.cid));
+    this.free.push(...change.filter((h) => h.amount.greaterThan(0) && !known.has(h.cid)));
     this.sort();
     this.wake();
   }
