@@ -1,7 +1,7 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
 import { describeOutcome, unreportedError } from './outcome.js';
 import { formatDiagnostics } from '../../playbook/format.js';
-import { progressText, seconds } from './style.js';
+import { progressText, seconds, totalsText } from './style.js';
 
 type Outcome =
   { kind: 'ok'; title: string } | { kind: 'skip'; message: string } | { kind: 'fail'; message: string };
@@ -147,7 +147,11 @@ export async function listrReporter(write: (text: string) => void): Promise<{
               : event.status === 'planned'
                 ? `${event.changes} to apply`
                 : event.status;
-          settle(event.step, { kind: 'ok', title: `${event.step}: ${what} (${time})` });
+          const totals = totalsText(event.outputs);
+          settle(event.step, {
+            kind: 'ok',
+            title: `${event.step}: ${what} (${time})${totals === undefined ? '' : ` — ${totals}`}`,
+          });
         }
         break;
       }

@@ -1,7 +1,7 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { formatDiagnostics } from '../../playbook/format.js';
 import { describeOutcome, unreportedError } from './outcome.js';
-import { progressText, seconds, style as makeStyle } from './style.js';
+import { progressText, seconds, style as makeStyle, totalsText } from './style.js';
 
 /** Fan-outs of this many items or more print progress instead of every item's planned change (run mode). */
 const BIG_FANOUT = 20;
@@ -93,6 +93,8 @@ export function plainReporter(
                 : 'known after apply'
               : event.status;
         line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
+        const totals = totalsText(event.outputs);
+        if (totals !== undefined) line(`  ${totals}`);
         if (event.error) {
           stepFailed = true;
           line(s.bad(`  ${event.error.message}`));

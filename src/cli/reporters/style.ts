@@ -37,3 +37,16 @@ export function duration(ms: number): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
+
+/**
+ * `recipients 200 · amount 9.93 · sent 200`: a step's `totals` output (a fan-out's counts and sums, such as a
+ * distribution's), or undefined when it has none.
+ */
+export function totalsText(outputs: Record<string, unknown> | undefined): string | undefined {
+  const totals = outputs?.['totals'];
+  if (typeof totals !== 'object' || totals === null || Array.isArray(totals)) return undefined;
+  const parts = Object.entries(totals as Record<string, unknown>)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${String(v)}`);
+  return parts.length === 0 ? undefined : parts.join(' · ');
+}

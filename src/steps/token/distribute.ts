@@ -171,6 +171,10 @@ interface Session {
   refused: Set<string>;
   /** the command id each payment was sent under, when known (from this run, or earlier receipts) */
   commands: Map<string, string | null>;
+  /** command ids the participant refused as duplicates, and the offset it said the first one landed at */
+  duplicateAt: Map<string, number>;
+  /** the offset of the ledger read that found what was paid */
+  snapshotOffset: number;
   observed: Promise<Observed> | undefined;
   split: Promise<void> | undefined;
   splitDone: boolean;
@@ -286,6 +290,7 @@ async function firstObservation(ctx: StepContext, w: With, session: Session): Pr
   const { payments, offset } = await readPayments(sender, instrument, distribution, ctx.signal);
   session.payments = payments;
   session.offset = offset;
+  session.snapshotOffset = offset;
   await findReturned(ctx, w, session, sender);
 
   const recipients = session.recipients;
@@ -503,7 +508,12 @@ async function splitIntoLanes(ctx: ItemContext, w: With, session: Session): Prom
         if (inputs.length === 0) return;
         let done;
         try {
-          done = await selfTransfer(self, inputs.map((h) => h.cid), amount, 'ledgerbook: split into lanes');
+          done = await selfTransfer(
+            self,
+            inputs.map((h) => h.cid),
+            amount,
+            'ledgerbook: split into lanes',
+          );
         } catch (error) {
           throw settleFailure(session, inputs, undefined, error);
         }
@@ -593,6 +603,10 @@ function settleFailure(
       cause: error,
       hint: error.hint,
     });
+  }
+  if (isLedgerError(error, 'duplicate-command') && commandId !== undefined) {
+    const at = Number(error.canton?.context?.['completion_offset']);
+    if (Number.isSafeInteger(at) && at > 0) session.duplicateAt.set(commandId, at);
   }
   if (error.retryability === 'ambiguous') {
     // the answer was lost (or the id was already used): the engine reconciles the intent before any new attempt
@@ -686,9 +700,9 @@ async function reconcileTransfer(
   }
   for (const intent of [...transfers].reverse()) {
     if (session.refused.has(intent.commandId)) continue;
-    const completion = await completionOf(sender, intent, ctx.signal);
-    if (completion === undefined || (completion.status?.code ?? 0) !== 0) continue;
-    const at = completion.offset;
+    const landing = await landingOf(sender, session, intent, ctx.signal);
+    if (landing === undefined) continue;
+    const at = landing.offset;
     const transactions = await sender.ledger.transactions(
       {
         parties: [sender.party],
@@ -698,8 +712,9 @@ async function reconcileTransfer(
       { signal: ctx.signal },
     );
     const transaction = transactions.find((t) => t.commandId === intent.commandId);
+    // landed before the ledger was read for this run, and not among what it showed: its offer is gone since
+    const gone = at !== undefined && at <= session.snapshotOffset;
     if (transaction === undefined) {
-      // committed, but its transaction is no longer shown: the offer is gone (rejected or withdrawn since)
       const returned: Payment = {
         receiver: recipient.receiver,
         amount: intent.amount,
@@ -708,13 +723,14 @@ async function reconcileTransfer(
         status: 'returned',
         offer: null,
         settlement: null,
-        update: completion.updateId ?? null,
+        update: landing.updateId ?? null,
       };
       session.payments.set(recipient.receiver, returned);
       return { status: 'done', outputs: receiptOutputs(receiptOf(recipient, returned, intent.commandId)) };
     }
     session.pool.stale = true; // its inputs are spent and its change is new: read the holdings again
     const paid = paymentOf(recipient, transaction);
+    if (gone && paid.status === 'offered') paid.status = 'returned';
     session.payments.set(recipient.receiver, paid);
     return { status: 'done', outputs: receiptOutputs(receiptOf(recipient, paid, intent.commandId)) };
   }
@@ -722,6 +738,23 @@ async function reconcileTransfer(
     status: 'not-done',
     note: `command ${last.commandId} did not land (no completion after offset ${last.offset}); sending it again under the same id`,
   };
+}
+
+/**
+ * Where a command landed, if it did: at the offset the participant named when it refused the id as a duplicate,
+ * else at its completion after the intent's offset.
+ */
+async function landingOf(
+  sender: PartyLedger,
+  session: Session,
+  intent: TransferIntent,
+  signal: AbortSignal,
+): Promise<{ offset: number | undefined; updateId: string | undefined } | undefined> {
+  const duplicate = session.duplicateAt.get(intent.commandId);
+  if (duplicate !== undefined) return { offset: duplicate, updateId: undefined };
+  const completion = await completionOf(sender, intent, signal);
+  if (completion === undefined || (completion.status?.code ?? 0) !== 0) return undefined;
+  return { offset: completion.offset, updateId: completion.updateId };
 }
 
 /** The participant answers at most this many completions per list (Canton's `http-list-max-elements-limit`). */
@@ -846,6 +879,8 @@ export async function recipientItems(
     offset: 0,
     refused: new Set(),
     commands: new Map(),
+    duplicateAt: new Map(),
+    snapshotOffset: 0,
     observed: undefined,
     split: undefined,
     splitDone: false,
@@ -863,7 +898,8 @@ export function planRecipient(state: Observed, recipient: Recipient): ItemPlan {
     changes: [
       {
         action: 'create',
-        summary: `send ${recipient.amount} to ${recipient.receiver} (line ${recipient.line}${recipient.reference === null ? '' : `, reference ${JSON.stringify(recipient.reference)}`})`,
+        // the item is the receiver: its key names it
+        summary: `send ${recipient.amount} (line ${recipient.line}${recipient.reference === null ? '' : `, reference ${JSON.stringify(recipient.reference)}`})`,
         details: {
           receiver: recipient.receiver,
           amount: recipient.amount,
@@ -890,6 +926,30 @@ export function endSession(ctx: StepContext): void {
 }
 
 export type { Observed as DistributionState };
+
+/**
+ * Writes the step's receipts (its items' outputs, one JSON line each, with the distribution's id) and ends the
+ * session: what a later run reads to tell a returned offer from one never sent.
+ */
+export async function recordReceipts(
+  ctx: StepContext,
+  w: With,
+  results: readonly ItemResult[],
+): Promise<{ distribution: string; path: string }> {
+  const distribution =
+    sessions.get(sessionKey(ctx))?.distribution ??
+    distributionId({
+      label: w.distribution,
+      playbook: scopeOf(ctx).playbook,
+      step: ctx.stepId,
+      sender: ctx.clients.party(w.sender).party,
+      instrument: instrumentOf(ctx),
+    });
+  const path = receiptsPath(ctx, w);
+  await writeReceipts(path, distribution, results);
+  endSession(ctx);
+  return { distribution, path };
+}
 
 // --- the step -------------------------------------------------------------------------------------------------------
 
@@ -953,20 +1013,8 @@ export const tokenDistribute = defineStep<With, Observed, Recipient>({
   apply: (ctx, w, item, _plan, state) => sendOne(ctx, w, state.session, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, w, item.value, intents),
   async finish(ctx, w, results) {
-    const session = sessions.get(sessionKey(ctx));
-    const distribution =
-      session?.distribution ??
-      distributionId({
-        label: w.distribution,
-        playbook: scopeOf(ctx).playbook,
-        step: ctx.stepId,
-        sender: ctx.clients.party(w.sender).party,
-        instrument: instrumentOf(ctx),
-      });
     if (w.consolidate !== false) await consolidate(ctx, w);
-    const path = receiptsPath(ctx, w);
-    await writeReceipts(path, distribution, results);
-    endSession(ctx);
+    const { distribution, path } = await recordReceipts(ctx, w, results);
     return { distribution, receipts: path, totals: totals(results) };
   },
 });

@@ -52,7 +52,11 @@ export class HoldingPool {
    * do together. Waits while holdings in flight may come back; reads the holdings again (`refresh`) when some left
    * the pool with an unknown fate; fails when the pool can never cover it.
    */
-  async take(amount: AmountDecimal, signal: AbortSignal, refresh: () => Promise<void>): Promise<PoolHolding[]> {
+  async take(
+    amount: AmountDecimal,
+    signal: AbortSignal,
+    refresh: () => Promise<void>,
+  ): Promise<PoolHolding[]> {
     for (;;) {
       signal.throwIfAborted();
       const taken = this.pick(amount);

@@ -9,9 +9,9 @@ import { defineStep, type StaticFinding, type StepContext } from '../../engine/s
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import {
-  endSession,
   observeDistribution,
   planRecipient,
+  recordReceipts,
   reconcileTransfer,
   recipientItems,
   sendRecipient,
@@ -121,8 +121,8 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   plan: (_w, state, item) => planRecipient(state, item.value),
   apply: (ctx, w, item, _plan, state) => sendRecipient(ctx, asDistribution(w, ctx), state, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, asDistribution(w, ctx), item.value, intents),
-  finish(ctx, _w, results) {
-    endSession(ctx);
-    return Promise.resolve(results[0]?.outputs ?? {});
+  async finish(ctx, w, results) {
+    await recordReceipts(ctx, asDistribution(w, ctx), results);
+    return results[0]?.outputs ?? {};
   },
 });
