@@ -2,6 +2,7 @@
  * The run loop: steps in order; per step `if`, `with` resolution, observe, plan, apply with retry and timeout,
  * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
  */
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -27,13 +28,14 @@ import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
 import { commandIdOf } from './command-id.js';
-import { digestOf, sha256 } from './digest.js';
+import { canonicalJson, digestOf, sha256 } from './digest.js';
 import { EventBus } from './event-bus.js';
 import type { EventOf } from './events.js';
 import type { JournalRecord, RunJournal } from './journal.js';
 import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
 import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
+import { HeapGovernor } from './heap.js';
 import { Pacer } from './pacer.js';
 import { pool } from './pool.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
@@ -407,9 +409,9 @@ class Run {
       const groups = this.expand(spec, kind);
       const resolvedGroups = await this.withItems(spec, kind, groups);
       // items a step lists itself (a recipients file) count with their values: an edited line is a changed step
-      const withDigest = digestOf(
-        resolvedGroups.map((g) => [g.with, g.items.map((i) => (kind.items ? [i.key, i.value] : i.key))]),
-      );
+      const withDigest = kind.items
+        ? itemsDigest(resolvedGroups)
+        : digestOf(resolvedGroups.map((g) => [g.with, g.items.map((i) => i.key)]));
       const prior = this.resumed?.steps.get(spec.id);
       if (prior?.finished && prior.finished.withDigest === withDigest) {
         done('resumed', 0, prior.finished.outputs);
@@ -692,9 +694,20 @@ class Run {
           new StepError(`step '${spec.id}': stopped waiting, another item failed: ${error.message}`),
         );
     };
+    let reportCtx: StepContext | undefined;
     return pool(units, concurrency, this.o.signal, onFailure, async ({ group, item, groupIndex }) => {
       const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
       memory.progress.tick(outcome.status);
+      if (this.o.mode === 'run' && kind.onItem && outcome.status !== 'planned') {
+        reportCtx ??= this.stepContext(spec, memory.previous, group.with);
+        kind.onItem(reportCtx, group.with, item, {
+          key: outcome.key,
+          outputs: outcome.outputs,
+          status: outcome.status,
+        });
+        // the kind has them now: the step's results do not keep them
+        outcome.outputs = {};
+      }
       return outcome;
     });
   }
@@ -1022,6 +1035,7 @@ const RATE_WINDOW_MS = 15_000;
 class Progress {
   private done = 0;
   private lastEmit = 0;
+  private readonly heap = new HeapGovernor();
   /** (time, items finished in this invocation) samples of the last RATE_WINDOW_MS */
   private readonly samples: Array<{ at: number; worked: number }> = [];
   private worked = 0;
@@ -1034,6 +1048,7 @@ class Progress {
 
   tick(status: ItemOutcome['status']): void {
     this.done++;
+    this.heap.tick(this.total);
     if (status !== 'skipped') this.worked++;
     const now = this.o.clock.now();
     if (this.total <= 100 || this.done === this.total || now - this.lastEmit >= 200) {
@@ -1132,6 +1147,16 @@ export function errorInfo(error: LedgerbookError): EventOf<'step.done'>['error']
     ...(error instanceof AmbiguousOutcomeError ? { seen: error.seen } : {}),
     ...(error instanceof ValidationError ? { diagnostics: [...error.diagnostics] } : {}),
   };
+}
+
+/** The digest of groups and their items, keys and values, hashed one item at a time (100,000 items, no big text). */
+function itemsDigest(groups: readonly Group[]): string {
+  const hash = createHash('sha256');
+  for (const group of groups) {
+    hash.update(canonicalJson(group.with) ?? 'undefined');
+    for (const item of group.items) hash.update(`\n${canonicalJson([item.key, item.value]) ?? ''}`);
+  }
+  return hash.digest('hex');
 }
 
 /** An item's outputs for its `item.done` event (what a distribution reports per recipient), when it has any. */

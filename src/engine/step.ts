@@ -186,6 +186,13 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
   /** fan-out steps: the step's outputs from all items; omitted: the single item's outputs */
   combine?(w: W, results: readonly ItemResult[]): Outputs;
   /**
+   * `run` only: each item as it finishes — applied, in sync, reconciled, or skipped because an earlier invocation
+   * of the run finished it — with its outputs, for a kind that writes a report of its own item by item (a
+   * distribution's receipts). The engine then keeps no item outputs for `finish` (its results carry `{}`), so a
+   * 100,000-item step does not hold 100,000 outputs.
+   */
+  onItem?(ctx: StepContext, w: W, item: Item<I>, result: ItemResult): void;
+  /**
    * `run` only, once every item is done: work that belongs to the step as a whole (merging what the items left
    * behind, writing a receipts file) and the step's outputs, in place of `combine`. It runs again when a run is
    * resumed before the step finished, so it must be safe to repeat (observe, then act).
