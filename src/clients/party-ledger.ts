@@ -5,7 +5,7 @@
  * standard interface views (an interface query returns `createArgument: null`); instruments are matched on admin
  * and id exactly, and only the party's own contracts count.
  */
-import { amountProblem, sumAmounts } from './amount.js';
+import { AmountDecimal, amountProblem, amountValue, formatAmount, sumAmounts } from './amount.js';
 import type {
   ActiveContractsOptions,
   CallOptions,
@@ -65,10 +65,14 @@ export interface Holdings {
   activeAtOffset: number;
   /** spendable: no lock */
   unlocked: Holding[];
-  /** locked (e.g. to the registrar while an offer is pending): not spendable, not in `unlockedTotal` */
+  /**
+   * locked (e.g. to the registrar while an offer is pending): not spendable, not in `unlockedTotal`. Empty when
+   * the read was asked `withLocked: false` (only counted and summed then).
+   */
   locked: Holding[];
   unlockedTotal: string;
   lockedTotal: string;
+  lockedCount: number;
   /** holdings of the party whose view the participant could not compute, with its reason */
   unreadable: Array<{ contractId: string; reason: string }>;
 }
@@ -159,6 +163,11 @@ export interface UserService extends ContractRef {
 export interface ReadOptions extends ActiveContractsOptions {
   /** default: the ledger end */
   activeAtOffset?: number;
+  /**
+   * holdings: keep the locked ones (default), or only count and sum them — a sender with 100,000 pending offers
+   * has 100,000 locked holdings, which a distribution needs the total of, not the list
+   */
+  withLocked?: boolean;
 }
 
 export interface PartySubmitOptions extends SubmitOptions {
@@ -208,6 +217,7 @@ function emptyHoldings(activeAtOffset: number): Holdings {
     locked: [],
     unlockedTotal: '0',
     lockedTotal: '0',
+    lockedCount: 0,
     unreadable: [],
   };
 }
@@ -247,7 +257,11 @@ export class PartyLedger {
     options: ReadOptions,
   ): Promise<HoldingsRead> {
     const unreadable: Holdings['unreadable'] = [];
-    const groups = new Map<string, Holding[]>();
+    const groups = new Map<
+      string,
+      { unlocked: Holding[]; locked: Holding[]; lockedSum: AmountDecimal; lockedCount: number }
+    >();
+    const withLocked = options.withLocked !== false;
     const { activeAtOffset } = await this.ledger.activeContracts(
       {
         parties: [this.party],
@@ -286,8 +300,17 @@ export class PartyLedger {
           const lock = value.lock ?? null;
           const key = instrumentKey(value.instrumentId);
           let group = groups.get(key);
-          if (group === undefined) groups.set(key, (group = []));
-          group.push({
+          if (group === undefined)
+            groups.set(
+              key,
+              (group = { unlocked: [], locked: [], lockedSum: new AmountDecimal(0), lockedCount: 0 }),
+            );
+          if (lock !== null) {
+            group.lockedSum = group.lockedSum.plus(amountValue(value.amount));
+            group.lockedCount++;
+            if (!withLocked) return;
+          }
+          (lock === null ? group.unlocked : group.locked).push({
             contractId: event.contractId,
             templateId: event.templateId,
             owner: value.owner,
@@ -312,15 +335,14 @@ export class PartyLedger {
       activeAtOffset,
       unreadable,
     });
-    for (const [key, holdings] of groups) {
-      const unlocked = holdings.filter((h) => h.lock === null);
-      const locked = holdings.filter((h) => h.lock !== null);
+    for (const [key, group] of groups) {
       result.set(key, {
         activeAtOffset,
-        unlocked,
-        locked,
-        unlockedTotal: sumAmounts(unlocked.map((h) => h.amount)),
-        lockedTotal: sumAmounts(locked.map((h) => h.amount)),
+        unlocked: group.unlocked,
+        locked: group.locked,
+        unlockedTotal: sumAmounts(group.unlocked.map((h) => h.amount)),
+        lockedTotal: formatAmount(group.lockedSum),
+        lockedCount: group.lockedCount,
         unreadable,
       });
     }
