@@ -44,7 +44,7 @@ function outputs(state: Observed): Outputs {
     spendable: mine?.unlockedTotal ?? '0',
     locked: mine?.lockedTotal ?? '0',
     holdings: mine?.unlocked.length ?? 0,
-    locked_holdings: mine?.locked.length ?? 0,
+    locked_holdings: mine?.lockedCount ?? 0,
     instruments: [...state.byInstrument].map(([key, h]) => {
       const [admin, id] = key.split('|');
       return {
@@ -53,7 +53,7 @@ function outputs(state: Observed): Outputs {
         spendable: h.unlockedTotal,
         locked: h.lockedTotal,
         holdings: h.unlocked.length,
-        locked_holdings: h.locked.length,
+        locked_holdings: h.lockedCount,
       };
     }),
     unreadable: state.unreadable,
@@ -78,7 +78,7 @@ export const tokenBalance = defineStep<With, Observed>({
   async observe(ctx, w) {
     const party = ctx.clients.party(w.party);
     const instrument = instrumentKey(instrumentOf(ctx));
-    const read = await party.holdingsByInstrument({ signal: ctx.signal });
+    const read = await party.holdingsByInstrument({ signal: ctx.signal, withLocked: false });
     const mine = read.byInstrument.get(instrument);
     for (const u of read.unreadable) ctx.log('warn', `holding ${u.contractId} is unreadable: ${u.reason}`);
     const count = mine?.unlocked.length ?? 0;

@@ -48,7 +48,9 @@ export const tokenConsolidate = defineStep<With, Observed>({
   needsTarget: true,
   check: (w, target) => checkActingParty(w.party, target, '/party'),
   async observe(ctx, w) {
-    const holdings = await ctx.clients.party(w.party).holdings(instrumentOf(ctx), { signal: ctx.signal });
+    const holdings = await ctx.clients
+      .party(w.party)
+      .holdings(instrumentOf(ctx), { signal: ctx.signal, withLocked: false });
     return { unlocked: holdings.unlocked, total: holdings.unlockedTotal };
   },
   plan(w, state) {

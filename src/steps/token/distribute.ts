@@ -13,10 +13,10 @@
  * narrows the lanes in use when the network pushes back and widens them when it clears; the lanes are merged
  * again at the end. docs/architecture.md "Distributing tokens" has the whole design.
  */
-import { mkdir, open, readdir, readFile, rename } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
-import { AmountDecimal, amountValue, formatAmount, sumAmounts } from '../../clients/amount.js';
+import { AmountDecimal, amountValue, sumAmounts } from '../../clients/amount.js';
 import { isLedgerError } from '../../clients/ledger-errors.js';
 import type { Completion, Transaction } from '../../clients/ledger-wire.js';
 import type { PartyLedger } from '../../clients/party-ledger.js';
@@ -25,12 +25,15 @@ import { sendTransfer } from '../../clients/token-flows.js';
 import { transferInstructionResult } from '../../clients/token-results.js';
 import { TOKEN_CHOICES } from '../../clients/token-wire.js';
 import { LedgerbookError, StepError, ValidationError } from '../../errors.js';
+import { commandIdOf } from '../../engine/command-id.js';
 import {
   defineStep,
   type Intent,
+  type Item,
   type ItemContext,
   type ItemPlan,
   type ItemResult,
+  type JsonValue,
   type Outputs,
   type StaticFinding,
   type StepContext,
@@ -48,6 +51,7 @@ import {
   type ReceiptStatus,
 } from './distribution.js';
 import { HoldingPool, splitRound, type PoolHolding } from './holding-pool.js';
+import { ReceiptsWriter, type Receipt, type ReceiptTotals } from './receipts.js';
 import { selfTransfer, type SelfTransferContext } from './merge-split.js';
 import {
   inlineRecipients,
@@ -134,26 +138,13 @@ const withSchema = {
 export type DistributeWith = FromSchema<typeof withSchema>;
 type With = DistributeWith;
 
-/** One recipient's receipt: an item's outputs, a line of the receipts file, a `--json` item event. */
-export interface Receipt {
-  receiver: string;
-  amount: string;
-  reference: string | null;
-  line: number;
-  status: ReceiptStatus;
-  offer: string | null;
-  update: string | null;
-  command: string | null;
-}
-
+/** The intent of one recipient's transfer (the item is the receiver; the command id names the distribution). */
 interface TransferIntent extends Intent {
   action: 'transfer';
   commandId: string;
-  receiver: string;
   amount: string;
   /** an offset before the submission: its completion comes after it */
   offset: number;
-  distribution: string;
 }
 
 /** What one execution of the step knows, shared by its items (the engine's state holds a reference to it). */
@@ -169,8 +160,6 @@ interface Session {
   offset: number;
   /** command ids the ledger refused (definitely, in this process): nothing of them to settle */
   refused: Set<string>;
-  /** the command id each payment was sent under, when known (from this run, or earlier receipts) */
-  commands: Map<string, string | null>;
   /** command ids the participant refused as duplicates, and the offset it said the first one landed at */
   duplicateAt: Map<string, number>;
   /** the offset of the ledger read that found what was paid */
@@ -181,6 +170,9 @@ interface Session {
   splitTries: number;
   /** a read of the holdings under way */
   refreshing: Promise<void> | undefined;
+  /** the receipts file, written as items finish */
+  receipts: ReceiptsWriter | undefined;
+  lastReceipt: Receipt | undefined;
 }
 
 interface Observed {
@@ -259,7 +251,9 @@ async function observeDistribution(ctx: StepContext, w: With): Promise<Observed>
 function refreshHoldings(ctx: StepContext, w: With, session: Session): Promise<void> {
   session.refreshing ??= (async () => {
     try {
-      const holdings = await ctx.clients.party(w.sender).holdings(instrumentOf(ctx), { signal: ctx.signal });
+      const holdings = await ctx.clients
+        .party(w.sender)
+        .holdings(instrumentOf(ctx), { signal: ctx.signal, withLocked: false });
       session.pool.reset(poolHoldings(holdings.unlocked));
       session.offset = Math.max(session.offset, holdings.activeAtOffset);
     } finally {
@@ -285,7 +279,7 @@ async function firstObservation(ctx: StepContext, w: With, session: Session): Pr
   });
   session.distribution = distribution;
   session.sender = sender.party;
-  const holdings = await sender.holdings(instrument, { signal: ctx.signal });
+  const holdings = await sender.holdings(instrument, { signal: ctx.signal, withLocked: false });
   session.pool.reset(poolHoldings(holdings.unlocked));
   const { payments, offset } = await readPayments(sender, instrument, distribution, ctx.signal);
   session.payments = payments;
@@ -356,7 +350,6 @@ async function findReturned(ctx: StepContext, w: With, session: Session, sender:
       if (payment.update === null && (payment.offer === null || payment.offer === receipt.offer)) {
         payment.update = receipt.update;
         payment.offer ??= receipt.offer;
-        session.commands.set(receipt.receiver, receipt.command);
       }
       continue;
     }
@@ -375,7 +368,6 @@ async function findReturned(ctx: StepContext, w: With, session: Session, sender:
       settlement: null,
       update: receipt.update,
     });
-    session.commands.set(receipt.receiver, receipt.command);
   }
 }
 
@@ -437,21 +429,12 @@ function parseReceipt(line: string): (Receipt & { distribution: string }) | unde
 
 // --- sending ------------------------------------------------------------------------------------------------------
 
-function receiptOf(recipient: Recipient, payment: Payment, command: string | null): Receipt {
-  return {
-    receiver: recipient.receiver,
-    amount: recipient.amount,
-    reference: recipient.reference,
-    line: recipient.line,
-    status: payment.status,
-    offer: payment.offer,
-    update: payment.update,
-    command,
-  };
-}
-
-function receiptOutputs(receipt: Receipt): Outputs {
-  return { ...receipt };
+/**
+ * An item's outputs: what the ledger says of its transfer (the journal keeps one per item, so only what the
+ * recipients file does not say: the receiver is the item's key, the line and reference are in the file).
+ */
+function receiptOutputs(payment: Payment): Outputs {
+  return { amount: payment.amount, status: payment.status, offer: payment.offer, update: payment.update };
 }
 
 /** Failed splits before the lanes are given up (the distribution then runs on the holdings it has). */
@@ -538,20 +521,13 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
   const instrument = instrumentOf(ctx);
   const distribution = session.distribution ?? '';
   const amount = amountValue(recipient.amount);
-  const commandId = ctx.commandId('transfer', {
-    distribution,
-    receiver: recipient.receiver,
-    amount: recipient.amount,
-    reference: recipient.reference,
-  });
+  const commandId = ctx.commandId('transfer', transferInputs(distribution, recipient));
   const inputs = await session.pool.take(amount, ctx.signal, () => refreshHoldings(ctx, w, session));
   const intent: TransferIntent = {
     action: 'transfer',
     commandId,
-    receiver: recipient.receiver,
     amount: recipient.amount,
     offset: session.offset,
-    distribution,
   };
   let transaction: Transaction;
   try {
@@ -576,7 +552,7 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
   } catch (error) {
     throw settleFailure(session, inputs, commandId, error);
   }
-  return landed(session, recipient, inputs, transaction, commandId);
+  return landed(session, recipient, inputs, transaction);
 }
 
 /**
@@ -631,7 +607,6 @@ function landed(
   recipient: Recipient,
   inputs: readonly PoolHolding[],
   transaction: Transaction,
-  commandId: string,
 ): Outputs {
   const result = transferInstructionResult(transaction, TOKEN_CHOICES.transfer);
   const change = result?.senderChangeCids ?? [];
@@ -644,9 +619,7 @@ function landed(
     if (change.length > 1 || (change.length === 0 && rest.greaterThan(0))) session.pool.stale = true;
   }
   session.offset = Math.max(session.offset, transaction.offset);
-  const payment = paymentOf(recipient, transaction);
-  session.payments.set(recipient.receiver, payment);
-  return receiptOutputs(receiptOf(recipient, payment, commandId));
+  return receiptOutputs(paymentOf(recipient, transaction));
 }
 
 function paymentOf(recipient: Recipient, transaction: Transaction): Payment {
@@ -667,13 +640,34 @@ function asText(value: With['expires']): string | undefined {
   return value === undefined ? undefined : String(value);
 }
 
+/** What defines one recipient's transfer, for its command id. */
+function transferInputs(distribution: string, recipient: Recipient): JsonValue {
+  return {
+    distribution,
+    receiver: recipient.receiver,
+    amount: recipient.amount,
+    reference: recipient.reference,
+  };
+}
+
+/** The command id a recipient's transfer is sent under (what `ctx.commandId` gives its item). */
+export function transferCommandId(ctx: StepContext, distribution: string, recipient: Recipient): string {
+  return commandIdOf({
+    playbook: ctx.playbookName,
+    target: ctx.targetName,
+    step: ctx.stepId,
+    item: recipient.receiver,
+    purpose: 'transfer',
+    inputs: transferInputs(distribution, recipient),
+  });
+}
+
 // --- reconciling --------------------------------------------------------------------------------------------------
 
 function isTransferIntent(intent: Intent): intent is TransferIntent {
   return (
     intent.action === 'transfer' &&
     typeof intent['commandId'] === 'string' &&
-    typeof intent['receiver'] === 'string' &&
     typeof intent['offset'] === 'number'
   );
 }
@@ -684,7 +678,7 @@ async function reconcileTransfer(
   recipient: Recipient,
   intents: readonly Intent[],
 ): Promise<{ status: 'done'; outputs: Outputs } | { status: 'not-done'; note: string }> {
-  const transfers = intents.filter(isTransferIntent).filter((i) => i.receiver === recipient.receiver);
+  const transfers = intents.filter(isTransferIntent);
   if (transfers.length === 0) return { status: 'not-done', note: 'no transfer was started' };
   const { session } = await observeDistribution(ctx, w);
   const payment = session.payments.get(recipient.receiver);
@@ -696,7 +690,7 @@ async function reconcileTransfer(
       if (completion !== undefined && (completion.status?.code ?? 0) === 0)
         payment.update = completion.updateId ?? null;
     }
-    return { status: 'done', outputs: receiptOutputs(receiptOf(recipient, payment, last.commandId)) };
+    return { status: 'done', outputs: receiptOutputs(payment) };
   }
   for (const intent of [...transfers].reverse()) {
     if (session.refused.has(intent.commandId)) continue;
@@ -726,13 +720,13 @@ async function reconcileTransfer(
         update: landing.updateId ?? null,
       };
       session.payments.set(recipient.receiver, returned);
-      return { status: 'done', outputs: receiptOutputs(receiptOf(recipient, returned, intent.commandId)) };
+      return { status: 'done', outputs: receiptOutputs(returned) };
     }
     session.pool.stale = true; // its inputs are spent and its change is new: read the holdings again
     const paid = paymentOf(recipient, transaction);
     if (gone && paid.status === 'offered') paid.status = 'returned';
     session.payments.set(recipient.receiver, paid);
-    return { status: 'done', outputs: receiptOutputs(receiptOf(recipient, paid, intent.commandId)) };
+    return { status: 'done', outputs: receiptOutputs(paid) };
   }
   return {
     status: 'not-done',
@@ -787,37 +781,11 @@ function receiptsPath(ctx: StepContext, w: With): string {
   return join(ctx.outputDir, `receipts-${ctx.runId}.jsonl`);
 }
 
-/** Writes the receipts whole or not at all (a temporary file renamed into place). */
-async function writeReceipts(
-  path: string,
-  distribution: string,
-  results: readonly ItemResult[],
-): Promise<void> {
-  await mkdir(resolve(path, '..'), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}`;
-  const file = await open(temporary, 'w', 0o600);
-  try {
-    let chunk = '';
-    for (const r of results) {
-      chunk += `${JSON.stringify({ ...r.outputs, distribution })}\n`;
-      if (chunk.length > 1 << 16) {
-        await file.write(chunk);
-        chunk = '';
-      }
-    }
-    await file.write(chunk);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await rename(temporary, path);
-}
-
 /** Merges the sender's spendable holdings into one (the lanes' last changes, and anything else spendable). */
 async function consolidate(ctx: StepContext, w: With): Promise<number> {
   const sender = ctx.clients.party(w.sender);
   const instrument = instrumentOf(ctx);
-  const holdings = await sender.holdings(instrument, { signal: ctx.signal });
+  const holdings = await sender.holdings(instrument, { signal: ctx.signal, withLocked: false });
   if (holdings.unlocked.length <= 1) return holdings.unlocked.length;
   ctx.progress(`merging ${holdings.unlocked.length} holdings into one`);
   await selfTransfer(
@@ -834,31 +802,6 @@ async function consolidate(ctx: StepContext, w: With): Promise<number> {
     'ledgerbook: merge the lanes of a distribution',
   );
   return 1;
-}
-
-function totals(results: readonly ItemResult[]): Record<string, number | string> {
-  const count = { offered: 0, settled: 0, returned: 0 };
-  let amount = new AmountDecimal(0);
-  let sentAmount = new AmountDecimal(0);
-  let sent = 0;
-  for (const r of results) {
-    const status = r.outputs['status'] as ReceiptStatus | undefined;
-    if (status !== undefined) count[status]++;
-    const recorded = r.outputs['amount'];
-    const value = amountValue(typeof recorded === 'string' ? recorded : '0');
-    amount = amount.plus(value);
-    if (r.status === 'applied') {
-      sent++;
-      sentAmount = sentAmount.plus(value);
-    }
-  }
-  return {
-    recipients: results.length,
-    amount: formatAmount(amount),
-    sent,
-    sent_amount: formatAmount(sentAmount),
-    ...count,
-  };
 }
 
 // --- the parts token.transfer shares (a transfer is a distribution of one) -----------------------------------------
@@ -878,7 +821,6 @@ export async function recipientItems(
     lanes: 1,
     offset: 0,
     refused: new Set(),
-    commands: new Map(),
     duplicateAt: new Map(),
     snapshotOffset: 0,
     observed: undefined,
@@ -886,14 +828,15 @@ export async function recipientItems(
     splitDone: false,
     splitTries: 0,
     refreshing: undefined,
+    receipts: undefined,
+    lastReceipt: undefined,
   });
   return recipients.recipients.map((r) => ({ key: r.receiver, value: r }));
 }
 
 export function planRecipient(state: Observed, recipient: Recipient): ItemPlan {
   const payment = state.session.payments.get(recipient.receiver);
-  if (payment !== undefined)
-    return { changes: [], outputs: receiptOutputs(receiptOf(recipient, payment, null)) };
+  if (payment !== undefined) return { changes: [], outputs: receiptOutputs(payment) };
   return {
     changes: [
       {
@@ -927,28 +870,52 @@ export function endSession(ctx: StepContext): void {
 
 export type { Observed as DistributionState };
 
-/**
- * Writes the step's receipts (its items' outputs, one JSON line each, with the distribution's id) and ends the
- * session: what a later run reads to tell a returned offer from one never sent.
- */
-export async function recordReceipts(
+/** The distribution's id (known to the session once the ledger was read; computed when no item needed it). */
+function distributionFor(ctx: StepContext, w: With, session: Session): string {
+  session.distribution ??= distributionId({
+    label: w.distribution,
+    playbook: scopeOf(ctx).playbook,
+    step: ctx.stepId,
+    sender: ctx.clients.party(w.sender).party,
+    instrument: instrumentOf(ctx),
+  });
+  return session.distribution;
+}
+
+/** Each recipient's receipt, as its item finishes: a line of the receipts file, and the totals. */
+export function reportRecipient(ctx: StepContext, w: With, item: Item<Recipient>, result: ItemResult): void {
+  const session = sessionOf(ctx);
+  const distribution = distributionFor(ctx, w, session);
+  session.receipts ??= new ReceiptsWriter(receiptsPath(ctx, w));
+  const recipient = item.value;
+  const o = result.outputs;
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  const receipt: Receipt = {
+    receiver: recipient.receiver,
+    amount: text(o['amount']) ?? recipient.amount,
+    reference: recipient.reference,
+    line: recipient.line,
+    status: (text(o['status']) as ReceiptStatus | null) ?? 'offered',
+    offer: text(o['offer']),
+    update: text(o['update']),
+    command: transferCommandId(ctx, distribution, recipient),
+    distribution,
+  };
+  session.receipts.add(receipt, result.status === 'applied');
+  session.lastReceipt = receipt;
+}
+
+/** Puts the receipts file in place and ends the session: the step's report. */
+export async function closeReceipts(
   ctx: StepContext,
   w: With,
-  results: readonly ItemResult[],
-): Promise<{ distribution: string; path: string }> {
-  const distribution =
-    sessions.get(sessionKey(ctx))?.distribution ??
-    distributionId({
-      label: w.distribution,
-      playbook: scopeOf(ctx).playbook,
-      step: ctx.stepId,
-      sender: ctx.clients.party(w.sender).party,
-      instrument: instrumentOf(ctx),
-    });
-  const path = receiptsPath(ctx, w);
-  await writeReceipts(path, distribution, results);
+): Promise<{ distribution: string; path: string; totals: ReceiptTotals; last: Receipt | undefined }> {
+  const session = sessionOf(ctx);
+  const distribution = distributionFor(ctx, w, session);
+  const writer = session.receipts ?? new ReceiptsWriter(receiptsPath(ctx, w));
+  await writer.close();
   endSession(ctx);
-  return { distribution, path };
+  return { distribution, path: writer.path, totals: writer.totals, last: session.lastReceipt };
 }
 
 // --- the step -------------------------------------------------------------------------------------------------------
@@ -1012,10 +979,11 @@ export const tokenDistribute = defineStep<With, Observed, Recipient>({
   plan: (_w, state, item) => planRecipient(state, item.value),
   apply: (ctx, w, item, _plan, state) => sendOne(ctx, w, state.session, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, w, item.value, intents),
-  async finish(ctx, w, results) {
+  onItem: reportRecipient,
+  async finish(ctx, w) {
     if (w.consolidate !== false) await consolidate(ctx, w);
-    const { distribution, path } = await recordReceipts(ctx, w, results);
-    return { distribution, receipts: path, totals: totals(results) };
+    const { distribution, path, totals } = await closeReceipts(ctx, w);
+    return { distribution, receipts: path, totals: { ...totals } };
   },
 });
 

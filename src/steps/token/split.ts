@@ -55,7 +55,9 @@ export const tokenSplit = defineStep<With, Observed>({
   needsTarget: true,
   check: (w, target) => checkActingParty(w.party, target, '/party'),
   async observe(ctx, w) {
-    const holdings = await ctx.clients.party(w.party).holdings(instrumentOf(ctx), { signal: ctx.signal });
+    const holdings = await ctx.clients
+      .party(w.party)
+      .holdings(instrumentOf(ctx), { signal: ctx.signal, withLocked: false });
     return { unlocked: holdings.unlocked };
   },
   plan(w, state) {

@@ -11,10 +11,11 @@ import { hasExpression } from '../../playbook/expressions/template.js';
 import {
   observeDistribution,
   planRecipient,
-  recordReceipts,
   reconcileTransfer,
   recipientItems,
   sendRecipient,
+  closeReceipts,
+  reportRecipient,
   type DistributeWith,
   type DistributionState,
 } from './distribute.js';
@@ -94,7 +95,7 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
     receiver: 'the receiving party id',
     amount: 'the amount',
     reference: 'the reference, or null',
-    command: 'the command id it was sent under (null when a later run only found it)',
+    command: 'the command id it is sent under',
   },
   needsTarget: true,
   check(w, target) {
@@ -121,8 +122,17 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   plan: (_w, state, item) => planRecipient(state, item.value),
   apply: (ctx, w, item, _plan, state) => sendRecipient(ctx, asDistribution(w, ctx), state, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, asDistribution(w, ctx), item.value, intents),
-  async finish(ctx, w, results) {
-    await recordReceipts(ctx, asDistribution(w, ctx), results);
-    return results[0]?.outputs ?? {};
+  combine(w, results) {
+    const [result] = results;
+    return result === undefined
+      ? {}
+      : { receiver: result.key, reference: w.reference ?? null, ...result.outputs };
+  },
+  onItem: (ctx, w, item, result) => reportRecipient(ctx, asDistribution(w, ctx), item, result),
+  async finish(ctx, w) {
+    const { last } = await closeReceipts(ctx, asDistribution(w, ctx));
+    if (last === undefined) return {};
+    const { distribution: _distribution, line: _line, ...receipt } = last;
+    return { ...receipt };
   },
 });
