@@ -23,7 +23,6 @@ const external = [
   'listr2',
   'execa',
   'fflate',
-  'csv-parse',
   'decimal.js',
 ];
 
