@@ -706,7 +706,7 @@ class Run {
           status: outcome.status,
         });
         // the kind has them now: the step's results do not keep them
-        outcome.outputs = {};
+        outcome.outputs = NO_OUTPUTS;
       }
       return outcome;
     });
@@ -1171,6 +1171,9 @@ function itemResultsOf(results: readonly ItemOutcome[]): ItemResult[] {
     status: r.status === 'planned' ? 'in-sync' : r.status,
   }));
 }
+
+/** The outputs of an item whose kind took them (`onItem`): one shared empty object, not 100,000. */
+const NO_OUTPUTS: Outputs = Object.freeze({}) as Outputs;
 
 /** Retries of one item after backpressure: beyond this the error counts like any other. */
 const MAX_PRESSURE_RETRIES = 100;
