@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.js';
 import { amountProblem } from './amount.js';
 import type { HttpService } from './http.js';
 import { pathSegment } from './path.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 
 const depositSchema = {
   type: 'object',
@@ -31,8 +31,8 @@ const depositSchema = {
 export type BitcoinDeposit = FromSchema<typeof depositSchema>;
 
 /**
- * The chain's wire contract: routes (at the root of `services.bitcoin`) and the request body of a send. Aligned
- * with the sandbox branch's chain API as it stood when written; change it here if the sandbox's differs.
+ * The chain's wire contract: routes (at the root of `services.bitcoin`) and the request body of a send, as the
+ * sandbox serves them (src/sandbox/README.md; test/sandbox/token-clients.test.ts holds the two together).
  */
 export const BITCOIN_WIRE = {
   send: {
@@ -106,3 +106,5 @@ function check(schema: object): (body: unknown) => string | undefined {
     return problems.length === 0 ? undefined : describeProblems(problems);
   };
 }
+
+registerWireSchemas(depositSchema);

@@ -17,7 +17,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { HttpService, RequestOptions } from './http.js';
 import type { DisclosedContract } from './ledger-wire.js';
 import { idSegment, pathSegment } from './path.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 import {
   EMPTY_EXTRA_ARGS,
   type AllocationFactoryArguments,
@@ -306,3 +306,12 @@ export class RegistryClient {
 function registryRetryability(status: number): 'transient' | 'permanent' {
   return status >= 500 || status === 409 || status === 429 ? 'transient' : 'permanent';
 }
+
+registerWireSchemas(
+  registryInfoSchema,
+  instrumentsSchema,
+  instrumentSchema,
+  transferFactorySchema,
+  choiceContextSchema,
+  allocationFactorySchema,
+);

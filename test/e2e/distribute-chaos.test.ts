@@ -104,6 +104,34 @@ steps:
     await sb.world.admin.put('/capacity', { latencyMs: 0 });
   });
 
+  it('overload slows a distribution down without failing it: 429s are waited out, not counted as attempts', async () => {
+    const lines = recipientsOf(sb, 300, 40);
+    const csv = await sb.recipients('overload.csv', lines);
+    const playbook = await sb.playbook(
+      'overload.yaml',
+      `name: overload
+steps:
+  - id: pay
+    uses: token.distribute
+    retry: { attempts: 2, delay: 50ms, max_delay: 100ms }
+    with:
+      sender: minter
+      recipients: ${csv}
+`,
+    );
+    // more refusals than the policy's attempts, and a window of 40 transactions a second
+    await sb.world.admin.post('/faults', { kind: 'overload', count: 12 });
+    await sb.world.admin.put('/capacity', { latencyMs: 0, limit: 20, windowSeconds: 0.5 });
+    const result = await sb.run(playbook, '--json');
+    await sb.world.admin.put('/capacity', { latencyMs: 0, limit: null });
+    expect(result.code, result.stderr).toBe(0);
+    const refusals = events(result.stdout).filter(
+      (e) => e.type === 'retry' && /429/.test((e['error'] as { message: string }).message),
+    );
+    expect(refusals.length).toBeGreaterThan(2);
+    await expectPaidOnce(sb, distributionOf(result.stdout), lines);
+  });
+
   it('under an expired token, a stale holding, lost responses, contention, overload and the registry down for 10 s', async () => {
     await sb.world.admin.put('/capacity', { latencyMs: 20 });
     const lines = recipientsOf(sb, 1, 150);

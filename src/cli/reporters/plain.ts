@@ -1,6 +1,6 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { formatDiagnostics } from '../../playbook/format.js';
-import { describeOutcome, unreportedError } from './outcome.js';
+import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
 import { progressText, seconds, style as makeStyle, totalsText } from './style.js';
 
 /** Fan-outs of this many items or more print progress instead of every item's planned change (run mode). */
@@ -81,7 +81,7 @@ export function plainReporter(
         const mark =
           event.status === 'failed' || event.status === 'ambiguous'
             ? s.bad('✖')
-            : event.status === 'paused'
+            : event.status === 'paused' || event.status === 'interrupted'
               ? s.warn('‖')
               : s.ok('✔');
         const what =
@@ -90,8 +90,10 @@ export function plainReporter(
             : event.status === 'planned'
               ? event.changes > 0
                 ? `${event.changes} change${event.changes === 1 ? '' : 's'} to apply`
-                : 'known after apply'
-              : event.status;
+                : knownAfterApply(event.items)
+              : event.status === 'interrupted'
+                ? 'interrupted before it finished'
+                : event.status;
         line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
         const totals = totalsText(event.outputs);
         if (totals !== undefined) line(`  ${totals}`);
