@@ -1383,7 +1383,7 @@ function itemResultsOf(results: readonly ItemOutcome[]): ItemResult[] {
 }
 
 /** The outputs of an item whose kind took them (`onItem`): one shared empty object, not 100,000. */
-const NO_OUTPUTS: Outputs = Object.freeze({}) as Outputs;
+const NO_OUTPUTS: Outputs = Object.freeze({});
 
 /** Retries of one item after backpressure: beyond this the error counts like any other. */
 const MAX_PRESSURE_RETRIES = 100;
