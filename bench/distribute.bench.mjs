@@ -29,7 +29,7 @@ const { values: args } = parseArgs({
     recipients: { type: 'string', default: '300' },
     latency: { type: 'string', default: '250' },
     lanes: { type: 'string', default: '9' },
-    'capacity-recipients': { type: 'string', default: '400' },
+    'capacity-recipients': { type: 'string', default: '1000' },
     limit: { type: 'string', default: '100' },
     window: { type: 'string', default: '10' },
     memory: { type: 'string', default: '100000' },
@@ -45,7 +45,7 @@ const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
 const dir = await mkdtemp(join(tmpdir(), 'lb-bench-distribute-'));
 const sandbox = spawn(
   process.execPath,
-  [CLI, 'sandbox', 'up', '--state-dir', join(dir, 'sandbox'), '--write-target', join(dir, 'target.yaml')],
+  [CLI, 'sandbox', 'up', '--state-dir', dir, '--write-target', join(dir, 'target.yaml')],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
   },
@@ -65,7 +65,7 @@ try {
   const holders = world.holders.map((h) => h.party);
   const run = (only) => args.only === undefined || args.only === only;
   if (run('latency')) results.latency = await latencyBound(urls, world, minter, holders);
-  if (run('capacity')) results.capacity = await capacityBound(urls, holders);
+  if (run('capacity')) results.capacity = await capacityBound(urls, minter, holders);
   if (run('memory')) results.memory = await memory(urls);
   stdout.write(args.json ? `${JSON.stringify(results)}\n` : report(results));
 } finally {
@@ -93,17 +93,18 @@ async function latencyBound(urls, world, minter, holders) {
   };
 }
 
-async function capacityBound(urls, holders) {
+async function capacityBound(urls, minter, holders) {
   const limit = Number(args.limit);
   const windowSeconds = Number(args.window);
   const m = Number(args['capacity-recipients']);
   await http('PUT', `${urls.admin}/capacity`, { latencyMs: Number(args.latency), limit, windowSeconds });
   const node = urls.nodes[0].ledger;
   const token = await operatorToken(urls);
+  const receivers = await partiesFor(urls, holders, m, 'cap');
   const before = (await http('GET', `${node}/v2/state/ledger-end`, undefined, token)).offset;
-  const ours = await distribute('capacity', holders.slice(1, m + 1), Number(args.lanes), ['--json']);
+  const ours = await distribute('capacity', receivers, Number(args.lanes), ['--json']);
   const after = (await http('GET', `${node}/v2/state/ledger-end`, undefined, token)).offset;
-  const transactions = after - before;
+  const times = await recordTimes(node, token, before, after, minter);
   const events = ours.stdout
     .split('\n')
     .filter(Boolean)
@@ -112,34 +113,52 @@ async function capacityBound(urls, holders) {
   const refused = events.filter(
     (e) => e.type === 'retry' && /429|RESOURCE_EXHAUSTED|BACKPRESSURE/.test(e.error.message),
   ).length;
-  // a window admits `limit` transactions: the network needed at least this long for them
-  const idealMs = (Math.ceil(transactions / limit) - 1) * windowSeconds * 1000 + Number(args.latency);
+  // a window admits `limit` transactions: from the first to the last, the network needed at least this long
+  const idealMs = (Math.ceil(times.length / limit) - 1) * windowSeconds * 1000;
+  const spanMs = times[times.length - 1] - times[0];
   return {
     recipients: m,
     limit,
     windowSeconds,
-    transactions,
+    transactions: times.length,
     seconds: round(done.durationMs / 1000),
-    sustained: round(idealMs / done.durationMs),
+    firstToLastSeconds: round(spanMs / 1000),
+    sustained: round(idealMs / spanMs),
+    // transactions per second from the first one: where the time went
+    perSecond: Object.values(
+      times.reduce(
+        (acc, t) => ({
+          ...acc,
+          [Math.floor((t - times[0]) / 1000)]: (acc[Math.floor((t - times[0]) / 1000)] ?? 0) + 1,
+        }),
+        {},
+      ),
+    ),
     refusedWith429: refused,
     offered: done.outputs.totals.offered,
     sent: done.outputs.totals.sent,
   };
 }
 
-async function memory(urls) {
-  const n = Number(args.memory);
-  await http('PUT', `${urls.admin}/capacity`, { latencyMs: 0, limit: null });
-  const parties = [];
+/** `n` receivers: the world's holders (but alice), then parties allocated through the admin API. */
+async function partiesFor(urls, holders, n, prefix) {
+  const parties = holders.slice(1, n + 1);
   for (let i = 0; parties.length < n; i++) {
     const count = Math.min(10_000, n - parties.length);
     const body = await http('POST', `${urls.admin}/parties`, {
       node: `node${(i % 2) + 2}`,
       count,
-      prefix: `mem${i}`,
+      prefix: `${prefix}${i}`,
     });
     parties.push(...body.parties);
   }
+  return parties;
+}
+
+async function memory(urls) {
+  const n = Number(args.memory);
+  await http('PUT', `${urls.admin}/capacity`, { latencyMs: 0, limit: null });
+  const parties = await partiesFor(urls, [], n, 'mem');
   const ours = await distribute('memory', parties, 8, [], '0.0001');
   const journal = join(dir, 'state', 'bench-memory@sandbox', 'journal.ndjson');
   const bytes = (await stat(journal)).size;
@@ -152,6 +171,33 @@ async function memory(urls) {
     journalBytesPerRecipient: round(bytes / n),
     journalRecordsPerRecipient: round(records / n),
   };
+}
+
+/** The record times of the sender's transactions between two offsets, from the ledger's updates, in ms. */
+async function recordTimes(ledger, token, from, to, party) {
+  const times = [];
+  for (let begin = from; begin < to;) {
+    const page = await http(
+      'POST',
+      `${ledger}/v2/updates?limit=200&stream_idle_timeout_ms=1000`,
+      {
+        beginExclusive: begin,
+        endInclusive: to,
+        updateFormat: {
+          includeTransactions: {
+            eventFormat: { filtersByParty: { [party]: {} }, verbose: false },
+            transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+          },
+        },
+      },
+      token,
+    );
+    const transactions = page.map((u) => u.update?.Transaction?.value).filter(Boolean);
+    if (transactions.length === 0) break;
+    for (const t of transactions) times.push(Date.parse(t.recordTime));
+    begin = Math.max(...transactions.map((t) => t.offset));
+  }
+  return times.sort((a, b) => a - b);
 }
 
 /** Runs a distribution through the CLI; wall time, output and peak RSS (VmHWM) of the process. */
@@ -334,7 +380,7 @@ function report(r) {
   if (r.capacity) {
     const c = r.capacity;
     lines.push(
-      `capacity-bound: ${c.limit} transactions per ${c.windowSeconds} s, ${c.recipients} recipients, ${c.transactions} transactions in ${c.seconds} s`,
+      `capacity-bound: ${c.limit} transactions per ${c.windowSeconds} s, ${c.recipients} recipients, ${c.transactions} transactions (first to last ${c.firstToLastSeconds} s; the step ${c.seconds} s)`,
       `  sustained ${Math.round(c.sustained * 100)} % of the capacity (target ≥ 95 %), ${c.refusedWith429} submissions refused with 429 and retried, ${c.sent} sent, ${c.offered} offered`,
     );
   }

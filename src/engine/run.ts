@@ -1033,7 +1033,7 @@ class Run {
       await pacer.acquire(o.signal);
       const startedAt = o.clock.now();
       const attemptSignal = timeoutSignal(o.signal, spec, item);
-      const ctx = this.itemContext(spec, previous, w, item, attempt, intents, attemptSignal.signal);
+      const ctx = this.itemContext(spec, previous, w, item, attempt, intents, attemptSignal.signal, recorded);
       let failure: unknown;
       try {
         const outputs = await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
@@ -1152,6 +1152,8 @@ class Run {
     attempt: number,
     intents: Intent[],
     signal: AbortSignal = this.o.signal,
+    /** the item's intents still unsettled in the journal: one of them recorded again is not written again */
+    unsettled: readonly Intent[] = [],
   ): ItemContext {
     return {
       ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
@@ -1170,6 +1172,9 @@ class Run {
       record: async (intent) => {
         if (this.o.mode !== 'run') throw new StepError(`step '${spec.id}' tried a side effect during plan`);
         intents.push(intent);
+        // a retry of the same effect (the attempt before was refused outright): durable already
+        const text = canonicalJson(intent);
+        if (unsettled.some((i) => canonicalJson(i) === text)) return;
         await this.journal.appendDurable({
           t: 'intent',
           run: this.runId,

@@ -170,6 +170,8 @@ interface Session {
   splitTries: number;
   /** a read of the holdings under way */
   refreshing: Promise<void> | undefined;
+  /** the offset of the first attempt of each item in flight (its intent stays the same across attempts) */
+  firstOffset: Map<string, number>;
   /** the receipts file, written as items finish */
   receipts: ReceiptsWriter | undefined;
   lastReceipt: Receipt | undefined;
@@ -523,12 +525,10 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
   const amount = amountValue(recipient.amount);
   const commandId = ctx.commandId('transfer', transferInputs(distribution, recipient));
   const inputs = await session.pool.take(amount, ctx.signal, () => refreshHoldings(ctx, w, session));
-  const intent: TransferIntent = {
-    action: 'transfer',
-    commandId,
-    amount: recipient.amount,
-    offset: session.offset,
-  };
+  // the same intent on every attempt of the item, so that a retry after a refusal needs no new durable write
+  const offset = session.firstOffset.get(recipient.receiver) ?? session.offset;
+  session.firstOffset.set(recipient.receiver, offset);
+  const intent: TransferIntent = { action: 'transfer', commandId, amount: recipient.amount, offset };
   let transaction: Transaction;
   try {
     await ctx.record(intent);
@@ -552,6 +552,7 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
   } catch (error) {
     throw settleFailure(session, inputs, commandId, error);
   }
+  session.firstOffset.delete(recipient.receiver);
   return landed(session, recipient, inputs, transaction);
 }
 
@@ -828,6 +829,7 @@ export async function recipientItems(
     splitDone: false,
     splitTries: 0,
     refreshing: undefined,
+    firstOffset: new Map(),
     receipts: undefined,
     lastReceipt: undefined,
   });
