@@ -153,6 +153,17 @@ export function stepChecks(ctx: RuleContext, schemaValid: ReadonlySet<StepInfo>)
     const value = step.raw['with'] ?? {};
     if (!step.kind?.check || !schemaValid.has(step)) continue;
     for (const finding of step.kind.check(value, ctx.target, baseDir)) {
+      if (finding.at) {
+        ctx.reportElsewhere({
+          ...finding.at,
+          pointer: '',
+          rule: 'step-check',
+          message: finding.message,
+          expected: finding.expected,
+          hint: finding.hint,
+        });
+        continue;
+      }
       ctx.report({
         pointer: `${step.pointer}/with${finding.pointer}`,
         rule: 'step-check',

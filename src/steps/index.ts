@@ -6,6 +6,7 @@ import { coreShell } from './core/shell.js';
 import { coreWait } from './core/wait.js';
 import { packageKinds } from './party/packages.js';
 import { topologyKinds } from './party/topology.js';
+import { transferKinds } from './token/transfer-kinds.js';
 
 const all: readonly AnyStepKind[] = [
   coreShell,
@@ -15,6 +16,7 @@ const all: readonly AnyStepKind[] = [
   coreLog,
   ...topologyKinds,
   ...packageKinds,
+  ...transferKinds,
 ];
 
 /** Every step kind, by `uses` name. */

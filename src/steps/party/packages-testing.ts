@@ -122,6 +122,8 @@ export function fakeContext(
   const ctx: ItemContext = {
     runId: 'unit',
     stepId: 'step',
+    playbookName: 'unit',
+    targetName: 'unit',
     mode,
     target: t,
     clients,
@@ -134,11 +136,15 @@ export function fakeContext(
     source: {},
     previous: undefined,
     fingerprint: 'unit',
+    outputDir: baseDir,
+    concurrency: 1,
     log: (level, message) => logs.push({ level, message }),
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },
     attempt: 1,
+    commandId: (purpose) => `lb-step-${purpose}-unit`,
+    deadline: undefined,
     record: (intent) => {
       intents.push(intent);
       return Promise.resolve();
