@@ -259,6 +259,19 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       { issuer, clientId: CI_CLIENT_ID },
     ]);
     for (const [i, identity] of stored.entries()) {
+      const ledgerEnv: LedgerNodeEnv = {
+        node: identity.name,
+        participantId: identity.participantId,
+        insecure,
+        ledger: tokenSide.ledger,
+        canton,
+        faults,
+        verifier: ledgerVerifier,
+        capacity: tokenSide.capacity,
+        encoder: tokenSide.encoder,
+        catchUp: () => tokenSide.catchUp(),
+        log,
+      };
       const env: NodeEnv = {
         stateDir,
         network,
@@ -266,6 +279,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         faults,
         mesh,
         canton,
+        participant: ledgerEnv,
+        world: tokenSide.world,
         auth: insecure
           ? { insecure: true, adminRole: ADMIN_ROLE }
           : {
@@ -292,19 +307,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           onError: nodeError,
         }),
       );
-      const ledgerEnv: LedgerNodeEnv = {
-        node: identity.name,
-        participantId: identity.participantId,
-        insecure,
-        ledger: tokenSide.ledger,
-        canton,
-        faults,
-        verifier: ledgerVerifier,
-        capacity: tokenSide.capacity,
-        encoder: tokenSide.encoder,
-        catchUp: () => tokenSide.catchUp(),
-        log,
-      };
       const ledger = new Listener(
         host,
         nodeHandler({

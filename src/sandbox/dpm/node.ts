@@ -7,6 +7,8 @@
 import { join } from 'node:path';
 import type { Synchronizer } from '../canton.js';
 import type { FaultBook } from '../faults.js';
+import type { LedgerNodeEnv } from '../ledger/api/context.js';
+import type { World } from '../token/world.js';
 import { type Mesh, type MeshEndpoint, type MeshMessage, type MeshReply } from '../mesh.js';
 import type { Timings } from '../profile.js';
 import { readJson, writeJsonAtomic } from '../store.js';
@@ -49,6 +51,10 @@ export interface NodeEnv {
   faults: FaultBook;
   mesh: Mesh;
   canton: Synchronizer;
+  /** this node's participant: the ledger the node acts on for its parties (governance, contracts, reads) */
+  participant: LedgerNodeEnv;
+  /** the token world: the DSO and the parties the node's proxies name (GET /network-info) */
+  world: World;
   auth: NodeAuthConfig;
   /** asks the host to restart this node (a restart fault fired inside a run) */
   requestRestart(node: string, downMs: number): void;
@@ -258,6 +264,12 @@ export class DpmNode implements MeshEndpoint {
         const party = this.env.canton.party(message.partyId);
         const owner = party?.owners.find((o) => o.participantUid === this.participantId);
         return { type: 'owner-key', ownerKey: owner?.ownerKey };
+      }
+      case 'member-party': {
+        const member = this.state.party_credentials.find(
+          (c) => c.dec_party_id === message.partyId,
+        )?.member_party_id;
+        return { type: 'member-party', ...(member === undefined ? {} : { memberPartyId: member }) };
       }
       case 'packages':
         return {
