@@ -156,7 +156,7 @@ describe('internally tagged enums (serde `tag = "type"`)', () => {
       'Json deserialize error: missing field `value` at line 1 column 26',
     );
     expect(failure('{"fields":[{"type":"optional","inner":{"type":"nope"}}]}', body)).toMatch(
-      /^Json deserialize error: unknown variant `nope`, expected one of .* at line 1 column 53$/,
+      /^Json deserialize error: unknown variant `nope`, expected one of .* at line 1 column 54$/,
     );
   });
 
