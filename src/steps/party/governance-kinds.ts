@@ -1,0 +1,6 @@
+import type { AnyStepKind } from '../../engine/step.js';
+import { dpmGovernance } from './governance.js';
+import { dpmGrantRights } from './grant-rights.js';
+
+/** Governance step kinds: decisions of the party's members, and the ledger rights they act with. */
+export const governanceKinds: readonly AnyStepKind[] = [dpmGovernance, dpmGrantRights];
