@@ -66,6 +66,7 @@ export const instrumentsResponseSchema = listOf(
   'instruments',
   record({ contract_id: { type: 'string' }, instrument_admin: id, instrument_id: { type: 'string' } }),
 );
+export type InstrumentsResponse = FromSchema<typeof instrumentsResponseSchema>;
 
 export const transferFactoriesResponseSchema = listOf(
   'transfer_factories',
@@ -166,7 +167,6 @@ export const extraRouteResponseSchemas = {
     'provider_configurations',
     record({ contract_id: { type: 'string' }, operator: id, provider: id }),
   ),
-  'GET /instruments': instrumentsResponseSchema,
   'GET /transfer-factories': transferFactoriesResponseSchema,
   'GET /transfer-preapprovals': transferPreapprovalsResponseSchema,
   'GET /holdings': holdingsResponseSchema,

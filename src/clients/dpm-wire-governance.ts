@@ -390,6 +390,7 @@ export const transferInstructionsResponseSchema = {
   },
   required: ['transfer_instructions'],
 } as const;
+export type TransferInstructionsResponse = FromSchema<typeof transferInstructionsResponseSchema>;
 
 export const knownMembersResponseSchema = {
   type: 'object',

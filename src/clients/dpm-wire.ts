@@ -12,7 +12,11 @@
  * - Integers are `integer`; enums are exact (lowercase `permission`, workflow `status`, PascalCase `kind`/`role`).
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { extraRouteResponseSchemas } from './dpm-wire-extra.js';
+import {
+  extraRouteResponseSchemas,
+  instrumentsResponseSchema,
+  type InstrumentsResponse,
+} from './dpm-wire-extra.js';
 import {
   auditResponseSchema,
   burnRequestsResponseSchema,
@@ -40,6 +44,7 @@ import {
   type DiscoverMemberPartyResponse,
   type ExecuteRequest,
   type ExpireRequest,
+  type TransferInstructionsResponse,
   type GrantRightsRequest,
   type GrantRightsResponse,
   type KnownMembersResponse,
@@ -1198,12 +1203,13 @@ export const DPM_ROUTES = {
     '/governance/confirmations',
     governanceConfirmationsResponseSchema,
   ),
+  instruments: get<InstrumentsResponse>('/instruments', instrumentsResponseSchema),
   governanceKnownMembers: get<KnownMembersResponse>('/governance/known-members', knownMembersResponseSchema),
   governanceAudit: get<AuditResponse>('/governance/audit', auditResponseSchema),
   governanceChainAudit: get<ChainAuditResponse>('/governance/chain-audit', chainAuditResponseSchema),
   governanceMintRequests: get<MintRequestsResponse>('/governance/mint-requests', mintRequestsResponseSchema),
   governanceBurnRequests: get<BurnRequestsResponse>('/governance/burn-requests', burnRequestsResponseSchema),
-  governanceTransferInstructions: get<unknown>(
+  governanceTransferInstructions: get<TransferInstructionsResponse>(
     '/governance/transfer-instructions',
     transferInstructionsResponseSchema,
   ),

@@ -41,6 +41,7 @@ import type {
   WorkflowStatusResponse,
   WorkflowsResponse,
 } from './dpm-wire.js';
+import type { InstrumentsResponse } from './dpm-wire-extra.js';
 import type {
   AuditResponse,
   BurnRequestsResponse,
@@ -57,6 +58,7 @@ import type {
   KnownMembersResponse,
   MintRequestsResponse,
   ProposeRequest,
+  TransferInstructionsResponse,
 } from './dpm-wire-governance.js';
 import type { HttpService, RequestOptions } from './http.js';
 import { idSegment } from './path.js';
@@ -252,6 +254,11 @@ export class DpmClient {
     return this.call(DPM_ROUTES.governanceConfirmations, { ...options, query: { party_id: partyId } });
   }
 
+  /** the party's instruments: the InstrumentConfiguration contracts it can read (§12) */
+  instruments(partyId: string, options?: CallOptions): Promise<InstrumentsResponse> {
+    return this.call(DPM_ROUTES.instruments, { ...options, query: { party_id: partyId } });
+  }
+
   governanceKnownMembers(partyId: string, options?: CallOptions): Promise<KnownMembersResponse> {
     return this.call(DPM_ROUTES.governanceKnownMembers, { ...options, query: { party_id: partyId } });
   }
@@ -291,6 +298,14 @@ export class DpmClient {
 
   governanceBurnRequests(partyId: string, options?: CallOptions): Promise<BurnRequestsResponse> {
     return this.call(DPM_ROUTES.governanceBurnRequests, { ...options, query: { party_id: partyId } });
+  }
+
+  /** the party's pending transfer instructions as sender or receiver (§11) */
+  governanceTransferInstructions(
+    partyId: string,
+    options?: CallOptions,
+  ): Promise<TransferInstructionsResponse> {
+    return this.call(DPM_ROUTES.governanceTransferInstructions, { ...options, query: { party_id: partyId } });
   }
 
   // §11 governance writes (no idempotency: settle a lost answer by reading confirmations and the audit log)
