@@ -6,45 +6,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, requestCounts } from '../sandbox/helpers.js';
+import { requestCounts } from '../sandbox/helpers.js';
 import { confirmationsOn, stateOn } from '../sandbox/governance-helpers.js';
+import { executionsOf, governedThroughCli } from './governance-setup.js';
 import { count, writes } from './packages-setup.js';
 import { PLAYBOOKS, output, partyWorld, type PartyWorld } from './party-setup.js';
 
 const GOVERNANCE = join(PLAYBOOKS, 'governance.yaml');
-
-/** onboard-party, distribute-dars, deploy-contracts, each exit 0; the party's id */
-export async function governedThroughCli(w: PartyWorld, extra: string[] = []): Promise<string> {
-  const onboard = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'), '--json');
-  expect(onboard.code, output(onboard)).toBe(0);
-  const dars = await w.run(join(PLAYBOOKS, 'distribute-dars.yaml'));
-  expect(dars.code, output(dars)).toBe(0);
-  const deploy = await w.run(join(PLAYBOOKS, 'deploy-contracts.yaml'), ...extra);
-  expect(deploy.code, output(deploy)).toBe(0);
-  const party = (
-    await w.world.dpm[0]!.get<{ parties: Array<{ party_id: string }> }>(
-      '/decentralized-parties?prefix=alpha&refresh=true',
-    )
-  ).body.parties[0];
-  expect(party).toBeDefined();
-  return party!.party_id;
-}
-
-interface ChainEntry {
-  event_type: string;
-  choice?: string;
-  details: { action?: { _variant?: string; value?: Record<string, unknown> } };
-}
-
-/** the executions of a self action on the ledger, as a node's chain audit shows them */
-export async function executionsOf(api: Api, partyId: string, variant: string): Promise<number> {
-  const { body } = await api.get<{ entries: ChainEntry[] }>(
-    `/governance/chain-audit?party_id=${partyId}&refresh=true&limit=1000`,
-  );
-  return body.entries.filter(
-    (e) => e.choice === 'GovernanceRules_ExecuteGovernanceAction' && e.details.action?._variant === variant,
-  ).length;
-}
 
 describe('governance.yaml, one operator controlling every node', () => {
   let w: PartyWorld;

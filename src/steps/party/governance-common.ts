@@ -11,7 +11,7 @@ import type { DpmClient } from '../../clients/dpm.js';
 import type { GovernanceConfirmationsResponse, GovernanceStateResponse } from '../../clients/dpm-wire.js';
 import type { AuditEntry, ChainAuditResponse } from '../../clients/dpm-wire-governance.js';
 import { AmbiguousOutcomeError, ServiceError, StepError } from '../../errors.js';
-import type { ItemContext, StepContext } from '../../engine/step.js';
+import type { Intent, ItemContext, StepContext } from '../../engine/step.js';
 import { readEach, targetNode } from './workflow.js';
 
 /** how long an answer lost in flight may still take to land (the node's ledger submission and its audit row) */
@@ -34,6 +34,20 @@ export interface NodeAuth {
   problem: string | undefined;
   /** the rights missing for the node's writes (actAs the member, readAs both) */
   missingRights: string[];
+  /** the node did not answer at all (down, restarting): it may be back later */
+  unreachable?: true;
+}
+
+/**
+ * A node that did not answer: the connection was refused or dropped before a request was sent, or a gateway in
+ * front of it answered a read 502/503/504. Nothing the request asked for happened, and the node may come back.
+ */
+export function unreachable(error: unknown): boolean {
+  return (
+    error instanceof ServiceError &&
+    error.retryability === 'transient' &&
+    (error.status === undefined || error.status === 502 || error.status === 503 || error.status === 504)
+  );
 }
 
 /** GET /auth/status of each node: a trusted node has the party's token and may read as the party */
@@ -51,8 +65,9 @@ export async function authOf(
       return {
         node,
         member: undefined,
-        problem: `cannot be read (${error.serviceMessage ?? error.message})`,
+        problem: `cannot be ${unreachable(error) ? 'reached' : 'read'} (${error.serviceMessage ?? error.message})`,
         missingRights: [],
+        ...(unreachable(error) ? { unreachable: true as const } : {}),
       };
     }
     const entry = parties.find((p) => p.dec_party_id === partyId);
@@ -82,6 +97,55 @@ export async function authOf(
       missingRights: missing,
     };
   });
+}
+
+/**
+ * The member nodes this target acts on, each with its member party, and those that cannot be reached now (they
+ * are left out of this pass; a node that answers but cannot act for the party stops the step).
+ */
+export function ourMembers(
+  mine: readonly string[],
+  auths: readonly NodeAuth[],
+  partyId: string,
+): { ours: Array<{ node: string; member: string }>; down: string[] } {
+  const ours: Array<{ node: string; member: string }> = [];
+  const down: string[] = [];
+  for (const node of mine) {
+    const auth = auths.find((a) => a.node === node)!;
+    if (auth.unreachable) {
+      down.push(node);
+      continue;
+    }
+    if (auth.problem !== undefined || auth.member === undefined) {
+      throw new StepError(
+        `${node} cannot act for ${partyId} in its governance: it ${auth.problem ?? 'names no member party'}`,
+        { hint: authHint(auth) },
+      );
+    }
+    ours.push({ node, member: auth.member });
+  }
+  if (ours.length === 0) {
+    throw new StepError(
+      `none of the member nodes this target acts on can be reached: ${down
+        .map((n) => `${n} ${auths.find((a) => a.node === n)?.problem ?? ''}`)
+        .join('; ')}`,
+      { retryability: 'transient', hint: 'bring them up (or check the target’s URLs) and run again' },
+    );
+  }
+  return { ours, down };
+}
+
+/** the nodes of a list that answer GET /auth/status again (a node left out as unreachable that came back) */
+export async function reachableAgain(
+  ctx: StepContext,
+  down: readonly string[],
+  partyId: string,
+): Promise<Array<{ node: string; member: string }>> {
+  if (down.length === 0) return [];
+  const auths = await authOf(ctx, down, partyId);
+  return auths
+    .filter((a) => a.problem === undefined && a.member !== undefined)
+    .map((a) => ({ node: a.node, member: a.member! }));
 }
 
 /** the hint for a node whose credentials or rights are missing */
@@ -257,17 +321,27 @@ export interface WriteSpec {
  * One governance write, exactly once: read the rules id, record the intent (with the node's audit mark), send;
  * a refusal for a consumed rules contract is sent again with the new id; a lost answer is settled by reading.
  */
-export async function writeOnce(ctx: ItemContext, spec: WriteSpec): Promise<'sent' | 'already'> {
+export async function writeOnce(
+  ctx: ItemContext,
+  spec: WriteSpec,
+): Promise<'sent' | 'already' | 'unreachable'> {
   const dpm = ctx.clients.dpm(spec.node);
   for (let attempt = 1; ; attempt++) {
-    if (await spec.done()) return 'already';
-    const view = await readGovernance(ctx, spec.node, spec.partyId);
+    let view: GovernanceView;
+    let mark: number;
+    try {
+      if (await spec.done()) return 'already';
+      view = await readGovernance(ctx, spec.node, spec.partyId);
+      mark = await auditMark(dpm, spec.partyId, ctx.signal);
+    } catch (error) {
+      if (unreachable(error) && !ctx.signal.aborted) return 'unreachable';
+      throw error;
+    }
     if (view.rulesId === undefined) {
       throw new StepError(`${spec.node} sees no governance rules contract of ${spec.partyId}`, {
         hint: 'deploy the GovernanceRules contract first (dpm.deploy-contracts), and check the node’s credentials and rights',
       });
     }
-    const mark = await auditMark(dpm, spec.partyId, ctx.signal);
     const sentAt = ctx.clock.now();
     await ctx.record({
       action: spec.event,
@@ -282,6 +356,11 @@ export async function writeOnce(ctx: ItemContext, spec: WriteSpec): Promise<'sen
       ctx.log('info', `${spec.node}: ${spec.what}`);
       return 'sent';
     } catch (error) {
+      // refused at connect: nothing was sent, and the journal says so (reconcile does not read a down node)
+      if (unreachable(error) && !ctx.signal.aborted) {
+        await ctx.record({ action: 'unsent', node: spec.node, at: sentAt });
+        return 'unreachable';
+      }
       if (staleContract(error) && attempt < STALE_RETRIES) {
         ctx.progress(`${spec.node}: the rules contract changed under the ${spec.event}; reading it again`);
         continue;
@@ -311,6 +390,13 @@ export async function writeOnce(ctx: ItemContext, spec: WriteSpec): Promise<'sen
       );
     }
   }
+}
+
+/** the write intents of an interrupted attempt that may have reached their node (not those refused at connect) */
+export function sentIntents(intents: readonly Intent[]): Intent[] {
+  const key = (i: Intent): string => JSON.stringify([i['node'], i['at']]);
+  const unsent = new Set(intents.filter((i) => i.action === 'unsent').map(key));
+  return intents.filter((i) => i.action !== 'unsent' && !unsent.has(key(i)));
 }
 
 /** a node's member party from the target, for names in messages */

@@ -32,12 +32,13 @@ import {
   type GovernanceView,
   type NodeAuth,
   type Vote,
-  authHint,
   authOf,
   chainEntries,
   designatedExecutor,
   memberNamer,
+  ourMembers,
   readGovernance,
+  sentIntents,
   settle,
   targetNodeNames,
   validVotes,
@@ -205,6 +206,8 @@ interface Observed {
   partyId: string;
   auths: NodeAuth[];
   ours: Array<{ node: string; member: string }>;
+  /** our member nodes that cannot be reached now: they confirm nothing in this pass */
+  down: string[];
   reader: string;
   threshold: number;
   members: string[];
@@ -389,19 +392,7 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   const partyId = await resolveParty(ctx, mine[0]!, w.party);
   const all = [...new Set([...mine, ...targetNodeNames(ctx)])];
   const auths = await authOf(ctx, all, partyId);
-  const ours: Observed['ours'] = [];
-  for (const node of mine) {
-    const auth = auths.find((a) => a.node === node)!;
-    if (auth.problem !== undefined || auth.member === undefined) {
-      throw new StepError(
-        `${node} cannot act for ${partyId} in its governance: it ${auth.problem ?? 'names no member party'}`,
-        {
-          hint: authHint(auth),
-        },
-      );
-    }
-    ours.push({ node, member: auth.member });
-  }
+  const { ours, down } = ourMembers(mine, auths, partyId);
   const reader = ours[0]!.node;
   const dpm = ctx.clients.dpm(reader);
   const view = await readGovernance(ctx, reader, partyId);
@@ -449,6 +440,7 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
     partyId,
     auths,
     ours,
+    down,
     reader,
     threshold: view.threshold,
     members: view.members,
@@ -597,6 +589,7 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
     for (const p of s.pending)
       if (!p.verdict.confirm) ctx.log('warn', `not confirmed: ${p.what}: ${p.verdict.why}`);
     for (const o of s.outside) ctx.log('warn', `not proposed: ${o.decision}: ${o.why}`);
+    for (const node of s.down) ctx.log('warn', `${node} cannot be reached: its member confirms nothing now`);
     const proposer = s.ours[0]!;
     for (const p of s.propose) {
       const sent = await writeOnce(ctx, {
@@ -636,6 +629,7 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
         },
       });
       if (sent === 'sent') proposed.push(p.description);
+      if (sent === 'unreachable') ctx.log('warn', `${proposer.node} cannot be reached: not proposed now`);
     }
     for (const p of s.pending) {
       if (!p.verdict.confirm || p.canExecute) continue;
@@ -671,6 +665,8 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
             (await stillPending(ctx, s, o.node, p.key))?.votes.some((v) => v.party === o.member) !== false,
         });
         if (sent === 'sent') confirmed.push(p.what);
+        if (sent === 'unreachable')
+          ctx.log('warn', `${o.node} cannot be reached: ${p.what} not confirmed now`);
       }
     }
     s = await observe(ctx, w);
@@ -683,7 +679,7 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
         s.ours.find((o) => o.member === designated) ??
         (graceOver ? s.ours.find((o) => s.members.includes(o.member)) : undefined);
       if (executor === undefined || !p.verdict.confirm) continue;
-      await writeOnce(ctx, {
+      const sent = await writeOnce(ctx, {
         node: executor.node,
         partyId: s.partyId,
         member: executor.member,
@@ -712,7 +708,9 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
         },
         done: async () => (await stillPending(ctx, s, executor.node, p.key)) === undefined,
       });
-      executed.push(p.what);
+      if (sent === 'unreachable')
+        ctx.log('warn', `${executor.node} cannot be reached: ${p.what} not executed now`);
+      else executed.push(p.what);
     }
     s = await observe(ctx, w);
     const open = s.pending.filter((p) => p.verdict.confirm);
@@ -762,7 +760,7 @@ async function instrumentConfiguration(
 
 async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]): Promise<Reconciliation> {
   const s = await observe(ctx, w);
-  for (const intent of intents) {
+  for (const intent of sentIntents(intents)) {
     const node = typeof intent['node'] === 'string' ? intent['node'] : '';
     const member = typeof intent['member'] === 'string' ? intent['member'] : '';
     const mark = typeof intent['mark'] === 'number' ? intent['mark'] : 0;

@@ -33,14 +33,17 @@ import {
   type GovernanceView,
   type NodeAuth,
   type Vote,
-  authHint,
   authOf,
   chainEntries,
   designatedExecutor,
   memberNamer,
+  ourMembers,
+  reachableAgain,
   readGovernance,
+  sentIntents,
   settle,
   targetNodeNames,
+  unreachable,
   validVotes,
   writeOnce,
 } from './governance-common.js';
@@ -195,6 +198,8 @@ interface Observed {
   auths: NodeAuth[];
   /** our member nodes: controlled, trusted, with their member party */
   ours: Array<{ node: string; member: string }>;
+  /** our member nodes that cannot be reached now: left out until they answer again */
+  down: string[];
   /** the trusted node the view was read from */
   reader: string;
   status: Status;
@@ -339,19 +344,9 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   const partyId = await resolveParty(ctx, mine[0]!, w.party);
   const all = [...new Set([...mine, ...targetNodeNames(ctx)])];
   const auths = await authOf(ctx, all, partyId);
-  const ours: Observed['ours'] = [];
-  for (const node of mine) {
-    const auth = auths.find((a) => a.node === node)!;
-    if (auth.problem !== undefined || auth.member === undefined) {
-      throw new StepError(
-        `${node} cannot act for ${partyId} in its governance: it ${auth.problem ?? 'names no member party'}`,
-        {
-          hint: authHint(auth),
-        },
-      );
-    }
-    ours.push({ node, member: auth.member });
-  }
+  const { ours, down } = ourMembers(mine, auths, partyId);
+  for (const node of down)
+    ctx.log('warn', `${node} cannot be reached: its member confirms nothing until it answers again`);
   const reader = ours[0]!.node;
   const subject = subjectOf(w);
   const view = await readGovernance(ctx, reader, partyId);
@@ -363,7 +358,7 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   const namer = memberNamer(ctx, auths);
   const status = await statusOf(ctx, subject, view, partyId);
   const names = Object.fromEntries([...view.members, ...ours.map((o) => o.member)].map((p) => [p, namer(p)]));
-  return { partyId, subject, auths, ours, reader, status, names };
+  return { partyId, subject, auths, ours, down, reader, status, names };
 }
 
 /** the parts of a saved plan's state that decide: not the deadline, which moves as confirmations expire */
@@ -412,12 +407,13 @@ function plan(_w: With, s: Observed): ItemPlan {
   }
   const missing = st.members.filter((m) => !voted.has(m)).map(name);
   const deadline = st.deadline === undefined ? 'none yet' : new Date(st.deadline * 1000).toISOString();
+  const away = s.down.length > 0 ? `; cannot be reached now: ${s.down.join(', ')}` : '';
   changes.push({
     action: count >= st.threshold ? 'run' : 'wait',
     summary:
       `${count >= st.threshold ? 'execute' : 'wait for the other members, then execute'} ${s.subject.text}: ` +
       `${st.votes.length} of ${st.threshold} confirmed (${st.votes.map((v) => name(v.party)).join(', ') || 'nobody'}); ` +
-      `still missing: ${missing.join(', ') || 'nobody'}; earliest confirmation expires: ${deadline}`,
+      `still missing: ${missing.join(', ') || 'nobody'}; earliest confirmation expires: ${deadline}${away}`,
     details: {
       ...details,
       confirmed: st.votes.map((v) => v.party),
@@ -458,23 +454,86 @@ function decisionFields(s: Observed, proposalCid: string | undefined) {
       };
 }
 
+/** how often a member node left out as unreachable is asked again whether it is back */
+const PROBE_DOWN_MS = 2_000;
+
+/** our member nodes during one apply: a node that stops answering is left out, and taken back when it answers */
+class Members {
+  readonly ours: Array<{ node: string; member: string }>;
+  down: string[];
+  private probed = 0;
+
+  constructor(
+    private readonly ctx: StepContext,
+    private readonly s: Observed,
+  ) {
+    this.ours = [...s.ours];
+    this.down = [...s.down];
+  }
+
+  get reader(): string {
+    return this.ours[0]?.node ?? this.s.reader;
+  }
+
+  lost(node: string): void {
+    const i = this.ours.findIndex((o) => o.node === node);
+    if (i < 0) return;
+    const [gone] = this.ours.splice(i, 1);
+    this.down.push(node);
+    this.ctx.log(
+      'warn',
+      `${node} cannot be reached: its member ${this.s.names[gone!.member] ?? gone!.member} is left out until it answers again`,
+    );
+    if (this.ours.length === 0) {
+      throw new StepError(
+        `none of the member nodes this target acts on can be reached (${this.down.join(', ')})`,
+        {
+          retryability: 'transient',
+          hint: 'bring them up (or check the target’s URLs) and run again',
+        },
+      );
+    }
+  }
+
+  /** takes back the nodes that answer again (at most every PROBE_DOWN_MS) */
+  async probe(): Promise<void> {
+    if (this.down.length === 0 || this.ctx.clock.now() - this.probed < PROBE_DOWN_MS) return;
+    this.probed = this.ctx.clock.now();
+    for (const back of await reachableAgain(this.ctx, this.down, this.s.partyId)) {
+      this.down = this.down.filter((n) => n !== back.node);
+      this.ours.push(back);
+      this.ctx.log('info', `${back.node} answers again: its member takes part`);
+    }
+  }
+}
+
 async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
   const waitMs = durationMs(w.wait, '10m');
   const until = ctx.clock.now() + waitMs;
   const summary = s.subject.kind === 'action' ? s.subject.action.type : s.subject.proposal.type;
+  const members = new Members(ctx, s);
   let executable: number | undefined;
   let executedBy = '';
   for (;;) {
-    const { view, status } = await round(ctx, s);
+    await members.probe();
+    let read: Round;
+    try {
+      read = await round(ctx, s, members.reader);
+    } catch (error) {
+      if (!unreachable(error) || ctx.signal.aborted) throw error;
+      members.lost(members.reader);
+      continue;
+    }
+    const { view, status } = read;
     if (status.kind === 'done') {
-      await verifyEverywhere(ctx, s);
+      await verifyEverywhere(ctx, s, members.down);
       return outputsOf(s, status.how, executedBy);
     }
     const voted = new Set(status.votes.map((v) => v.party));
     // the proposal, made once: the first of our members proposes (and so confirms)
     if (s.subject.kind === 'proposal' && status.proposalCid === undefined) {
-      const first = s.ours[0]!;
-      await writeOnce(ctx, {
+      const first = members.ours[0]!;
+      const proposed = await writeOnce(ctx, {
         node: first.node,
         partyId: s.partyId,
         member: first.member,
@@ -493,12 +552,13 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
           (await round(ctx, s, first.node)).status.kind === 'done' ||
           (await proposalExists(ctx, s, first.node)),
       });
+      if (proposed === 'unreachable') members.lost(first.node);
       continue;
     }
     // our members' confirmations, while the threshold is not met
-    const next = s.ours.find((o) => !voted.has(o.member));
+    const next = members.ours.find((o) => !voted.has(o.member));
     if (next !== undefined && status.votes.length < status.threshold) {
-      await writeOnce(ctx, {
+      const confirmed = await writeOnce(ctx, {
         node: next.node,
         partyId: s.partyId,
         member: next.member,
@@ -521,18 +581,19 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
           return r.status.kind === 'done' || r.status.votes.some((v) => v.party === next.member);
         },
       });
+      if (confirmed === 'unreachable') members.lost(next.node);
       continue;
     }
     if (status.votes.length >= status.threshold) {
       executable ??= ctx.clock.now();
       const designated = designatedExecutor(status.votes, status.members);
-      const mine = s.ours.find((o) => o.member === designated);
+      const mine = members.ours.find((o) => o.member === designated);
       const graceOver = ctx.clock.now() - executable >= EXECUTOR_GRACE_MS;
       const executor =
-        mine ?? (graceOver ? s.ours.find((o) => status.members.includes(o.member)) : undefined);
+        mine ?? (graceOver ? members.ours.find((o) => status.members.includes(o.member)) : undefined);
       if (executor !== undefined) {
-        await execute(ctx, s, executor, status, view);
-        executedBy = executor.node;
+        if ((await execute(ctx, s, executor, status, view)) === 'unreachable') members.lost(executor.node);
+        else executedBy = executor.node;
         continue;
       }
       ctx.progress(
@@ -551,8 +612,9 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
         status.deadline === undefined
           ? ''
           : `; the earliest confirmation expires at ${new Date(status.deadline * 1000).toISOString()}`;
+      const away = members.down.length > 0 ? `; cannot be reached: ${members.down.join(', ')}` : '';
       throw new PausedError(
-        `${s.subject.text} for ${s.partyId}: ${status.votes.length} of ${status.threshold} members confirmed (missing: ${missing.join(', ') || 'nobody'})${status.votes.length >= status.threshold ? ', not executed yet' : ''}${deadline}`,
+        `${s.subject.text} for ${s.partyId}: ${status.votes.length} of ${status.threshold} members confirmed (missing: ${missing.join(', ') || 'nobody'})${status.votes.length >= status.threshold ? ', not executed yet' : ''}${deadline}${away}`,
         'the other members’ operators confirm it (this playbook, or dpm.governance-review); run this again to continue — nothing is confirmed twice',
       );
     }
@@ -571,10 +633,10 @@ async function execute(
   executor: { node: string; member: string },
   status: Pending,
   view: GovernanceView,
-): Promise<void> {
+): Promise<'sent' | 'already' | 'unreachable'> {
   void view;
   const summary = s.subject.kind === 'action' ? s.subject.action.type : 'governance_set_threshold';
-  await writeOnce(ctx, {
+  return writeOnce(ctx, {
     node: executor.node,
     partyId: s.partyId,
     member: executor.member,
@@ -599,12 +661,22 @@ async function execute(
   });
 }
 
-/** every trusted node of the target shows the decision in effect (the ledger is one; their reads must agree) */
-async function verifyEverywhere(ctx: StepContext, s: Observed): Promise<void> {
-  const trusted = s.auths.filter((a) => a.problem === undefined).map((a) => a.node);
+/**
+ * every trusted node of the target shows the decision in effect (the ledger is one; their reads must agree);
+ * a node that cannot be reached is not waited for
+ */
+async function verifyEverywhere(ctx: StepContext, s: Observed, down: readonly string[]): Promise<void> {
+  const trusted = s.auths.filter((a) => a.problem === undefined && !down.includes(a.node)).map((a) => a.node);
   for (const node of trusted) {
     for (;;) {
-      const { status } = await round(ctx, s, node);
+      let status: Status;
+      try {
+        ({ status } = await round(ctx, s, node));
+      } catch (error) {
+        if (!unreachable(error) || ctx.signal.aborted) throw error;
+        ctx.log('warn', `${node} cannot be reached: not waiting for it to show ${s.subject.text}`);
+        break;
+      }
       if (status.kind === 'done') break;
       ctx.progress(`${node} does not show ${s.subject.text} in effect yet`);
       await ctx.clock.sleep(GOVERNANCE_POLL_MS, ctx.signal);
@@ -618,7 +690,7 @@ async function verifyEverywhere(ctx: StepContext, s: Observed): Promise<void> {
 async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]): Promise<Reconciliation> {
   const s = await observe(ctx, w);
   if (s.status.kind === 'done') return { status: 'done', outputs: outputsOf(s, s.status.how, '') };
-  for (const intent of intents) {
+  for (const intent of sentIntents(intents)) {
     const node = typeof intent['node'] === 'string' ? intent['node'] : '';
     const member = typeof intent['member'] === 'string' ? intent['member'] : '';
     const mark = typeof intent['mark'] === 'number' ? intent['mark'] : 0;
