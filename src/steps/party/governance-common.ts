@@ -300,6 +300,9 @@ export async function settle(
   }
 }
 
+/** what a write's `send` returns when, on a last fresh read, it decided not to send after all */
+export const NOT_SENT = Symbol('not sent');
+
 export interface WriteSpec {
   node: string;
   partyId: string;
@@ -311,7 +314,7 @@ export interface WriteSpec {
   intent: Record<string, string | number>;
   /** what the write is, for messages */
   what: string;
-  /** the request, built with the rules id just read */
+  /** the request, built with the rules id just read; NOT_SENT when a fresh read shows it is not needed */
   send(rulesId: string): Promise<unknown>;
   /** the write is already done (read live): nothing is sent */
   done(): Promise<boolean>;
@@ -352,7 +355,7 @@ export async function writeOnce(
       at: sentAt,
     });
     try {
-      await spec.send(view.rulesId);
+      if ((await spec.send(view.rulesId)) === NOT_SENT) return 'already';
       ctx.log('info', `${spec.node}: ${spec.what}`);
       return 'sent';
     } catch (error) {

@@ -29,6 +29,7 @@ import type { Target } from '../../playbook/target.js';
 import {
   EXECUTOR_GRACE_MS,
   GOVERNANCE_POLL_MS,
+  NOT_SENT,
   type GovernanceView,
   type NodeAuth,
   type Vote,
@@ -661,8 +662,15 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
               },
               { signal: ctx.signal },
             ),
-          done: async () =>
-            (await stillPending(ctx, s, o.node, p.key))?.votes.some((v) => v.party === o.member) !== false,
+          // gone, confirmed by this member, or enough others confirmed meanwhile
+          done: async () => {
+            const fresh = await stillPending(ctx, s, o.node, p.key);
+            return (
+              fresh === undefined ||
+              fresh.votes.some((v) => v.party === o.member) ||
+              fresh.votes.length >= s.threshold
+            );
+          },
         });
         if (sent === 'sent') confirmed.push(p.what);
         if (sent === 'unreachable')
@@ -689,7 +697,9 @@ async function apply(ctx: ItemContext, w: With, first: Observed): Promise<Output
         what: `execute ${p.what}`,
         send: async (rulesId) => {
           const fresh = await stillPending(ctx, s, executor.node, p.key);
-          if (fresh === undefined) return;
+          if (fresh === undefined) return NOT_SENT;
+          // a confirmation that arrived meanwhile may designate another member: it executes, not this one
+          if (!graceOver && designatedExecutor(fresh.votes, s.members) !== executor.member) return NOT_SENT;
           return ctx.clients.dpm(executor.node).executeGovernance(
             {
               party_id: s.partyId,

@@ -30,6 +30,7 @@ import type { Target } from '../../playbook/target.js';
 import {
   EXECUTOR_GRACE_MS,
   GOVERNANCE_POLL_MS,
+  NOT_SENT,
   type GovernanceView,
   type NodeAuth,
   type Vote,
@@ -576,9 +577,14 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
               { signal: ctx.signal },
             );
         },
+        // done, confirmed by this member, or enough others confirmed meanwhile (another operator's members)
         done: async () => {
           const r = await round(ctx, s, next.node);
-          return r.status.kind === 'done' || r.status.votes.some((v) => v.party === next.member);
+          return (
+            r.status.kind === 'done' ||
+            r.status.votes.some((v) => v.party === next.member) ||
+            r.status.votes.length >= r.status.threshold
+          );
         },
       });
       if (confirmed === 'unreachable') members.lost(next.node);
@@ -592,7 +598,8 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
       const executor =
         mine ?? (graceOver ? members.ours.find((o) => status.members.includes(o.member)) : undefined);
       if (executor !== undefined) {
-        if ((await execute(ctx, s, executor, status, view)) === 'unreachable') members.lost(executor.node);
+        if ((await execute(ctx, s, executor, status, view, graceOver)) === 'unreachable')
+          members.lost(executor.node);
         else executedBy = executor.node;
         continue;
       }
@@ -633,6 +640,7 @@ async function execute(
   executor: { node: string; member: string },
   status: Pending,
   view: GovernanceView,
+  graceOver: boolean,
 ): Promise<'sent' | 'already' | 'unreachable'> {
   void view;
   const summary = s.subject.kind === 'action' ? s.subject.action.type : 'governance_set_threshold';
@@ -646,7 +654,10 @@ async function execute(
     what: `execute ${s.subject.text} (confirmed by ${status.votes.length} of ${status.threshold})`,
     send: async (rulesId) => {
       const fresh = await round(ctx, s, executor.node);
-      if (fresh.status.kind === 'done') return;
+      if (fresh.status.kind === 'done') return NOT_SENT;
+      // a confirmation that arrived meanwhile may designate another member: it executes, not this one
+      const designated = designatedExecutor(fresh.status.votes, fresh.status.members);
+      if (!graceOver && designated !== executor.member) return NOT_SENT;
       return ctx.clients.dpm(executor.node).executeGovernance(
         {
           party_id: s.partyId,
