@@ -206,7 +206,11 @@ function allocateParties(token: TokenSide, value: unknown): Reply {
     if (ledger.hosting(party)[node.participantId] === undefined)
       ledger.allocateParty(party, node.participantId, 'submission');
   }
-  for (const userId of [node.operatorUser, node.ciUser]) {
+  for (const userId of [
+    node.operatorUser,
+    node.ciUser,
+    ...(node.adminUser === undefined ? [] : [node.adminUser]),
+  ]) {
     const user = ledger.user(node.participantId, userId);
     if (user === undefined) continue;
     const missing = parties.filter((p) => !user.rights.some((r) => r.kind === 'CanActAs' && r.party === p));

@@ -419,7 +419,7 @@ describe('§9 grant-rights, §3 member-party discovery', () => {
       keycloak_realm: 'ledgerbook',
       keycloak_client_id: 'ledgerbook-cli',
       keycloak_username: 'operator3',
-      keycloak_password: world.password,
+      keycloak_password: world.passwordOf('operator3'),
     });
     expectSuccess('POST /party-config/discover-member-party', response, DISCOVERED_MEMBER);
     expect(response.body).toMatchObject({ primary_party: operatorPartyOf(world, 2) });

@@ -114,7 +114,7 @@ describe('GET /state and the identity provider TTL', () => {
       body: new URLSearchParams({
         grant_type: 'password',
         client_id: 'ledgerbook-cli',
-        username: 'operator2',
+        username: 'operator1',
         password: world.password,
       }),
     });
@@ -143,7 +143,7 @@ describe('what the host hands the CLI', () => {
       '# yaml-language-server: $schema=https://ledgerbook.dev/schemas/target.schema.json',
     );
     const target = parse(yaml) as Record<string, unknown> & {
-      nodes: Record<string, { auth?: { username: string } }>;
+      nodes: Record<string, { auth?: { username: string; password?: unknown } }>;
       secrets: Record<string, { file: string }>;
     };
     const ajv = new Ajv2020.default({ allErrors: true, strict: false });
@@ -164,10 +164,16 @@ describe('what the host hands the CLI', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8').trim()).toBe(world.password);
     expect(yaml).not.toContain(world.password);
-    expect(world.sandbox.secrets()).toEqual({
+    const secrets = world.sandbox.secrets();
+    expect(secrets).toEqual({
       SANDBOX_OPERATOR_PASSWORD: world.password,
+      SANDBOX_OPERATOR2_PASSWORD: expect.any(String) as string,
+      SANDBOX_OPERATOR3_PASSWORD: expect.any(String) as string,
       SANDBOX_CI_CLIENT_SECRET: expect.any(String) as string,
     });
+    // each operator has its own password
+    expect(new Set(Object.values(secrets)).size).toBe(4);
+    expect(target.nodes.node2?.auth?.password).toEqual({ secret: 'SANDBOX_OPERATOR2_PASSWORD' });
   });
 });
 

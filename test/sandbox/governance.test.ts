@@ -319,7 +319,7 @@ describe('credentials and rights', () => {
         keycloak_realm: 'ledgerbook',
         keycloak_client_id: 'ledgerbook-cli',
         keycloak_username: 'operator2',
-        keycloak_password: world.password,
+        keycloak_password: world.passwordOf('operator2'),
       },
     );
     expect(found.status, found.text).toBe(200);

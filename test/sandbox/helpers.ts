@@ -67,7 +67,10 @@ export interface World {
   ledger: Api[];
   admin: Api;
   participant: string[];
+  /** operator1's password */
   password: string;
+  /** the password of a user of the realm (each operator and the viewer have their own) */
+  passwordOf(username: string): string;
   token(username: string, client?: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -93,13 +96,20 @@ export async function passwordGrant(
 export async function startWorld(options: Partial<SandboxOptions> = {}): Promise<World> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'ledgerbook-sandbox-'));
   const sandbox = await startSandbox({ profile: 'fast', ...options, stateDir });
-  const password = readFileSync(join(stateDir, 'secrets', 'operator-password'), 'utf8').trim();
+  const secret = (file: string): string => readFileSync(join(stateDir, 'secrets', file), 'utf8').trim();
+  const password = secret('operator-password');
+  // each operator has its own password (operator1's in operator-password), the viewer too
+  const passwordOf = (username: string): string => {
+    const n = /^operator(\d+)$/.exec(username)?.[1];
+    if (username === 'viewer') return secret('viewer-password');
+    return n === undefined || n === '1' ? password : secret(`operator${n}-password`);
+  };
   const cache = new Map<string, Promise<string>>();
   const token = (username: string, client = 'ledgerbook-cli'): Promise<string> => {
     const key = `${username}/${client}`;
     let hit = cache.get(key);
     if (hit === undefined) {
-      hit = passwordGrant(sandbox.urls.idp.tokenUrl, username, password, client);
+      hit = passwordGrant(sandbox.urls.idp.tokenUrl, username, passwordOf(username), client);
       cache.set(key, hit);
     }
     return hit;
@@ -119,6 +129,7 @@ export async function startWorld(options: Partial<SandboxOptions> = {}): Promise
     admin: new Api(sandbox.urls.admin, () => Promise.resolve(undefined)),
     participant: sandbox.urls.nodes.map((n) => n.participantId),
     password,
+    passwordOf,
     token,
     stop: async () => {
       await sandbox.stop();

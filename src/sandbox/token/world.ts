@@ -37,6 +37,8 @@ export interface WorldNode {
   /** the ledger user ids of this node's operator (the IdP `sub` of operatorN) and the CI client */
   operatorUser: string;
   ciUser: string;
+  /** the ledger user of this node's own admin client (`nodeN-admin`'s service account): on this participant only */
+  adminUser?: string;
   viewerUser: string;
 }
 
@@ -136,6 +138,8 @@ export async function ensureWorld(ledger: Ledger, nodes: WorldNode[], world: Wor
       localParty(`operator${nodes.indexOf(node) + 1}`, node.participantId),
     );
     ensureUser(ledger, node.participantId, node.ciUser, rights, undefined);
+    if (node.adminUser !== undefined)
+      ensureUser(ledger, node.participantId, node.adminUser, rights, undefined);
     ensureUser(ledger, node.participantId, node.viewerUser, [], undefined);
   }
   if (
