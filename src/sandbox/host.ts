@@ -14,7 +14,8 @@ import { Synchronizer } from './canton.js';
 import { DpmNode, type NodeEnv } from './dpm/node.js';
 import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
 import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './faults.js';
-import { Listener, RequestLog, nodeHandler } from './http/listener.js';
+import { type Call, Listener, RequestLog, bearerSubject, nodeHandler } from './http/listener.js';
+import type { Reply } from './http/reply.js';
 import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
 import {
   SECRET_FILES,
@@ -282,6 +283,20 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       { issuer, clientId: CI_CLIENT_ID },
       ...stored.map((_, i) => ({ issuer, clientId: nodeAdminClientId(i) })),
     ]);
+    // who called, and whose credentials a node acted with for a party: the realm's users by their subject (a
+    // service account's subject names its client)
+    const usernames = new Map(
+      [...stored.map((_, i) => `operator${i + 1}`), 'viewer'].map((u) => [userSubject(REALM, u), u]),
+    );
+    const noted =
+      (node: string, api: 'dpm' | 'ledger', dispatch: (call: Call) => Promise<Reply>) =>
+      async (call: Call): Promise<Reply> => {
+        const reply = await dispatch(call);
+        const sub = bearerSubject(call.headers);
+        if (sub !== undefined && reply.status !== 401)
+          requests.recordCaller(node, api, usernames.get(sub) ?? sub);
+        return reply;
+      };
     for (const [i, identity] of stored.entries()) {
       const ledgerEnv: LedgerNodeEnv = {
         node: identity.name,
@@ -315,6 +330,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         requestRestart: (name, downMs) => {
           setImmediate(() => restartNode(name, downMs));
         },
+        noteCredentials: (sub) => requests.recordCaller(identity.name, 'party', usernames.get(sub) ?? sub),
         log,
       };
       const node = new DpmNode({ ...identity, index: i + 1 }, env);
@@ -326,7 +342,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           faults,
           log: requests,
           templateOf: (method, path) => router.match(method, path)?.route.template,
-          dispatch: (call) => dispatchDpm(node, router, call),
+          dispatch: noted(identity.name, 'dpm', (call) => dispatchDpm(node, router, call)),
           maxBodyBytes: MAX_JSON_BYTES,
           onError: nodeError,
         }),
@@ -338,7 +354,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           faults,
           log: requests,
           templateOf: (method, path) => ledgerRoutes.match(method, path)?.route.template,
-          dispatch: (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call),
+          dispatch: noted(identity.name, 'ledger', (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call)),
           maxBodyBytes: MAX_JSON_BYTES,
           onError: nodeError,
         }),

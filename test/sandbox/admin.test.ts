@@ -31,6 +31,29 @@ describe('GET /requests', () => {
     ]);
   });
 
+  it('names who called each node’s DPM and ledger with a token it accepted; a refused token is not counted', async () => {
+    await world.admin.call('DELETE', '/requests');
+    await world.dpm[0]!.get('/workflows');
+    await world.dpm[1]!.get('/workflows');
+    await world.ledger[1]!.get('/v2/users');
+    const viewer = await world.token('viewer');
+    const seen = await fetch(`${world.sandbox.urls.nodes[2]!.dpm}/workflows`, {
+      headers: { authorization: `Bearer ${viewer}` },
+    });
+    expect(seen.status).toBe(200);
+    const refused = await fetch(`${world.sandbox.urls.nodes[2]!.dpm}/workflows`, {
+      headers: { authorization: `Bearer ${viewer.slice(0, -4)}AAAA` },
+    });
+    expect(refused.status).toBe(401);
+    const { body } = await world.admin.get<{ callers: unknown[] }>('/callers');
+    expect(body.callers).toEqual([
+      { node: 'node1', api: 'dpm', who: 'operator1', count: 1 },
+      { node: 'node2', api: 'dpm', who: 'operator2', count: 1 },
+      { node: 'node2', api: 'ledger', who: 'operator2', count: 1 },
+      { node: 'node3', api: 'dpm', who: 'viewer', count: 1 },
+    ]);
+  });
+
   it('proves a read-only pass sent nothing that changes state', async () => {
     await bootstrapMesh(world);
     await onboard(world, 'counted');

@@ -310,6 +310,30 @@ describe('credentials and rights', () => {
     expect([wrongSecret.status, wrongSecret.body]).toEqual([401, { error: 'Admin Keycloak auth failed' }]);
   });
 
+  it('the caller log names whose credentials a node acted with for the party (api `party`)', async () => {
+    await world.admin.call('DELETE', '/requests');
+    const read = await world.dpm[1]!.get(`/governance/confirmations?party_id=${gov.partyId}`);
+    expect(read.status, read.text).toBe(200);
+    const refused = await world.dpm[2]!.post('/auth/grant-rights', {
+      dec_party_id: gov.partyId,
+      admin_client_id: 'ledgerbook-ci',
+      admin_client_secret: 'not-the-secret',
+    });
+    expect(refused.status).toBe(401);
+    const { body } = await world.admin.get<{ callers: Array<{ node: string; api: string; who: string }> }>(
+      '/callers',
+    );
+    // node2 acted for the party with its saved client's token; node3 got the party's token, not the admin's
+    expect(body.callers.filter((c) => c.api === 'party')).toEqual([
+      { node: 'node2', api: 'party', who: 'service-account-ledgerbook-ci', count: 1 },
+      { node: 'node3', api: 'party', who: 'service-account-ledgerbook-ci', count: 1 },
+    ]);
+    // a request answered 401 is not counted as a use of the caller's token (here the admin client was refused)
+    expect(body.callers.filter((c) => c.api === 'dpm').map((c) => [c.node, c.who])).toEqual([
+      ['node2', 'operator2'],
+    ]);
+  });
+
   it('discover-member-party names the ledger user behind a login and its primary party', async () => {
     const keycloak = world.sandbox.urls.idp.issuer.replace(/\/realms\/[^/]+$/, '');
     const found = await world.dpm[1]!.post<{ user_id: string; primary_party?: string }>(

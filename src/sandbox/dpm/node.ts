@@ -58,6 +58,11 @@ export interface NodeEnv {
   auth: NodeAuthConfig;
   /** asks the host to restart this node (a restart fault fired inside a run) */
   requestRestart(node: string, downMs: number): void;
+  /**
+   * The node got a token with credentials saved for a party (or an admin client's, to grant rights) and acts with
+   * it: `subject` is the token's `sub`. The host's caller log records it (`GET /callers`, api `party`).
+   */
+  noteCredentials(subject: string): void;
   log(line: string): void;
 }
 
