@@ -101,7 +101,10 @@ const withSchema = {
           items: {
             type: 'object',
             properties: {
-              type: { enum: SELF_TYPES },
+              type: {
+                enum: SELF_TYPES,
+                description: 'the action (`ActionType`) this rule lets the members confirm',
+              },
               min: {
                 type: 'integer',
                 description:
@@ -123,7 +126,10 @@ const withSchema = {
           items: {
             type: 'object',
             properties: {
-              type: { enum: Object.keys(PROPOSAL_LABELS) as ReviewedProposal[] },
+              type: {
+                enum: Object.keys(PROPOSAL_LABELS) as ReviewedProposal[],
+                description: 'the proposal’s kind (`ProposalType`) this rule lets the members confirm',
+              },
               proposers: {
                 ...partyList,
                 description: 'the only proposers whose proposals are confirmed (default: any member)',

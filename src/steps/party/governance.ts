@@ -65,12 +65,22 @@ const partyId = {
   pattern: '^[^:]+::[0-9a-fA-F]{68}$',
   description: 'a party id, `<prefix>::<68 hex digits>` (e.g. `${{ target.nodes.node3.party }}`)',
 } as const;
-const threshold = { type: 'integer', minimum: 1, maximum: 2147483647 } as const;
+const threshold = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 2147483647,
+  description: 'the threshold of members the rules need after the action',
+} as const;
 
-const variant = <const T extends string, const P extends Record<string, object>>(type: T, properties: P) =>
+const variant = <const T extends string, const P extends Record<string, object>>(
+  type: T,
+  description: string,
+  properties: P,
+) =>
   ({
     type: 'object',
-    properties: { type: { const: type }, ...properties },
+    description,
+    properties: { type: { const: type, description: `the action: ${description}` }, ...properties },
     required: ['type', ...(Object.keys(properties) as Array<keyof P & string>)],
     additionalProperties: false,
   }) as const;
@@ -91,14 +101,28 @@ export const actionSchema = {
   description:
     'A self-management action of the governance rules (`ActionType`, confirmed with governance_type core_self).',
   oneOf: [
-    variant('governance_set_threshold', { new_threshold: threshold }),
-    variant('governance_set_timeout', {
-      new_timeout_microseconds: { type: 'integer', minimum: 10_000_000, description: 'at least 10 seconds' },
+    variant('governance_set_threshold', 'set the threshold', { new_threshold: threshold }),
+    variant('governance_set_timeout', 'set how long a confirmation stays valid', {
+      new_timeout_microseconds: {
+        type: 'integer',
+        minimum: 10_000_000,
+        description: 'how long a member’s confirmation stays valid, in microseconds (at least 10 seconds)',
+      },
     }),
-    variant('governance_add_member', { member: partyId, new_threshold: threshold }),
-    variant('governance_remove_member', { member: partyId, new_threshold: threshold }),
-    variant('governance_add_additional_proposer', { additional_proposer: partyId }),
-    variant('governance_remove_additional_proposer', { additional_proposer: partyId }),
+    variant('governance_add_member', 'add a member (a member party) and set the threshold', {
+      member: partyId,
+      new_threshold: threshold,
+    }),
+    variant('governance_remove_member', 'remove a member and set the threshold', {
+      member: partyId,
+      new_threshold: threshold,
+    }),
+    variant('governance_add_additional_proposer', 'let a party propose (not confirm)', {
+      additional_proposer: partyId,
+    }),
+    variant('governance_remove_additional_proposer', 'stop letting a party propose', {
+      additional_proposer: partyId,
+    }),
   ],
 } as const;
 
@@ -107,8 +131,16 @@ export const proposalSchema = {
   description:
     'A domain proposal (`ProposalType`: `type` and the variant’s fields as the DPM takes them). Told apart from other proposals by its label and `description`.',
   properties: {
-    type: { enum: Object.keys(DESCRIBED_PROPOSALS) as Array<keyof typeof DESCRIBED_PROPOSALS> },
-    description: { type: 'string', minLength: 1 },
+    type: {
+      enum: Object.keys(DESCRIBED_PROPOSALS) as Array<keyof typeof DESCRIBED_PROPOSALS>,
+      description: 'the proposal’s kind (`ProposalType`)',
+    },
+    description: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'what the proposal is for, as the members read it; with the kind, it tells the proposal apart',
+    },
   },
   required: ['type', 'description'],
 } as const;
