@@ -309,6 +309,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         capacity: tokenSide.capacity,
         encoder: tokenSide.encoder,
         catchUp: () => tokenSide.catchUp(),
+        // HTTP calls are noted by the listener; a stream's token travels in its subprotocol header
+        noteStreamCaller: (sub) => requests.recordCaller(identity.name, 'ledger', usernames.get(sub) ?? sub),
         log,
       };
       const env: NodeEnv = {

@@ -10,6 +10,7 @@ import { ValidationError } from '../../src/errors.js';
 import { targetSchema } from '../../src/playbook/target-schema.js';
 import { loadFaultsFile } from '../../src/sandbox/index.js';
 import { type World, bootstrapMesh, onboard, requestCounts, startWorld } from './helpers.js';
+import { wsRequest } from './token-helpers.js';
 
 let world: World;
 beforeAll(async () => {
@@ -45,12 +46,18 @@ describe('GET /requests', () => {
       headers: { authorization: `Bearer ${viewer.slice(0, -4)}AAAA` },
     });
     expect(refused.status).toBe(401);
+    // a stream's token travels in its subprotocol header; a stream without a token is not counted
+    const acs = '/v2/state/active-contracts';
+    await wsRequest(world.sandbox.urls.nodes[2]!.ledger, acs, await world.token('operator3'), {});
+    const anonymous = await wsRequest(world.sandbox.urls.nodes[2]!.ledger, acs, '', {}, ['daml.ws.auth']);
+    expect(anonymous).toEqual([expect.objectContaining({ code: 'UNAUTHENTICATED' })]);
     const { body } = await world.admin.get<{ callers: unknown[] }>('/callers');
     expect(body.callers).toEqual([
       { node: 'node1', api: 'dpm', who: 'operator1', count: 1 },
       { node: 'node2', api: 'dpm', who: 'operator2', count: 1 },
       { node: 'node2', api: 'ledger', who: 'operator2', count: 1 },
       { node: 'node3', api: 'dpm', who: 'viewer', count: 1 },
+      { node: 'node3', api: 'ledger', who: 'operator3', count: 1 },
     ]);
   });
 

@@ -28,6 +28,8 @@ export interface LedgerNodeEnv {
   encoder: Encoder;
   /** applies work that fell due (attestor mints and withdraw requests) before a read or a write */
   catchUp(): Promise<void>;
+  /** a stream (WebSocket) was opened with a verified token of this subject: the host's caller log */
+  noteStreamCaller?(subject: string): void;
   log(line: string): void;
 }
 
