@@ -14,8 +14,7 @@ import { Synchronizer } from './canton.js';
 import { DpmNode, type NodeEnv } from './dpm/node.js';
 import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
 import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './faults.js';
-import { type Call, Listener, RequestLog, bearerSubject, nodeHandler } from './http/listener.js';
-import type { Reply } from './http/reply.js';
+import { Listener, RequestLog, nodeHandler } from './http/listener.js';
 import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
 import {
   SECRET_FILES,
@@ -283,20 +282,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       { issuer, clientId: CI_CLIENT_ID },
       ...stored.map((_, i) => ({ issuer, clientId: nodeAdminClientId(i) })),
     ]);
-    // who called, and whose credentials a node acted with for a party: the realm's users by their subject (a
-    // service account's subject names its client)
+    // whose credentials were used: the realm's users by name (a service account's subject names its client)
     const usernames = new Map(
       [...stored.map((_, i) => `operator${i + 1}`), 'viewer'].map((u) => [userSubject(REALM, u), u]),
     );
-    const noted =
-      (node: string, api: 'dpm' | 'ledger', dispatch: (call: Call) => Promise<Reply>) =>
-      async (call: Call): Promise<Reply> => {
-        const reply = await dispatch(call);
-        const sub = bearerSubject(call.headers);
-        if (sub !== undefined && reply.status !== 401)
-          requests.recordCaller(node, api, usernames.get(sub) ?? sub);
-        return reply;
-      };
+    const callerName = (sub: string): string => usernames.get(sub) ?? sub;
     for (const [i, identity] of stored.entries()) {
       const ledgerEnv: LedgerNodeEnv = {
         node: identity.name,
@@ -309,8 +299,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         capacity: tokenSide.capacity,
         encoder: tokenSide.encoder,
         catchUp: () => tokenSide.catchUp(),
-        // HTTP calls are noted by the listener; a stream's token travels in its subprotocol header
-        noteStreamCaller: (sub) => requests.recordCaller(identity.name, 'ledger', usernames.get(sub) ?? sub),
+        noteCaller: (sub) => requests.recordCaller(identity.name, 'ledger', callerName(sub)),
         log,
       };
       const env: NodeEnv = {
@@ -332,7 +321,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         requestRestart: (name, downMs) => {
           setImmediate(() => restartNode(name, downMs));
         },
-        noteCredentials: (sub) => requests.recordCaller(identity.name, 'party', usernames.get(sub) ?? sub),
+        noteCaller: (api, sub) => requests.recordCaller(identity.name, api, callerName(sub)),
         log,
       };
       const node = new DpmNode({ ...identity, index: i + 1 }, env);
@@ -344,7 +333,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           faults,
           log: requests,
           templateOf: (method, path) => router.match(method, path)?.route.template,
-          dispatch: noted(identity.name, 'dpm', (call) => dispatchDpm(node, router, call)),
+          dispatch: (call) => dispatchDpm(node, router, call),
           maxBodyBytes: MAX_JSON_BYTES,
           onError: nodeError,
         }),
@@ -356,7 +345,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           faults,
           log: requests,
           templateOf: (method, path) => ledgerRoutes.match(method, path)?.route.template,
-          dispatch: noted(identity.name, 'ledger', (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call)),
+          dispatch: (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call),
           maxBodyBytes: MAX_JSON_BYTES,
           onError: nodeError,
         }),

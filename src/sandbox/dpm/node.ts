@@ -59,10 +59,11 @@ export interface NodeEnv {
   /** asks the host to restart this node (a restart fault fired inside a run) */
   requestRestart(node: string, downMs: number): void;
   /**
-   * The node got a token with credentials saved for a party (or an admin client's, to grant rights) and acts with
-   * it: `subject` is the token's `sub`. The host's caller log records it (`GET /callers`, api `party`).
+   * Whose credentials the node used, for the host's caller log (`GET /callers`): `dpm`, a request authenticated
+   * with a verified token of `subject`; `party`, the node got a token with credentials saved for a party (or an
+   * admin client's, to grant rights) and acts with it.
    */
-  noteCredentials(subject: string): void;
+  noteCaller(api: 'dpm' | 'party', subject: string): void;
   log(line: string): void;
 }
 

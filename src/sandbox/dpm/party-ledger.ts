@@ -51,7 +51,7 @@ export async function partyActor(node: DpmNode, partyId: string): Promise<PartyA
   if (row === undefined) return { kind: 'not-configured' };
   const token = await fetchPartyToken(row);
   if (!token.ok) return { kind: 'token-failed', error: token.error };
-  node.env.noteCredentials(token.subject);
+  node.env.noteCaller('party', token.subject);
   return {
     kind: 'ok',
     actor: { partyId, member: row.member_party_id, userId: token.subject, unrestricted: false },

@@ -50,8 +50,8 @@ export class RequestLog {
   private readonly callers = new Map<string, Caller>();
 
   /**
-   * An accepted request of `who` (the token's user, or a client's service account) on a node's DPM or ledger, or a
-   * token the node's DPM got with credentials saved for a party (`party`)
+   * A request of `who` (a verified token's user, or a client's service account) authenticated by a node's DPM or
+   * ledger, or a token the node's DPM got with credentials saved for a party (`party`)
    */
   recordCaller(node: string, api: CallerApi, who: string): void {
     const key = `${node} ${api} ${who}`;
@@ -77,18 +77,6 @@ export interface Caller {
   /** the IdP user name (`operator2`, `viewer`) or the service account (`service-account-node2-admin`) */
   who: string;
   count: number;
-}
-
-/** the `sub` of a bearer token in the headers (not verified: the caller records it once the request was accepted) */
-export function bearerSubject(headers: IncomingHttpHeaders): string | undefined {
-  const match = /^bearer\s+([^.\s]+)\.([^.\s]+)\./i.exec(headers.authorization?.trim() ?? '');
-  if (match === null) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(match[2]!, 'base64url').toString('utf8')) as { sub?: unknown };
-    return typeof claims.sub === 'string' ? claims.sub : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface NodeFrontDoor {

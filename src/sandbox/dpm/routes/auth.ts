@@ -96,7 +96,7 @@ async function grantRights(node: DpmNode, body: GrantRightsRequest) {
   if (row === undefined) return jsonError(404, `Party ${body.dec_party_id} is not configured`);
   const party = await fetchPartyToken(row);
   if (!party.ok) return jsonError(500, `Failed to get auth token: ${party.error}`);
-  node.env.noteCredentials(party.subject);
+  node.env.noteCaller('party', party.subject);
   if (row.auth0_domain !== undefined) {
     // the sandbox's identity provider is Keycloak-style only: an Auth0 tenant cannot be reached from it
     return jsonError(401, 'Admin Auth0 auth failed');
@@ -119,7 +119,7 @@ async function grantRights(node: DpmNode, body: GrantRightsRequest) {
     node.env.log(`${node.name}: grant-rights admin token: ${admin.error}`);
     return jsonError(401, 'Admin Keycloak auth failed');
   }
-  node.env.noteCredentials(admin.subject);
+  node.env.noteCaller('party', admin.subject);
   const participant = node.env.participant;
   const ledger = participant.ledger;
   const adminUser = ledger.user(participant.participantId, admin.subject);

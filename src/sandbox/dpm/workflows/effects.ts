@@ -222,7 +222,7 @@ async function requirePartyToken(node: DpmNode, partyId: string): Promise<void> 
   if (row === undefined) throw new StepFailure(`No credentials configured for party ${partyId}`);
   const token = await fetchPartyToken(row);
   if (!token.ok) throw new StepFailure(`Failed to get auth token: ${token.error}`);
-  node.env.noteCredentials(token.subject);
+  node.env.noteCaller('party', token.subject);
 }
 
 /**

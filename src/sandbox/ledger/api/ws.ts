@@ -92,7 +92,6 @@ async function serve(
         `injected fault: the sandbox answered ${injected} on purpose`,
       );
     caller = await authenticate(env, req.headers);
-    if (!caller.unrestricted) env.noteStreamCaller?.(caller.userId);
     request = Reader.parse(await message);
     await env.catchUp();
   } catch (error) {
