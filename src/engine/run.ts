@@ -23,6 +23,7 @@ import {
 import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
+import { commandIdOf } from './command-id.js';
 import { digestOf, sha256 } from './digest.js';
 import type { EventBus } from './event-bus.js';
 import { Journal, type JournalRecord } from './journal.js';
@@ -766,6 +767,16 @@ class Run {
       ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
       item,
       attempt,
+      commandId: (purpose, inputs) =>
+        commandIdOf({
+          playbook: this.o.playbook.name,
+          target: this.o.targetName,
+          step: spec.id,
+          item: item.key,
+          purpose,
+          inputs,
+        }),
+      deadline: spec.timeoutMs === undefined ? undefined : this.o.clock.now() + spec.timeoutMs,
       record: async (intent) => {
         if (this.o.mode !== 'run') throw new StepError(`step '${spec.id}' tried a side effect during plan`);
         intents.push(intent);

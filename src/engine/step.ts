@@ -111,6 +111,17 @@ export interface ItemContext extends StepContext {
   readonly attempt: number;
   /** make the intent of a side effect durable; call it right before the side effect, await it */
   record(intent: Intent): Promise<void>;
+  /**
+   * The deterministic ledger command id of one effect of this item (src/engine/command-id.ts): from the playbook,
+   * the target, the step, the item key, `purpose` and `inputs` (the values that define the effect, never a secret).
+   * The same effect gets the same id in every attempt and every run.
+   */
+  commandId(purpose: string, inputs: JsonValue): string;
+  /**
+   * When the step's `timeout` ends this attempt (a `clock.now()` value), or undefined without a timeout: a step
+   * that waits for an outside event stops polling before it and pauses the run instead (PausedError).
+   */
+  readonly deadline: number | undefined;
 }
 
 export interface ItemResult {

@@ -6,6 +6,18 @@ import { coreShell } from './core/shell.js';
 import { coreWait } from './core/wait.js';
 import { packageKinds } from './party/packages.js';
 import { topologyKinds } from './party/topology.js';
+import { sandboxBtcSend } from './sandbox/btc-send.js';
+import { tokenAllocate } from './token/allocate.js';
+import { tokenCredentials } from './token/credentials.js';
+import { tokenDarCheck } from './token/dar-check.js';
+import { tokenDepositAccount } from './token/deposit-account.js';
+import { tokenDepositAddress } from './token/deposit-address.js';
+import { tokenFaucet } from './token/faucet.js';
+import { rewardsReport } from './token/rewards-report.js';
+import { tokenSettleAllocation } from './token/settle-allocation.js';
+import { tokenWaitForMint } from './token/wait-for-mint.js';
+import { tokenWithdraw } from './token/withdraw.js';
+import { tokenWithdrawAccount } from './token/withdraw-account.js';
 
 const all: readonly AnyStepKind[] = [
   coreShell,
@@ -15,6 +27,18 @@ const all: readonly AnyStepKind[] = [
   coreLog,
   ...topologyKinds,
   ...packageKinds,
+  tokenCredentials,
+  tokenDepositAccount,
+  tokenDepositAddress,
+  tokenWaitForMint,
+  tokenWithdrawAccount,
+  tokenWithdraw,
+  tokenAllocate,
+  tokenSettleAllocation,
+  tokenDarCheck,
+  tokenFaucet,
+  rewardsReport,
+  sandboxBtcSend,
 ];
 
 /** Every step kind, by `uses` name. */

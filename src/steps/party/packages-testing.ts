@@ -139,6 +139,8 @@ export function fakeContext(
     evaluate: () => undefined,
     item: { key: '', value: undefined },
     attempt: 1,
+    commandId: (purpose) => `lb-step-${purpose}-unit`,
+    deadline: undefined,
     record: (intent) => {
       intents.push(intent);
       return Promise.resolve();
