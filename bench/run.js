@@ -8,6 +8,8 @@ for (const bench of [
   'bench/cold-start.bench.mjs',
   'bench/validate-10k.bench.mjs',
   'bench/journal.bench.mjs',
+  'bench/rerun.bench.mjs',
+  'bench/noop-latency.bench.mjs',
 ]) {
   console.log(`\n## ${bench}\n`);
   run([bench]);

@@ -9,7 +9,7 @@ import type { Diagnostic } from './playbook/diagnostics.js';
 export const EXIT = {
   /** success, or nothing to do */
   OK: 0,
-  /** a step failed */
+  /** a step failed, or a saved plan no longer holds */
   STEP_FAILED: 1,
   /** `plan --detailed-exitcode`: something would change */
   CHANGES: 2,
@@ -31,7 +31,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [EXIT.OK, 'success, or nothing to do'],
-  [EXIT.STEP_FAILED, 'a step failed'],
+  [EXIT.STEP_FAILED, 'a step failed, or a saved plan no longer holds'],
   [EXIT.CHANGES, 'plan --detailed-exitcode: something would change'],
   [EXIT.PAUSED, 'paused for an approval or an outside event; run the same command again to resume'],
   [EXIT.AMBIGUOUS, 'stopped for an operator decision: a side effect has an ambiguous outcome (see output)'],
@@ -53,6 +53,7 @@ export type ErrorCode =
   | 'LB_PAUSED'
   | 'LB_LOCKED'
   | 'LB_STATE'
+  | 'LB_PLAN_STALE'
   | 'LB_INTERNAL';
 
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
@@ -67,6 +68,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   LB_PAUSED: EXIT.PAUSED,
   LB_LOCKED: EXIT.LOCKED,
   LB_STATE: EXIT.STEP_FAILED,
+  LB_PLAN_STALE: EXIT.STEP_FAILED,
   LB_INTERNAL: EXIT.INTERNAL,
 };
 
@@ -211,5 +213,12 @@ export class LockedError extends LedgerbookError {
 export class StateError extends LedgerbookError {
   constructor(message: string, hint?: string, cause?: unknown) {
     super('LB_STATE', message, { hint, cause });
+  }
+}
+
+/** `run plan.json`: the playbook, its inputs, its target or the live state changed since the plan was made. */
+export class PlanStaleError extends LedgerbookError {
+  constructor(message: string, hint: string) {
+    super('LB_PLAN_STALE', message, { hint });
   }
 }

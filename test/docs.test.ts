@@ -53,8 +53,12 @@ describe('commands and flags the docs mention', () => {
       'status',
       'schema',
       'sandbox up',
+      'show',
       'state unlock',
       'state resolve',
+      'state migrate',
+      'state push',
+      'state pull',
     ];
     const helps = await Promise.all([
       cli(['--help'], { cwd: root }),
@@ -71,7 +75,7 @@ describe('commands and flags the docs mention', () => {
       for (const m of text(file).matchAll(/(?:npx |`)ledgerbook ([a-z]+)/g)) {
         const command = m[1] ?? '';
         expect(
-          ['validate', 'plan', 'run', 'status', 'schema', 'sandbox', 'state'],
+          ['validate', 'plan', 'run', 'show', 'status', 'schema', 'sandbox', 'state'],
           `${file}: ledgerbook ${command}`,
         ).toContain(command);
       }

@@ -6,6 +6,7 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, ValidationError } from '../errors.js';
 import { acquireLock, type Lock } from '../engine/lock.js';
+import { recordedCommand } from '../engine/state/backend.js';
 import { parseSource } from '../playbook/load.js';
 import type { Target } from '../playbook/target.js';
 import { validateTarget } from '../playbook/target-load.js';
@@ -30,7 +31,7 @@ async function claim(dir: string): Promise<Lock> {
       pid: process.pid,
       host: hostname(),
       user: userInfo().username,
-      command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+      command: recordedCommand(process.argv.slice(2)),
       playbook: 'built-in sandbox',
       target: 'sandbox',
     });

@@ -25,7 +25,7 @@ const exitCodes = EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStar
 function build(setExit: (code: number) => void): Command {
   const program = new Command('ledgerbook')
     .description(
-      'Run declarative YAML playbooks against Canton decentralized-party nodes and the wrapped-BTC services:\nvalidate, plan, run (resumable), status, and a built-in sandbox.',
+      'Run declarative YAML playbooks against Canton decentralized-party nodes and the wrapped-BTC services:\nvalidate, plan (saved with --out, shown with show), run (resumable), status, and a built-in sandbox.',
     )
     .version(VERSION)
     .showSuggestionAfterError(true)
@@ -54,14 +54,25 @@ function build(setExit: (code: number) => void): Command {
       setExit(await runCommand('plan', file, command.optsWithGlobals()));
     });
 
-  cmd('run', 'run a playbook; running it again resumes an unfinished run or converges a finished one')
-    .argument('<playbook>', 'playbook file')
+  cmd(
+    'run',
+    'run a playbook (running it again resumes an unfinished run or converges a finished one), or apply a saved plan',
+  )
+    .argument('<playbook>', 'playbook file, or a saved plan (plan --out)')
     .action(async (file: string, _opts, command: Command) => {
       const { runCommand } = await import('./commands/run.js');
-      setExit(await runCommand('run', file, command.optsWithGlobals()));
+      const targetGiven = command.getOptionValueSource('target') === 'cli';
+      setExit(await runCommand('run', file, { ...command.optsWithGlobals(), targetGiven }));
     });
 
-  cmd('status', 'show the runs in the state dir and where each stands')
+  cmd('show', 'render a saved plan (plan --out) as Markdown, for a pull request comment')
+    .argument('<plan>', 'saved plan file')
+    .action(async (file: string, _opts, command: Command) => {
+      const { showCommand } = await import('./commands/show.js');
+      setExit(await showCommand(file, command.optsWithGlobals()));
+    });
+
+  cmd('status', 'show the runs in the state (the state dir, or PostgreSQL) and where each stands')
     .argument('[playbook]', 'playbook file or name')
     .addOption(new Option('-t, --target <target>', 'only this target'))
     .action(async (playbook: string | undefined, _opts, command: Command) => {
@@ -104,7 +115,9 @@ function build(setExit: (code: number) => void): Command {
       setExit(await sandboxUpCommand(command.optsWithGlobals()));
     });
 
-  const state = program.command('state').description('inspect and repair the state dir');
+  const state = program
+    .command('state')
+    .description('inspect, repair and move the state (the state dir, or PostgreSQL with --state)');
   state
     .command('unlock')
     .description('remove the lock of a playbook and target left by a process that is gone')
@@ -132,6 +145,26 @@ function build(setExit: (code: number) => void): Command {
       const { resolveCommand } = await import('./commands/state.js');
       setExit(await resolveCommand(playbook, command.optsWithGlobals()));
     });
+
+  state
+    .command('migrate')
+    .description('create or upgrade the tables of a PostgreSQL state (--state or LEDGERBOOK_STATE)')
+    .action(async (_opts, command: Command) => {
+      const { migrateCommand } = await import('./commands/state.js');
+      setExit(await migrateCommand(command.optsWithGlobals()));
+    });
+  for (const [name, description] of [
+    ['push', 'copy every run of the state dir to the PostgreSQL state'],
+    ['pull', 'copy every run of the PostgreSQL state to the state dir'],
+  ] as const) {
+    state
+      .command(name)
+      .description(description)
+      .action(async (_opts, command: Command) => {
+        const { copyCommand } = await import('./commands/state.js');
+        setExit(await copyCommand(name, command.optsWithGlobals()));
+      });
+  }
 
   return program;
 }

@@ -29,6 +29,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: '.ledgerbook',
   },
   {
+    flags: '--state <url>',
+    description:
+      'keep journals and locks in PostgreSQL (postgres://user:password@host/db; also LEDGERBOOK_STATE) instead of the state dir',
+    commands: '*',
+  },
+  {
     flags: '-t, --target <target>',
     description: 'a target file, or `sandbox` for the built-in sandbox',
     commands: [...collect],
@@ -62,6 +68,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     flags: '--summary <file>',
     description: 'write a Markdown summary of the run',
     commands: ['run', 'plan'],
+  },
+  {
+    flags: '--out <file>',
+    description: 'save the plan to a file: `run FILE` applies exactly it, `show FILE` renders it',
+    commands: ['plan'],
   },
   {
     flags: '--detailed-exitcode',

@@ -9,6 +9,8 @@ export interface GlobalOptions {
   color?: boolean;
   debug?: boolean;
   stateDir?: string;
+  /** a PostgreSQL connection string (`--state`); else LEDGERBOOK_STATE, else the state dir */
+  state?: string;
 }
 
 /** How to talk to this terminal, pipeline or program. */

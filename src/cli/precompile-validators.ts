@@ -1,9 +1,10 @@
 /**
- * Build time only (scripts/build.mjs): compiles every schema the CLI validates with — playbook, target, each
- * step kind's `with` — to standalone JavaScript, so that start-up needs neither ajv's compiler nor a compile.
+ * Build time only (scripts/build.mjs): compiles every schema the CLI validates with — playbook, target, saved
+ * plan, each step kind's `with` — to standalone JavaScript, so that start-up needs neither ajv's compiler nor a compile.
  */
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
+import { planSchema } from '../engine/saved-plan.js';
 import type { JsonSchema } from '../engine/step.js';
 import { playbookSchema } from '../playbook/playbook-schema.js';
 import { schemaKey } from '../playbook/precompiled.js';
@@ -16,7 +17,12 @@ import { stepKinds } from '../steps/index.js';
 const standaloneCode = standaloneModule.default;
 
 export function validatedSchemas(): JsonSchema[] {
-  return [playbookSchema, targetSchema, ...[...stepKinds.values()].map((kind) => kind.withSchema)];
+  return [
+    playbookSchema,
+    targetSchema,
+    planSchema,
+    ...[...stepKinds.values()].map((kind) => kind.withSchema),
+  ];
 }
 
 export function precompiledValidatorsSource(): string {

@@ -4,7 +4,7 @@
  * whose retryability says what the engine may do: retry (transient), fail (permanent), or stop and reconcile
  * because a side effect may have happened (ambiguous). No undici error, token, header or request body leaves here.
  */
-import { getGlobalDispatcher } from 'undici';
+import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { LedgerbookError, ServiceError } from '../errors.js';
 import type { Retryability } from '../errors.js';
@@ -217,6 +217,16 @@ async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: numb
 
 function formatBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * The pool a request uses when its caller gives none. Not undici's global dispatcher: that slot is shared with
+ * Node's own bundled undici, and once anything in the process touches the global `fetch` (a database driver
+ * does), it holds an Agent of another undici major whose handler interface our requests do not speak.
+ */
+let agent: Agent | undefined;
+function sharedAgent(): Agent {
+  return (agent ??= new Agent());
 }
 
 async function exchange(x: Exchange): Promise<RawResponse> {
@@ -536,7 +546,7 @@ export class HttpService {
     this.onRequest?.({ method, path });
     try {
       return await exchange({
-        dispatcher: this.dispatcher ?? getGlobalDispatcher(),
+        dispatcher: this.dispatcher ?? sharedAgent(),
         url,
         method,
         headers,
@@ -638,7 +648,7 @@ export function createHttpClient(
       const secrets = new Set(Object.values(requestOptions.headers ?? {}).filter((v) => v.length >= 4));
       try {
         const response = await exchange({
-          dispatcher: options.dispatcher ?? getGlobalDispatcher(),
+          dispatcher: options.dispatcher ?? sharedAgent(),
           url: target,
           method: 'GET',
           headers: { 'user-agent': 'ledgerbook', ...requestOptions.headers },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from './journal.js';
-import { allRuns, lastFinishedStep, lastRun, summarizeRun } from './journal-state.js';
+import { allRuns, compactRecords, lastFinishedStep, lastRun, summarizeRun } from './journal-state.js';
 
 const AT = '2025-01-01T00:00:00.000Z';
 
@@ -244,5 +244,71 @@ describe('summarizeRun', () => {
       error: { code: 'LB_STEP_FAILED', message: 'boom' },
       steps: [{ step: 'pay', status: 'unfinished', items: 3, done: 1, pending: ['b'] }],
     });
+  });
+});
+
+describe('compactRecords', () => {
+  /** A no-op rerun of a fan-out: every item in sync, the step done, the run ended. */
+  function noopRun(id: string, items: number, status: 'in-sync' | 'applied' = 'in-sync'): JournalRecord[] {
+    return [
+      run(id),
+      step(id, 'pay', items),
+      ...Array.from({ length: items }, (_, i) => done(id, 'pay', `k${i}`)),
+      stepDone(id, 'pay', 'w', status, 'x'),
+      end(id, 'succeeded', 0),
+    ];
+  }
+
+  it('keeps what the engine reads and drops the rest: the size stays flat over any number of reruns', () => {
+    const sizes: number[] = [];
+    let journal: JournalRecord[] = [];
+    for (let n = 0; n < 10; n++) {
+      journal = [...(compactRecords(journal) ?? journal), ...noopRun(`r${n}`, 50)];
+      sizes.push(journal.length);
+    }
+    // from the second run on: at most the last run plus one run's memory
+    expect(Math.max(...sizes.slice(1))).toBe(sizes[1]);
+    expect(sizes[9]).toBeLessThan(2 * 54 + 1);
+    const full = Array.from({ length: 10 }, (_, n) => noopRun(`r${n}`, 50)).flat();
+    const compacted = compactRecords(full) as JournalRecord[];
+    expect(summarizeRun(lastRun(compacted) as never)).toEqual(summarizeRun(lastRun(full) as never));
+    expect(lastFinishedStep(compacted, 'pay', 'w')).toEqual(lastFinishedStep(full, 'pay', 'w'));
+  });
+
+  it('keeps an older run`s step memory when the last run has not reached that step, and an unfinished run whole', () => {
+    const older = [
+      run('a'),
+      step('a', 'pay', 1),
+      done('a', 'pay', 'k0'),
+      stepDone('a', 'pay', 'w', 'applied', 'x'),
+      stepDone('a', 'other', 'w', 'applied', 'x'),
+      end('a', 'succeeded', 0),
+    ];
+    const unfinished = [
+      run('b'),
+      step('b', 'pay', 2),
+      intent('b', 'pay', 'k0'),
+      done('b', 'pay', 'k0'),
+      intent('b', 'pay', 'k1'),
+    ];
+    const full = [...older, ...unfinished];
+    const compacted = compactRecords(full) as JournalRecord[];
+    expect(compacted).toEqual([
+      run('a'),
+      stepDone('a', 'pay', 'w', 'applied', 'x'),
+      stepDone('a', 'other', 'w', 'applied', 'x'),
+      ...unfinished,
+    ]);
+    expect(lastRun(compacted)).toEqual(lastRun(full));
+    for (const s of ['pay', 'other'])
+      expect(lastFinishedStep(compacted, s, 'w')).toEqual(lastFinishedStep(full, s, 'w'));
+    expect(compactRecords(compacted)).toBeUndefined();
+  });
+
+  it('drops everything before a --fresh run: its memory horizon', () => {
+    const full = [...noopRun('a', 3, 'applied'), run('b', { fresh: true }), step('b', 'pay', 3)];
+    const compacted = compactRecords(full) as JournalRecord[];
+    expect(compacted).toEqual([run('b', { fresh: true }), step('b', 'pay', 3)]);
+    expect(lastFinishedStep(compacted, 'pay', 'w')).toEqual(lastFinishedStep(full, 'pay', 'w'));
   });
 });

@@ -213,3 +213,51 @@ export function summarizeRun(run: RunState): RunSummary {
   if (run.error !== undefined) summary.error = run.error;
   return summary;
 }
+
+/**
+ * The records a journal can be rewritten to without changing anything the engine reads from it: every record
+ * of the last run (its resume state, its status), and, from earlier runs after the last `--fresh` horizon, the
+ * latest applied or in-sync `step-done` of each (step, with digest) — the memory `lastFinishedStep` reads —
+ * each with its run's first `run` record. A no-op rerun appends a full set of records; compacting when the
+ * journal is opened for the next run keeps its size, and the cost of reading it, flat over any number of runs.
+ * Returns undefined when there is nothing to drop.
+ */
+export function compactRecords(records: readonly JournalRecord[]): JournalRecord[] | undefined {
+  let lastRunId: string | undefined;
+  let horizon = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as JournalRecord;
+    if (record.t !== 'run') continue;
+    lastRunId ??= record.run;
+    if (record.fresh === true) {
+      horizon = i;
+      break;
+    }
+  }
+  if (lastRunId === undefined) return undefined;
+  const keep = new Set<number>();
+  const memory = new Set<string>();
+  const firstRunRecord = new Map<string, number>();
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as JournalRecord;
+    if (record.t === 'run' && !firstRunRecord.has(record.run)) firstRunRecord.set(record.run, i);
+  }
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as JournalRecord;
+    const mine = record.run === lastRunId;
+    if (mine) keep.add(i);
+    if (i < horizon || record.t !== 'step-done') continue;
+    if (record.status !== 'applied' && record.status !== 'in-sync') continue;
+    // Only the latest step-done of a (step, with digest) is ever read.
+    const slot = `${record.step}\n${record.withDigest}`;
+    if (memory.has(slot)) continue;
+    memory.add(slot);
+    if (!mine) {
+      keep.add(i);
+      keep.add(firstRunRecord.get(record.run) as number);
+    }
+  }
+  // The last run's first `run` record may precede the horizon only if it was resumed after a fresh run: kept.
+  if (keep.size === records.length) return undefined;
+  return records.filter((_, i) => keep.has(i));
+}

@@ -4,11 +4,13 @@
  * one write + fdatasync (group commit), and plain appends ride along with the next one or a short timer, so a
  * 10,000-item step is not bound by fsync. Every record is masked before it is serialised.
  */
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StateError } from '../errors.js';
+import { compactRecords } from './journal-state.js';
 import type { Masker } from './masker.js';
+import { ensurePrivateDir } from './state-dir.js';
 import type { Intent, Outputs } from './step.js';
 
 export const JOURNAL_FORMAT = 1;
@@ -230,70 +232,58 @@ export interface JournalOpenOptions {
   readOnly?: boolean;
 }
 
-/**
- * The open journal of a run directory. Open it for writing only while holding the run's lock: appending
- * truncates a torn last line left by a crash.
- */
-export class Journal {
+/** What the engine needs of an open journal, whatever stores it (a file, PostgreSQL). */
+export interface RunJournal {
+  /** where it lives, for messages (a path, or a masked database address and key) */
   readonly file: string;
+  readonly stats: JournalStats;
+  /** every record read at open and appended since, as written (masked) */
+  readonly records: readonly JournalRecord[];
+  /** Buffers a record; it is written with the next durable append, by a timer within ~50 ms, or on flush. */
+  append(record: JournalRecord): void;
+  /** Resolves once this record and every record before it are durable: call it before a side effect. */
+  appendDurable(record: JournalRecord): Promise<void>;
+  /** Makes whatever is buffered durable. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Buffering and group commit shared by every journal store: records are masked and kept in order; concurrent
+ * durable appends share one batch; plain appends ride along with the next batch or a short timer. A store
+ * writes a batch all or nothing (`writeBatch`); after a failed batch every later call rejects with that error,
+ * so a run whose state can no longer be written stops instead of acting without an intent on record.
+ */
+export abstract class GroupCommitJournal implements RunJournal {
   readonly stats: JournalStats = { batches: 0, records: 0, bytes: 0 };
-  private readonly all: JournalRecord[];
   private pending: string[] = [];
   private writing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private truncateTo: number | undefined;
   private failure: StateError | undefined;
   private closed = false;
 
-  private constructor(
-    file: string,
-    private readonly handle: FileHandle | undefined,
+  protected constructor(
+    readonly file: string,
+    private readonly all: JournalRecord[],
     private readonly masker: Masker,
-    parsed: ParsedJournal,
-  ) {
-    this.file = file;
-    this.all = parsed.records;
-    this.truncateTo = parsed.tornBytes > 0 ? parsed.validBytes : undefined;
-  }
+    private readonly writable: boolean,
+  ) {}
 
-  /** Creates the directory and the file as needed and reads the records already there. */
-  static async open(dir: string, masker: Masker, options: JournalOpenOptions = {}): Promise<Journal> {
-    const file = join(dir, JOURNAL_FILE);
-    if (options.readOnly) {
-      const bytes = await readBytes(file);
-      const parsed =
-        bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
-      return new Journal(file, undefined, masker, { ...parsed, tornBytes: 0 });
-    }
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (error) {
-      throw ioError('cannot create the directory of the journal', file, error);
-    }
-    const bytes = await readBytes(file);
-    const parsed =
-      bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
-    let handle: FileHandle;
-    try {
-      handle = await open(file, 'a', 0o600);
-      // A new file is durable only once its directory entry is.
-      if (bytes === undefined) await syncDirectory(dirname(file));
-    } catch (error) {
-      throw ioError('cannot open the journal', file, error);
-    }
-    return new Journal(file, handle, masker, parsed);
-  }
+  /** writes the lines (each a JSON record and a newline) durably, all or nothing; returns the bytes written */
+  protected abstract writeBatch(lines: string[]): Promise<number>;
+  /** the error a failed write becomes */
+  protected abstract writeError(error: unknown): StateError;
+  /** releases what the store holds open */
+  protected abstract closeStore(): Promise<void>;
 
-  /** every record read at open and appended since, as written (masked) */
   get records(): readonly JournalRecord[] {
     return this.all;
   }
 
-  /** Buffers a record; it is written with the next durable append, by a timer within ~50 ms, or on flush. */
   append(record: JournalRecord): void {
     if (this.closed) throw new StateError(`the journal ${this.file} is closed`);
-    if (!this.handle) throw new StateError(`the journal ${this.file} was opened read-only`);
+    if (!this.writable) throw new StateError(`the journal ${this.file} was opened read-only`);
     if (this.failure) throw this.failure;
     const masked = maskPayload(this.masker, record);
     this.all.push(masked);
@@ -304,13 +294,11 @@ export class Journal {
     }
   }
 
-  /** Resolves once this record and every record before it are written and fdatasync'ed. */
   async appendDurable(record: JournalRecord): Promise<void> {
     this.append(record);
     return this.flush();
   }
 
-  /** Writes and fdatasyncs whatever is buffered; resolves when everything appended so far is durable. */
   flush(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     // A batch is already waiting for the one in flight: it will take everything buffered by then.
@@ -334,7 +322,7 @@ export class Journal {
       this.closed = true;
       clearTimeout(this.timer);
       this.timer = undefined;
-      await this.handle?.close();
+      await this.closeStore();
     }
   }
 
@@ -342,8 +330,7 @@ export class Journal {
     this.timer = undefined;
     this.flush().catch((error: unknown) => {
       // Kept: every later append, flush and close rejects with it.
-      this.failure ??=
-        error instanceof StateError ? error : ioError('cannot write the journal', this.file, error);
+      this.failure ??= error instanceof StateError ? error : this.writeError(error);
     });
   }
 
@@ -353,23 +340,97 @@ export class Journal {
     if (this.pending.length === 0) return Promise.resolve();
     const lines = this.pending;
     this.pending = [];
-    const batch = this.write(lines).then(
-      () => {
+    const batch = this.writeBatch(lines).then(
+      (bytes) => {
         this.writing = undefined;
+        this.stats.batches++;
+        this.stats.records += lines.length;
+        this.stats.bytes += bytes;
       },
       (error: unknown) => {
         this.writing = undefined;
-        this.failure =
-          error instanceof StateError ? error : ioError('cannot write the journal', this.file, error);
+        this.failure = error instanceof StateError ? error : this.writeError(error);
         throw this.failure;
       },
     );
     this.writing = batch;
     return batch;
   }
+}
+
+/**
+ * The open journal of a run directory. Open it for writing only while holding the run's lock: opening compacts
+ * it (compactRecords: written whole beside it, then renamed over it), and appending truncates a torn last line
+ * left by a crash.
+ */
+export class Journal extends GroupCommitJournal {
+  private truncateTo: number | undefined;
+
+  private constructor(
+    file: string,
+    private readonly handle: FileHandle | undefined,
+    masker: Masker,
+    parsed: ParsedJournal,
+  ) {
+    super(file, parsed.records, masker, handle !== undefined);
+    this.truncateTo = parsed.tornBytes > 0 ? parsed.validBytes : undefined;
+  }
+
+  /** Creates the directory and the file as needed and reads the records already there. */
+  static async open(dir: string, masker: Masker, options: JournalOpenOptions = {}): Promise<Journal> {
+    const file = join(dir, JOURNAL_FILE);
+    if (options.readOnly) {
+      const bytes = await readBytes(file);
+      const parsed =
+        bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
+      return new Journal(file, undefined, masker, { ...parsed, tornBytes: 0 });
+    }
+    try {
+      await ensurePrivateDir(dir);
+    } catch (error) {
+      throw ioError('cannot create the directory of the journal', file, error);
+    }
+    const bytes = await readBytes(file);
+    let parsed =
+      bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
+    const compacted = compactRecords(parsed.records);
+    if (compacted) {
+      // Written whole beside the journal, then renamed over it: a crash leaves the old or the new file.
+      const text = compacted.map((r) => `${JSON.stringify(r)}\n`).join('');
+      const temp = `${file}.compact.tmp`;
+      try {
+        await writeFile(temp, text, { mode: 0o600 });
+        const h = await open(temp, 'r+');
+        await h.datasync().finally(() => h.close());
+        await rename(temp, file);
+        await syncDirectory(dirname(file));
+      } catch (error) {
+        throw ioError('cannot compact the journal', file, error);
+      }
+      const size = Buffer.byteLength(text);
+      parsed = { records: compacted, validBytes: size, tornBytes: 0 };
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'a', 0o600);
+      // A new file is durable only once its directory entry is.
+      if (bytes === undefined) await syncDirectory(dirname(file));
+    } catch (error) {
+      throw ioError('cannot open the journal', file, error);
+    }
+    return new Journal(file, handle, masker, parsed);
+  }
+
+  protected writeError(error: unknown): StateError {
+    return ioError('cannot write the journal', this.file, error);
+  }
+
+  protected async closeStore(): Promise<void> {
+    await this.handle?.close();
+  }
 
   /** One write and one fdatasync for the whole batch. */
-  private async write(lines: string[]): Promise<void> {
+  protected async writeBatch(lines: string[]): Promise<number> {
     const data = Buffer.from(lines.join(''), 'utf8');
     const handle = this.handle;
     if (!handle) throw new StateError(`the journal ${this.file} was opened read-only`);
@@ -387,9 +448,7 @@ export class Journal {
     } catch (error) {
       throw ioError('cannot write the journal', this.file, error);
     }
-    this.stats.batches++;
-    this.stats.records += lines.length;
-    this.stats.bytes += data.length;
+    return data.length;
   }
 }
 

@@ -1,11 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockedError, StateError } from '../errors.js';
-import { LOCK_FILE, acquireLock, isStale, lockedError, readLock, unlock } from './lock.js';
+import {
+  LOCK_FILE,
+  acquireLock,
+  isStale,
+  lockedError,
+  readLock,
+  removeStrayTemporaries,
+  unlock,
+} from './lock.js';
 import type { LockInfo } from './lock.js';
 
 let dir: string;
@@ -152,5 +160,26 @@ describe('unlock', () => {
     expect(await unlock(dir)).toBeUndefined();
     const lock = await acquireLock(dir, holder);
     await lock.release();
+  });
+});
+
+describe('temporary lock files', () => {
+  it('a crash leftover (its process is gone) is removed; one of a run taking the lock right now is kept', async () => {
+    const dead = `${LOCK_FILE}.${await deadPid()}.a.tmp`;
+    const live = `${LOCK_FILE}.${process.pid}.b.tmp`;
+    for (const name of [dead, live]) await writeFile(join(dir, name), '{}');
+    await removeStrayTemporaries(dir);
+    expect(await readdir(dir)).toEqual([live]);
+  });
+
+  it('eight runs of one process taking the lock at once: one wins, seven are refused naming it', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => acquireLock(dir, { ...holder, user: `u${i}` })),
+    );
+    const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(LockedError);
+    await won[0]?.release();
+    expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -30,6 +30,11 @@ export interface Lock {
   readonly info: LockInfo;
   /** the stale lock this one replaced (its process had died on this host) */
   readonly replaced: LockInfo | undefined;
+  /**
+   * aborted when the lock can no longer be trusted to be held (a database session that ended); its reason is
+   * the error to stop with. A lock file cannot be lost while its process lives.
+   */
+  readonly lost?: AbortSignal;
   /** removes the lock file if it is still this lock; idempotent */
   release(): Promise<void>;
   /** the same, synchronously, for process exit handlers */
@@ -76,7 +81,8 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
 }
 
 async function createExclusive(path: string, content: string): Promise<boolean> {
-  const temporary = `${path}.${randomUUID()}${TEMPORARY_SUFFIX}`;
+  // The pid in the name tells a crash's leftover (removeStrayTemporaries) from another run's file in flight.
+  const temporary = `${path}.${process.pid}.${randomUUID()}${TEMPORARY_SUFFIX}`;
   const handle = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
     throw stateIoError(`cannot create the lock file ${path}`, error);
   });
@@ -99,14 +105,19 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
 
 const TEMPORARY_SUFFIX = '.tmp';
 
-/** Removes temporary lock files a crash left behind (never the lock itself). */
+/**
+ * Removes temporary lock files a crash left behind (never the lock itself): those of processes that no longer
+ * exist. A live process's temporary is a lock being taken at this moment: removing it would fail that run.
+ */
 export async function removeStrayTemporaries(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(
-    names
-      .filter((n) => n.startsWith(`${LOCK_FILE}.`) && n.endsWith(TEMPORARY_SUFFIX))
-      .map((n) => unlink(join(dir, n)).catch(() => undefined)),
-  );
+  const strays = names.filter((name) => {
+    if (!name.startsWith(`${LOCK_FILE}.`) || !name.endsWith(TEMPORARY_SUFFIX)) return false;
+    const pid = Number(name.slice(LOCK_FILE.length + 1).split('.')[0]);
+    // a name without a pid was written by an older version, which removed its own at once
+    return !Number.isSafeInteger(pid) || pid <= 0 || !processExists(pid);
+  });
+  await Promise.all(strays.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }
 
 function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): Lock {

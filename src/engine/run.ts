@@ -25,15 +25,19 @@ import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
 import { commandIdOf } from './command-id.js';
 import { digestOf, sha256 } from './digest.js';
-import type { EventBus } from './event-bus.js';
-import { Journal, type JournalRecord } from './journal.js';
+import { EventBus } from './event-bus.js';
+import type { JournalRecord, RunJournal } from './journal.js';
 import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
-import { acquireLock, type LockInfo } from './lock.js';
+import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
+import { pool } from './pool.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
-import { runDir } from './state-dir.js';
+import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
+import type { StateBackend } from './state/backend.js';
+import { FileStateBackend } from './state/file.js';
 import type {
   AnyStepKind,
+  Change,
   Clock,
   Intent,
   Item,
@@ -59,6 +63,8 @@ export interface EngineOptions {
   targetName: string;
   mode: RunMode;
   stateDir: string;
+  /** where journals and locks live when not in `stateDir` (e.g. PostgreSQL: `--state postgres://…`) */
+  state?: StateBackend;
   /** start a new run instead of resuming an unfinished one, and forget journal-only memory */
   fresh: boolean;
   approvals: ReadonlySet<string>;
@@ -75,6 +81,14 @@ export interface EngineOptions {
   command: string;
   actor: string;
   random?: () => number;
+  /**
+   * run mode, `run plan.json`: under the lock, the playbook is planned again (no side effect) and `verify`
+   * refuses the run when that plan differs from the saved one; then `guard` holds each item to it
+   */
+  savedPlan?: {
+    guard: PlanGuard;
+    verify(planned: PlannedStep[], records: readonly JournalRecord[]): void;
+  };
 }
 
 export interface EngineResult {
@@ -84,30 +98,53 @@ export interface EngineResult {
   /** changes applied (run) or that would be applied (plan) */
   changes: number;
   error?: LedgerbookError | undefined;
+  /** plan mode: each step's plan, for a saved plan (`plan --out`) */
+  planned?: PlannedStep[];
+  /** plan mode: the journal's last run record when planning, the state a saved plan is made against */
+  lastRun?: { run: string; at: string } | undefined;
 }
 
 export async function runPlaybook(options: EngineOptions): Promise<EngineResult> {
-  const dir = runDir(options.stateDir, options.playbook.name, options.targetName);
+  const state = options.state ?? new FileStateBackend(options.stateDir);
+  const key = { playbook: options.playbook.name, target: options.targetName };
   const lock =
     options.mode === 'run'
-      ? await acquireLock(dir, {
+      ? await state.acquireLock(key, {
           pid: process.pid,
           host: hostname(),
           user: options.actor,
           command: options.command,
-          playbook: options.playbook.name,
-          target: options.targetName,
         })
       : undefined;
   const releaseOnExit = (): void => lock?.releaseSync();
   process.once('exit', releaseOnExit);
+  // A lock that is lost (a database session that ended) stops the steps in flight at once.
+  const signal = lock?.lost ? AbortSignal.any([options.signal, lock.lost]) : options.signal;
   try {
-    const journal = await Journal.open(dir, options.masker, { readOnly: options.mode === 'plan' });
+    const journal = await state.openJournal(key, options.masker, {
+      readOnly: options.mode === 'plan',
+      ...(lock ? { lock } : {}),
+    });
     try {
-      return await new Run(options, journal, lock?.replaced).execute();
+      const { savedPlan, ...unguarded } = options;
+      if (savedPlan && options.mode === 'run') {
+        // Planned again, without a side effect and without a word to the reporters, under this run's lock.
+        const check = await new Run(
+          { ...unguarded, mode: 'plan', signal, events: new EventBus(options.masker) },
+          journal,
+          undefined,
+        ).execute();
+        if (check.error) throw check.error;
+        savedPlan.verify(check.planned ?? [], journal.records);
+      }
+      const result = await new Run({ ...options, signal }, journal, lock?.replaced).execute();
+      return options.mode === 'plan' ? { ...result, lastRun: lastRunMark(journal.records) } : result;
     } finally {
       await journal.close();
     }
+  } catch (error) {
+    // Whatever failed once the lock was lost failed because of it: say that, not the failed write.
+    throw lock?.lost?.aborted ? (lock.lost.reason as Error) : error;
   } finally {
     process.removeListener('exit', releaseOnExit);
     await lock?.release();
@@ -122,7 +159,7 @@ interface Group {
 
 class Run {
   private readonly o: EngineOptions;
-  private readonly journal: Journal;
+  private readonly journal: RunJournal;
   private readonly scope: Scope;
   private runId = '';
   private resumed: RunState | undefined;
@@ -131,13 +168,17 @@ class Run {
   private siblingFailed: AbortSignal = new AbortController().signal;
   /** plan mode: steps whose outputs are known only after they apply */
   private readonly unknownOutputs = new Set<string>();
+  /** plan mode: each step's plan */
+  private readonly planned: PlannedStep[] = [];
+  /** run mode: steps that changed something (a saved plan holds items strictly until one has) */
+  private changedSteps = 0;
   private readonly random: () => number;
   private readonly fingerprint: string;
   private readonly inputsDigest: string;
 
   constructor(
     options: EngineOptions,
-    journal: Journal,
+    journal: RunJournal,
     private readonly replacedLock: LockInfo | undefined,
   ) {
     this.o = options;
@@ -176,6 +217,10 @@ class Run {
         `the run of pid ${l.pid} (since ${l.at}) died without releasing its lock; taking over`,
       );
     }
+    if (o.savedPlan && o.mode === 'run') {
+      const { plan, file } = o.savedPlan.guard;
+      this.log('info', `the saved plan ${file} still holds (${plan.changes} planned changes): applying it`);
+    }
     if (this.resumed && this.resumed.digest !== o.playbook.digest) {
       this.log(
         'warn',
@@ -194,6 +239,7 @@ class Run {
         status: o.mode === 'plan' ? 'planned' : 'succeeded',
         exitCode: EXIT.OK,
         changes: this.changes,
+        ...(o.mode === 'plan' ? { planned: this.planned } : {}),
       };
     } catch (error) {
       result = this.failure(error);
@@ -329,6 +375,14 @@ class Run {
           `known after apply: depends on the outputs of ${waitingOn.map((s) => `'${s}'`).join(', ')}`,
           spec.id,
         );
+        this.planned.push({
+          id: spec.id,
+          uses: spec.uses,
+          status: 'known-after-apply',
+          dependsOn: waitingOn,
+          changes: 0,
+          items: [],
+        });
         done('planned', 0, {});
         return;
       }
@@ -336,6 +390,8 @@ class Run {
 
     try {
       if (spec.if !== undefined && !evaluateCondition(spec.if, this.scope)) {
+        if (o.mode === 'plan')
+          this.planned.push({ id: spec.id, uses: spec.uses, status: 'skipped', changes: 0, items: [] });
         await this.finishStep(spec, 'skipped', {}, '');
         done('skipped', 0, {});
         return;
@@ -350,6 +406,8 @@ class Run {
       }
       const total = resolvedGroups.reduce((n, g) => n + g.items.length, 0);
       o.events.emit({ type: 'step.start', step: spec.id, kind: spec.uses, items: total });
+      if (o.mode === 'run' && o.savedPlan?.guard.knownAfterApply(spec.id))
+        this.log('info', 'known after apply in the saved plan: planned now', spec.id);
       if (o.mode === 'run') {
         this.journal.append({
           t: 'step',
@@ -363,14 +421,17 @@ class Run {
       const previous = o.fresh ? undefined : lastFinishedStep(this.journal.records, spec.id, withDigest);
       const progress = new Progress(o, spec.id, total);
       const sameWith = prior?.withDigest === withDigest;
+      const observed = new Map<number, Promise<unknown>>();
       const results = await this.runGroups(spec, kind, resolvedGroups, {
         previous,
         progress,
         doneItems: sameWith ? prior.done : new Map<string, { status: string; outputs: Outputs }>(),
         pending: prior?.pending ?? new Map<string, Intent[]>(),
+        observed,
       });
       const stepChanges = results.reduce((n, r) => n + r.changes, 0);
       if (o.mode === 'plan') {
+        await this.recordPlan(spec, kind, resolvedGroups, observed, results, stepChanges);
         if (stepChanges > 0) this.unknownOutputs.add(spec.id);
         const outputs = stepChanges > 0 ? {} : this.combine(spec, kind, resolvedGroups, results);
         done(stepChanges > 0 ? 'planned' : 'in-sync', stepChanges, outputs);
@@ -379,6 +440,7 @@ class Run {
       const outputs = this.combine(spec, kind, resolvedGroups, results);
       const status =
         stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
+      if (status === 'applied') this.changedSteps++;
       await this.finishStep(spec, status, outputs, withDigest);
       done(status, stepChanges, outputs);
     } catch (error) {
@@ -410,6 +472,44 @@ class Run {
       status,
       outputs,
       withDigest,
+    });
+  }
+
+  /**
+   * Plan mode: the step's entry of a saved plan. Digests are of masked values: a saved plan holds nothing a
+   * secret could be recovered from.
+   */
+  private async recordPlan(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    groups: Group[],
+    observed: Map<number, Promise<unknown>>,
+    results: ItemOutcome[],
+    changes: number,
+  ): Promise<void> {
+    const { masker } = this.o;
+    const states = await Promise.all([...observed.entries()].sort(([a], [b]) => a - b).map(([, s]) => s));
+    this.planned.push({
+      id: spec.id,
+      uses: spec.uses,
+      status: changes > 0 ? 'changes' : 'in-sync',
+      withDigest: digestOf(masker.maskDeep(groups.map((g) => [g.with, g.items.map((i) => i.key)]))),
+      stateDigest: digestOf(
+        masker.maskDeep(kind.planState ? states.map((s) => kind.planState?.(s)) : states),
+      ),
+      changes,
+      items: results
+        .filter((r) => r.planned !== undefined && r.planned.length > 0)
+        .map((r) => ({
+          key: r.key,
+          changes: masker.maskDeep(
+            (r.planned ?? []).map((c) => ({
+              action: c.action,
+              summary: c.summary,
+              ...(c.details ? { details: c.details } : {}),
+            })),
+          ),
+        })),
     });
   }
 
@@ -517,13 +617,15 @@ class Run {
       progress: Progress;
       doneItems: StepState['done'];
       pending: StepState['pending'];
+      /** the observed state of each group, by group index, as it is observed */
+      observed: Map<number, Promise<unknown>>;
     },
   ): Promise<ItemOutcome[]> {
     const units: Array<{ group: Group; item: Item; groupIndex: number }> = [];
     groups.forEach((group, groupIndex) =>
       group.items.forEach((item) => units.push({ group, item, groupIndex })),
     );
-    const states = new Map<number, Promise<unknown>>();
+    const states = memory.observed;
     const observe = (groupIndex: number, group: Group): Promise<unknown> => {
       let state = states.get(groupIndex);
       if (!state) {
@@ -604,6 +706,12 @@ class Run {
     }
     const state = await observe();
     const plan = kind.plan(w, state, item);
+    if (o.mode === 'run' && o.savedPlan) {
+      // the saved plan holds masked changes
+      const changes = o.masker.maskDeep(plan.changes);
+      const note = o.savedPlan.guard.checkItem(spec.id, item.key, changes, this.changedSteps > 0);
+      if (note) this.log('info', note, spec.id);
+    }
     if (plan.changes.length === 0) {
       const outputs = plan.outputs ?? {};
       this.itemDone(spec, item, 'in-sync', outputs);
@@ -622,7 +730,13 @@ class Run {
     });
     this.changes += plan.changes.length;
     if (o.mode === 'plan')
-      return { key: item.key, outputs: {}, changes: plan.changes.length, status: 'planned' };
+      return {
+        key: item.key,
+        outputs: {},
+        changes: plan.changes.length,
+        status: 'planned',
+        planned: plan.changes,
+      };
     let outputs: Outputs;
     try {
       outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
@@ -819,6 +933,8 @@ interface ItemOutcome {
   outputs: Outputs;
   changes: number;
   status: 'applied' | 'in-sync' | 'reconciled' | 'skipped' | 'planned';
+  /** plan mode: the changes it would make */
+  planned?: Change[];
 }
 
 /** Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs. */
@@ -840,37 +956,6 @@ class Progress {
       this.o.events.emit({ type: 'step.progress', step: this.step, done: this.done, total: this.total });
     }
   }
-}
-
-/**
- * Run `work` over `units`, `concurrency` at a time, keeping input order in the results. After the first
- * failure no new unit starts; the ones in flight finish; then the first error is thrown.
- */
-async function pool<U, R>(
-  units: readonly U[],
-  concurrency: number,
-  signal: AbortSignal,
-  onFailure: (error: unknown) => void,
-  work: (unit: U) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(units.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && !signal.aborted && next < units.length) {
-      const index = next++;
-      try {
-        results[index] = await work(units[index] as U);
-      } catch (error) {
-        failure ??= { error };
-        onFailure(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, units.length) }, worker));
-  if (failure) throw failure.error;
-  if (signal.aborted) throw signal.reason;
-  return results;
 }
 
 function timeoutSignal(

@@ -3,7 +3,7 @@
  * already restricted by their schemas; the encoding below keeps the directory name safe (and reversible)
  * for any name that reaches it anyway.
  */
-import { readdir } from 'node:fs/promises';
+import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StateError } from '../errors.js';
 
@@ -30,6 +30,16 @@ function decodePart(part: string): string | undefined {
     if (error instanceof URIError) return undefined;
     throw error;
   }
+}
+
+/**
+ * Creates a run directory (and the state directory above it) readable by the owner only: the lock and the
+ * journal hold the command line, which may carry `--input` values. An existing run directory is narrowed too.
+ */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Windows has no POSIX modes; elsewhere a directory left by an older version is narrowed to 0700.
+  if (process.platform !== 'win32') await chmod(dir, 0o700);
 }
 
 export function runKey(playbookName: string, targetName: string): string {

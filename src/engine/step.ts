@@ -160,6 +160,11 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
   observe(ctx: StepContext, w: W): Promise<S>;
   /** pure: from observed state, what this item would change */
   plan(w: W, state: S, item: Item<I>): ItemPlan;
+  /**
+   * the part of the observed state a saved plan is held to (its digest must not change before `run plan.json`);
+   * omitted: all of it. Leave out readings that change on every look (a latency) and decide nothing.
+   */
+  planState?(state: S): unknown;
   /** make the changes; `ctx.record(intent)` before each side effect; returns the item's outputs */
   apply(ctx: ItemContext, w: W, item: Item<I>, plan: ItemPlan, state: S): Promise<Outputs>;
   /** after a crash or an ambiguous answer: did the recorded intents take effect? */

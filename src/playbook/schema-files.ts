@@ -1,10 +1,12 @@
 /**
  * The JSON Schema documents under `schemas/`, generated from the TypeScript sources (one truth): the playbook
- * schema with every step kind's `with` bundled for editors, the target schema, the `--json` event schema, and
- * one schema per step kind. `npm run schemas` writes them; `ledgerbook schema [name]` prints them.
+ * schema with every step kind's `with` bundled for editors, the target schema, the `--json` event schema, the
+ * saved plan schema (`plan --out`), and one schema per step kind. `npm run schemas` writes them; `ledgerbook
+ * schema [name]` prints them.
  */
 import type { AnyStepKind } from '../engine/step.js';
 import { eventsSchema } from '../engine/events.js';
+import { planSchema } from '../engine/saved-plan.js';
 import { playbookSchema, stepSchema } from './playbook-schema.js';
 import { inlineLocalRefs } from './schema-annotations.js';
 import { targetSchema } from './target-schema.js';
@@ -23,6 +25,7 @@ export function schemaFiles(registry: ReadonlyMap<string, AnyStepKind>): Record<
     'playbook.schema.json': editorPlaybookSchema(kinds),
     'target.schema.json': targetSchema,
     'events.schema.json': eventsSchema,
+    'plan.schema.json': planSchema,
   };
   for (const kind of kinds) files[`steps/${kind.kind}.schema.json`] = stepKindSchema(kind);
   return files;

@@ -4,13 +4,16 @@
  * DPM API (never through ledgerbook's output).
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import {
   acceptOn,
+  bootstrapMesh,
+  darFile,
+  onboard,
   refreshedParty,
   requestCounts,
   runOf,
@@ -22,7 +25,7 @@ import {
   type World,
 } from '../sandbox/helpers.js';
 import { cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
-import { writes } from './packages-setup.js';
+import { count, operatorParty, writes } from './packages-setup.js';
 
 export const PLAYBOOKS = resolve(import.meta.dirname, '../../playbooks');
 
@@ -41,6 +44,11 @@ export interface PartyWorld {
     playbook: string,
     ...args: string[]
   ): { child: ChildProcess; done: Promise<CliResult> };
+  /**
+   * Another ledgerbook installation (an operator, a CI runner) with its own state dir, on this target file or
+   * another one: its runs share nothing with the others' but the services.
+   */
+  operator(name: string, targetFile?: string): Operator;
   /** a copy of the sandbox's target, edited: what another operator's target file would say */
   target(name: string, edit: (target: Record<string, unknown>) => void): Promise<string>;
   /** requests that change state, as `node METHOD route` → count */
@@ -50,6 +58,14 @@ export interface PartyWorld {
   /** the journal of a playbook's runs on this target */
   journal(playbook: string): Promise<string>;
   stop(): Promise<void>;
+}
+
+export interface Operator {
+  stateDir: string;
+  run(playbook: string, ...args: string[]): Promise<CliResult>;
+  spawn(playbook: string, ...args: string[]): { child: ChildProcess; done: Promise<CliResult> };
+  /** the journal of a playbook's runs in this operator's state dir */
+  journal(playbook: string): Promise<string>;
 }
 
 export async function partyWorld(options: Partial<SandboxOptions> = {}): Promise<PartyWorld> {
@@ -71,6 +87,13 @@ export async function partyWorld(options: Partial<SandboxOptions> = {}): Promise
     const child = spawnCli(args(playbook, extra, target), { cwd: dir });
     return { child, done: collect(child) };
   };
+  const journalIn = (state: string, playbook: string): Promise<string> =>
+    readFile(join(state, `${playbook}@sandbox`, 'journal.ndjson'), 'utf8').catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return '';
+        throw error;
+      },
+    );
   return {
     world,
     dir,
@@ -79,6 +102,27 @@ export async function partyWorld(options: Partial<SandboxOptions> = {}): Promise
     run: (playbook, ...extra) => cli(args(playbook, extra), { cwd: dir }),
     spawn: (playbook, ...extra) => spawnOn(targetFile, playbook, ...extra),
     spawnOn,
+    operator(name, target = targetFile) {
+      const state = join(dir, `state-${name}`);
+      const argv = (playbook: string, extra: string[]): string[] => [
+        'run',
+        playbook,
+        '--target',
+        target,
+        '--state-dir',
+        state,
+        ...extra,
+      ];
+      return {
+        stateDir: state,
+        run: (playbook, ...extra) => cli(argv(playbook, extra), { cwd: dir }),
+        spawn(playbook, ...extra) {
+          const child = spawnCli(argv(playbook, extra), { cwd: dir });
+          return { child, done: collect(child) };
+        },
+        journal: (playbook) => journalIn(state, playbook),
+      };
+    },
     async target(name, edit) {
       const target = parse(world.sandbox.targetYaml()) as Record<string, unknown>;
       edit(target);
@@ -92,13 +136,7 @@ export async function partyWorld(options: Partial<SandboxOptions> = {}): Promise
       await writeFile(file, text);
       return file;
     },
-    journal: (playbook) =>
-      readFile(join(stateDir, `${playbook}@sandbox`, 'journal.ndjson'), 'utf8').catch(
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return '';
-          throw error;
-        },
-      ),
+    journal: (playbook) => journalIn(stateDir, playbook),
     stop: () => world.stop(),
   };
 }
@@ -128,6 +166,19 @@ export async function runsOf(api: Api, kind: string, prefix?: string): Promise<R
   return body.runs.filter(
     (r) => r.role === 'Coordinator' && r.kind === kind && (prefix === undefined || r['prefix'] === prefix),
   );
+}
+
+/**
+ * A node's live view of the party (`refresh=true`): members, threshold and contracts as they are now. Under the
+ * realistic profile the cache lags a live read by a fraction of a second, so this is what the tests on it read.
+ */
+export async function liveParty(api: Api, prefix: string): Promise<PartyRecord> {
+  const { body } = await api.get<{ parties: PartyRecord[] }>(
+    `/decentralized-parties?prefix=${prefix}&refresh=true`,
+  );
+  const party = body.parties[0];
+  expect(party, `party ${prefix} on ${api.base}`).toBeDefined();
+  return party!;
 }
 
 /** Every node's own view of the party (refreshed, every owner key resolved). */
@@ -165,4 +216,122 @@ export async function onboardByHand(
 export async function addFaults(world: World, faults: unknown): Promise<void> {
   const response = await world.admin.post('/faults', faults);
   expect(response.status, response.text).toBe(201);
+}
+
+/**
+ * A sandbox with the realistic profile (the reference's timings: a workflow takes seconds) whose preparation ran
+ * fast: the sandbox is started fast on a state dir, `prepare`d, then started again realistic on the same state
+ * dir, which keeps the mesh, parties, credentials and packages.
+ */
+export async function realisticWorld(prepare: (world: World) => Promise<unknown>): Promise<PartyWorld> {
+  const stateDir = await tempDir('lb-sandbox-');
+  const fast = await startWorld({ stateDir });
+  try {
+    await prepare(fast);
+  } finally {
+    await fast.stop();
+  }
+  const w = await partyWorld({ stateDir, profile: 'realistic' });
+  return {
+    ...w,
+    stop: async () => {
+      await w.stop();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The mesh and party `alpha` (node1 coordinating node2 and node3, threshold 2). */
+export async function alphaOnboarded(world: World): Promise<PartyRecord> {
+  await bootstrapMesh(world);
+  return onboard(world, 'alpha', 2);
+}
+
+/** governance-core uploaded and vetted on every node, through each node's own API. */
+export async function governanceEverywhere(world: World): Promise<void> {
+  for (const api of world.dpm) {
+    const upload = await api.post('/dars/upload', { dar_files: [darFile('governance-core-0.2.0.dar')] });
+    expect(upload.status, upload.text).toBe(200);
+  }
+}
+
+/**
+ * The party's credentials on every node (the CI client of this sandbox's identity provider). A sandbox started
+ * again listens on other ports: set them on the sandbox that runs the workflows.
+ */
+export async function partyCredentials(world: World, prefix = 'alpha'): Promise<void> {
+  const party = await refreshedParty(world.dpm[0]!, prefix);
+  const keycloak = world.sandbox.urls.idp.issuer.replace(/\/realms\/[^/]+$/, '');
+  for (const [i, api] of world.dpm.entries()) {
+    const config = await api.put('/party-config', {
+      dec_party_id: party.party_id,
+      member_party_id: operatorParty(world, i),
+      user_id: `operator${i + 1}`,
+      keycloak_url: keycloak,
+      keycloak_realm: 'ledgerbook',
+      keycloak_client_id: 'ledgerbook-ci',
+      keycloak_client_secret: world.sandbox.secrets()['SANDBOX_CI_CLIENT_SECRET'],
+    });
+    expect(config.status, config.text).toBe(200);
+  }
+}
+
+/** What a Contracts run of `alpha` needs, but the credentials (`partyCredentials`): the party, governance-core vetted everywhere. */
+export async function contractsPrepared(world: World): Promise<void> {
+  await alphaOnboarded(world);
+  await governanceEverywhere(world);
+}
+
+/** A playbook with one dpm.deploy-contracts step creating GovernanceRules for `alpha`, coordinated by `coordinator`. */
+export function deployOnly(coordinator: string, timeout = '1m'): string {
+  return `name: deploy-alpha
+steps:
+  - id: deploy
+    uses: dpm.deploy-contracts
+    with:
+      coordinator: ${coordinator}
+      party: alpha
+      participants: [node1, node2, node3]
+      contracts:
+        - id: governance-rules
+          name: governance-core
+          package_id: '#governance-core'
+          module_name: Governance.Rules
+          entity_name: GovernanceRules
+          fields: [{ type: decentralized_party }, { type: governance_threshold }]
+      timeout: ${timeout}
+`;
+}
+
+/** A playbook with one dpm.change-threshold step on `alpha`. */
+export function thresholdOnly(coordinator: string, threshold: number, timeout = '1m'): string {
+  return `name: threshold-alpha
+steps:
+  - id: change
+    uses: dpm.change-threshold
+    with: { coordinator: ${coordinator}, party: alpha, threshold: ${threshold}, timeout: ${timeout} }
+`;
+}
+
+/** Waits until `node` received `count` requests `METHOD route` (the admin API's request log). */
+export async function requestSeen(
+  world: World,
+  node: string,
+  method: string,
+  route: string,
+  times = 1,
+): Promise<void> {
+  await waitFor(
+    `${method} ${route} on ${node}`,
+    async () => count(await requestCounts(world), node, method, route) >= times,
+    30_000,
+    2,
+  );
+}
+
+/** `METHOD route` requests summed over every node. */
+export async function requestsEverywhere(world: World, method: string, route: string): Promise<number> {
+  return (await requestCounts(world))
+    .filter((c) => c.method === method && c.route === route)
+    .reduce((sum, c) => sum + c.count, 0);
 }

@@ -7,12 +7,16 @@ import { EXIT, UsageError } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
+import { recordedCommand, type StateBackend } from '../../engine/state/backend.js';
+import { openState, stateSpec } from '../../engine/state/open.js';
+import type { SavedPlan } from '../../engine/saved-plan.js';
 import { stepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
 import { listrReporter } from '../reporters/listr.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
+import { isSavedPlanFile, readSavedPlan, refuseOverrides, savedPlanCheck, writeSavedPlan } from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
   target: string;
@@ -22,9 +26,13 @@ export interface RunCommandOptions extends GlobalOptions {
   approve?: string[];
   summary?: string;
   detailedExitcode?: boolean;
+  /** plan: write the saved plan here */
+  out?: string;
+  /** `--target` was given on the command line (not its default) */
+  targetGiven?: boolean;
 }
 
-/** `ledgerbook run` and `ledgerbook plan`. Returns the exit code. */
+/** `ledgerbook run` (of a playbook or a saved plan) and `ledgerbook plan`. Returns the exit code. */
 export async function runCommand(
   mode: RunMode,
   playbookFile: string,
@@ -35,10 +43,22 @@ export async function runCommand(
   let masker;
   try {
     if (options.summary !== undefined) await checkWritable(options.summary, '--summary');
+    if (options.out !== undefined) await checkWritable(options.out, '--out');
+    let savedPlan: SavedPlan | undefined;
+    if (mode === 'run' && (await isSavedPlanFile(playbookFile))) {
+      refuseOverrides(playbookFile, {
+        input: options.input.length > 0,
+        target: options.targetGiven === true,
+        fresh: options.fresh === true,
+      });
+      savedPlan = await readSavedPlan(playbookFile);
+    }
+    const targetSpec = savedPlan ? savedPlan.target.spec : options.target;
+    const given = savedPlan ? savedPlan.inputs.given : options.input;
     const prepared = await prepare({
-      playbookFile,
-      target: options.target,
-      inputs: options.input,
+      playbookFile: savedPlan ? savedPlan.playbook.file : playbookFile,
+      target: targetSpec,
+      inputs: given,
       secretsFile: options.secretsFile,
       env: process.env,
       startSandbox: { stateDir: options.stateDir ?? '.ledgerbook' },
@@ -86,7 +106,14 @@ export async function runCommand(
       secrets: prepared.secrets,
       onToken: (token) => prepared.masker.add(token),
     });
+    let state: StateBackend | undefined;
     try {
+      state = await openState(
+        stateSpec(options.state, process.env),
+        options.stateDir ?? '.ledgerbook',
+        masker,
+      );
+      const check = savedPlan ? await savedPlanCheck(savedPlan, playbookFile, prepared) : undefined;
       const result = await runPlaybook({
         playbook: prepared.playbook,
         inputs: prepared.inputs,
@@ -94,6 +121,7 @@ export async function runCommand(
         targetName: prepared.targetName,
         mode,
         stateDir: options.stateDir ?? '.ledgerbook',
+        state,
         fresh: options.fresh === true,
         approvals: new Set(approvals),
         secrets: prepared.secrets,
@@ -104,10 +132,17 @@ export async function runCommand(
         masker: prepared.masker,
         events,
         signal: controller.signal,
-        command: ['ledgerbook', ...process.argv.slice(2)].join(' '),
+        command: recordedCommand(process.argv.slice(2)),
         actor: actor(),
+        ...(check ? { savedPlan: check } : {}),
       });
       await finishRenderer();
+      if (mode === 'plan' && options.out !== undefined && result.status === 'planned') {
+        await writeSavedPlan(options.out, result, { prepared, targetSpec, given, stateWhere: state.where });
+        out.human.write(
+          `Saved the plan to ${options.out}: \`ledgerbook show ${options.out}\` renders it, \`ledgerbook run ${options.out}\` applies exactly it.\n`,
+        );
+      }
       await writeSummary(summary.markdown(), options.summary, prepared.masker.mask.bind(prepared.masker));
       if (mode === 'plan')
         return options.detailedExitcode && result.changes > 0 ? EXIT.CHANGES : result.exitCode;
@@ -115,6 +150,7 @@ export async function runCommand(
         process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
       return result.exitCode;
     } finally {
+      await state?.close();
       await clients.close();
       await prepared.stop();
       process.off('SIGINT', onSignal);

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import jsYaml from 'js-yaml';
-import { Journal } from '../../engine/journal.js';
 import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../engine/journal-state.js';
-import { inspectLock, isStale, type LockInfo } from '../../engine/lock.js';
+import type { LockInfo } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
-import { listRunDirs } from '../../engine/state-dir.js';
+import type { LockState } from '../../engine/state/backend.js';
+import { openState, stateSpec } from '../../engine/state/open.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 
 export interface StatusOptions extends GlobalOptions {
@@ -21,6 +21,8 @@ interface RunReport {
   status: string;
   file: string | undefined;
   lock: LockInfo | undefined;
+  /** whether the lock's holder is alive, gone (stale), or cannot be checked from here (another host) */
+  lockHolder?: 'alive' | 'gone' | 'unknown';
   /** the lock file is there but is not a lock (written by hand, or by an older version cut short) */
   damagedLock?: string;
 }
@@ -43,38 +45,43 @@ export async function playbookName(arg: string): Promise<string> {
 /** A `--target` given as a file names its target by the file's `name:`, as `run` does. */
 export const targetName = playbookName;
 
-function liveStatus(state: RunState, lock: LockInfo | undefined): string {
+function liveStatus(state: RunState, lock: LockState): string {
   if (state.status !== 'running') return state.status;
-  if (lock && !isStale(lock)) return `running (pid ${lock.pid})`;
+  if (lock.state === 'held' && lock.holder !== 'gone')
+    return `running (pid ${lock.info.pid} on ${lock.info.host})`;
   return 'interrupted (the process died; run the same command again to resume)';
 }
 
-/** `ledgerbook status [playbook]`: the runs in the state dir and where each stands. */
+/** `ledgerbook status [playbook]`: the runs in the state (dir or database) and where each stands. */
 export async function statusCommand(playbook: string | undefined, options: StatusOptions): Promise<number> {
   const out = makeOutput(options);
   try {
-    const stateDir = options.stateDir ?? '.ledgerbook';
     const name = playbook === undefined ? undefined : await playbookName(playbook);
     const target = options.target === undefined ? undefined : await targetName(options.target);
-    const dirs = (await listRunDirs(stateDir)).filter(
-      (d) => (name === undefined || d.playbook === name) && (target === undefined || d.target === target),
-    );
+    const state = await openState(stateSpec(options.state, process.env), options.stateDir ?? '.ledgerbook');
     const reports: RunReport[] = [];
-    for (const d of dirs) {
-      const journal = await Journal.open(d.dir, new Masker(), { readOnly: true });
-      await journal.close();
-      const state = lastRun(journal.records);
-      const inspected = await inspectLock(d.dir);
-      const lock = inspected.state === 'held' ? inspected.info : undefined;
-      reports.push({
-        playbook: d.playbook,
-        target: d.target,
-        last: state ? summarizeRun(state) : undefined,
-        status: state ? liveStatus(state, lock) : 'no runs',
-        file: state?.file,
-        lock,
-        ...(inspected.state === 'damaged' ? { damagedLock: inspected.path } : {}),
-      });
+    try {
+      const keys = (await state.listRuns()).filter(
+        (k) => (name === undefined || k.playbook === name) && (target === undefined || k.target === target),
+      );
+      for (const key of keys) {
+        const journal = await state.openJournal(key, new Masker(), { readOnly: true });
+        await journal.close();
+        const last = lastRun(journal.records);
+        const lock = await state.inspectLock(key);
+        reports.push({
+          playbook: key.playbook,
+          target: key.target,
+          last: last ? summarizeRun(last) : undefined,
+          status: last ? liveStatus(last, lock) : 'no runs',
+          file: last?.file,
+          lock: lock.state === 'held' ? lock.info : undefined,
+          ...(lock.state === 'held' ? { lockHolder: lock.holder } : {}),
+          ...(lock.state === 'damaged' ? { damagedLock: lock.where } : {}),
+        });
+      }
+    } finally {
+      await state.close();
     }
     if (out.json) {
       // like every --json output: a version line first
@@ -82,7 +89,7 @@ export async function statusCommand(playbook: string | undefined, options: Statu
       return 0;
     }
     if (reports.length === 0) {
-      out.human.write(`no runs${name ? ` of ${name}` : ''} in ${stateDir}\n`);
+      out.human.write(`no runs${name ? ` of ${name}` : ''} in ${state.where}\n`);
       return 0;
     }
     for (const r of reports) {
@@ -104,9 +111,10 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         );
       }
       if (r.lock) {
-        const stale = isStale(r.lock)
-          ? ` — stale: its process is gone; the next run takes it over, or clear it with \`ledgerbook state unlock ${r.playbook} --target ${r.target}\``
-          : '';
+        const stale =
+          r.lockHolder === 'gone'
+            ? ` — stale: its process is gone; the next run takes it over, or clear it with \`ledgerbook state unlock ${r.playbook} --target ${r.target}\``
+            : '';
         out.human.write(
           `  lock ${r.lock.id}: ${r.lock.user} on ${r.lock.host}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`,
         );

@@ -193,7 +193,6 @@ export const coreShell = defineStep<With, Observed>({
         ? shellCommand(ctx, 'run', w.run, 1 + countExpressions(ctx, 'unless'))
         : undefined;
     const argv = command ? ['sh', '-c', command.script] : (w.run as string[]);
-    await ctx.record({ action: 'exec', command: commandText(w.run) });
     // Its own process group, so that a timeout or Ctrl-C stops the whole command, not just its shell.
     const child = execa('sh', ['-c', gate, 'ledgerbook-gate', ...argv], {
       cwd: resolve(ctx.baseDir, w.cwd ?? '.'),
@@ -206,7 +205,14 @@ export const coreShell = defineStep<With, Observed>({
     const stop = (): void => killGroup(child.pid);
     ctx.signal.addEventListener('abort', stop, { once: true });
     if (child.pid !== undefined) {
-      await ctx.record({ action: 'started', pid: child.pid });
+      // One durable intent per execution: the gated child has done nothing yet, so a crash before this record
+      // is safe to redo, and after it reconcile has the pid to wait for.
+      try {
+        await ctx.record({ action: 'started', pid: child.pid, command: commandText(w.run) });
+      } catch (error) {
+        stop();
+        throw error;
+      }
       child.stdin.end('go\n');
     }
     const result = await child.finally(() => ctx.signal.removeEventListener('abort', stop));

@@ -37,7 +37,7 @@ import {
   sameSet,
   nodesOrControlled,
 } from './party-common.js';
-import { POLL_MS } from './workflow.js';
+import { POLL_MS, readEach } from './workflow.js';
 
 const expectationSchema = {
   type: 'object',
@@ -287,11 +287,16 @@ function describeCard(
 async function look(ctx: StepContext, w: With, nodes: readonly string[]): Promise<Observed> {
   const seen: Record<string, NodeLook> = {};
   const ids = new Set<string>();
-  for (const node of nodes) {
+  const answers = await readEach(ctx, nodes, (node) => {
     const dpm = ctx.clients.dpm(node);
-    const { invitations } = await dpm.invitations({ signal: ctx.signal });
-    const { runs } = await dpm.workflows({ signal: ctx.signal });
-    const { peers } = await dpm.networkConfig({ signal: ctx.signal });
+    return Promise.all([
+      dpm.invitations({ signal: ctx.signal }),
+      dpm.workflows({ signal: ctx.signal }),
+      dpm.networkConfig({ signal: ctx.signal }),
+    ]);
+  });
+  for (const [i, node] of nodes.entries()) {
+    const [{ invitations }, { runs }, { peers }] = answers[i]!;
     for (const p of peers) ids.add(p.participant_id);
     seen[node] = {
       cards: invitations,

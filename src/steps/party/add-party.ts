@@ -77,7 +77,7 @@ export const dpmAddParty = defineStep<With, MembershipState>({
   outputs: membershipOutputs,
   needsTarget: true,
   check: membershipCheck,
-  observe: (ctx, w) => observeMembership(ctx, w, membershipCheck),
+  observe: (ctx, w) => observeMembership(addPartySpec, ctx, w),
   plan: (w, s) => planMembership(addPartySpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(addPartySpec, ctx, w, s),
   reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),

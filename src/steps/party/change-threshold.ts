@@ -65,7 +65,7 @@ export const dpmChangeThreshold = defineStep<With, MembershipState>({
   outputs: membershipOutputs,
   needsTarget: true,
   check: membershipCheck,
-  observe: (ctx, w) => observeMembership(ctx, w, membershipCheck),
+  observe: (ctx, w) => observeMembership(changeThresholdSpec, ctx, w),
   plan: (w, s) => planMembership(changeThresholdSpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(changeThresholdSpec, ctx, w, s),
   reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),

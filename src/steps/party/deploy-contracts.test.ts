@@ -106,7 +106,14 @@ describe('dpm.deploy-contracts: observe and plan', () => {
       changes: [],
       outputs: { party: PARTY, contracts: [{ ...RULES }], governance },
     });
-    expect(fake.calls).toEqual(['node1 decentralizedParties', 'node1 workflows', 'node1 governanceState']);
+    // the runs of every member node: a run of these contracts still in flight elsewhere is not in sync
+    expect(fake.calls).toEqual([
+      'node1 decentralizedParties',
+      'node1 workflows',
+      'node2 workflows',
+      'node3 workflows',
+      'node1 governanceState',
+    ]);
   });
 
   it('plans one start naming the resolved package (#name → highest vetted version) and the participants', async () => {
@@ -215,17 +222,40 @@ describe('dpm.deploy-contracts: observe and plan', () => {
     expect(fromAuth.fake.calls).not.toContain('node2 authStatus');
   });
 
-  it('adopts a run of the party in progress instead of starting another', async () => {
+  it('adopts a run of these contracts in progress instead of starting another, wherever it is coordinated', async () => {
     const running = run({
       instance_name: 'alpha-contracts-1',
       kind: 'Contracts',
       status: 'inprogress',
       dec_party_id: PARTY,
+      package_names: ['governance-core'],
     });
     const { plan } = await planOf(nodes({ runs: [running] }));
     expect(plan().changes).toEqual([
-      expect.objectContaining({ action: 'wait', details: { instance: 'alpha-contracts-1' } }),
+      expect.objectContaining({ action: 'wait', details: { node: 'node1', instance: 'alpha-contracts-1' } }),
     ]);
+    // another operator's node coordinates it: followed there
+    const elsewhere = await planOf(nodes({}, { runs: [running] }));
+    expect(elsewhere.plan().changes[0]?.summary).toMatch(
+      /^follow Contracts run alpha-contracts-1: inprogress at WaitingForPeers .* on node2 \(create governance-core\)/,
+    );
+    // the contract is listed already, but its run still lingers: not in sync until it is done
+    const lingering = await planOf(nodes({ parties: [party([RULES])], runs: [running] }));
+    expect(lingering.plan().changes.map((c) => c.action)).toEqual(['wait']);
+  });
+
+  it('refuses to start beside another change of the party in flight on any member, naming it', async () => {
+    const other = run({
+      instance_name: 'alpha-change-threshold-1',
+      kind: 'ChangeThreshold',
+      status: 'inprogress',
+      dec_party_id: PARTY,
+      new_threshold: 3,
+    });
+    const { plan } = await planOf(nodes({}, { runs: [other] }));
+    expect(plan).toThrow(
+      `refusing to start the Contracts workflow for ${PARTY}: node2 is already changing party ${PARTY}: ChangeThreshold run alpha-change-threshold-1`,
+    );
   });
 
   it('does not start again after a peer declined the last run, naming the node', async () => {

@@ -22,6 +22,7 @@ import {
 import { hasExpression } from '../../playbook/expressions/template.js';
 import {
   buildMatrix,
+  checkControlled,
   checkNode,
   compareVersions,
   formatMatrix,
@@ -31,6 +32,7 @@ import {
   parityError,
   addUploaded,
   readNodePackages,
+  requireControlled,
   requireNodes,
   shortId,
   timeoutMs,
@@ -38,19 +40,30 @@ import {
   type Matrix,
   type PackageRef,
 } from './packages-common.js';
+import { explainFailure, failedRunError } from './party-common.js';
 import {
+  Competitors,
   acceptInvitations,
+  changeOf,
   describeRun,
   findRuns,
   isControlled,
+  namerOf,
   nodeOfParticipant,
   participantOf,
+  pendingOf,
+  readEach,
   readParty,
+  rivalError,
+  rivalOf,
+  runsAround,
   startWorkflow,
   startedRun,
   targetNode,
   waitForParty,
   waitForRun,
+  type NodeRun,
+  type RunMatch,
 } from './workflow.js';
 
 const DEFAULT_TIMEOUT = '10m';
@@ -177,9 +190,16 @@ interface Observed {
   matrix: Matrix;
   /** the coordinator's credentials for the party: undefined when fine, else what is wrong */
   credentials: string | undefined;
-  /** the newest Contracts run of this party on the coordinator, and one in progress if any */
+  /** the newest Contracts run of this party on the coordinator */
   latest: WorkflowRun | undefined;
-  running: WorkflowRun | undefined;
+  /** runs of this party on the coordinator and the other member nodes of the target, newest first */
+  around: NodeRun[];
+  /** the other member nodes of the target: read, never written */
+  watch: string[];
+  /** a run of these very contracts in progress around (on the coordinator first) */
+  running: NodeRun | undefined;
+  /** node names of the participants the target knows, for messages */
+  names: Record<string, string>;
   governance: GovernanceState | null;
 }
 
@@ -211,9 +231,38 @@ function authProblem(status: AuthStatusResponse, partyId: string, node: string):
   return `${node} has no credentials for the party`;
 }
 
+/**
+ * The Contracts runs this step is about: of the party, with the same package names (the invitation's
+ * `package_names`) as its contracts. When a name is not known yet (a package id whose package was not looked up),
+ * any Contracts run of the party is taken for this one.
+ */
+function matchOf(partyId: string, state?: Pick<Observed, 'contracts'>): RunMatch {
+  const names = state?.contracts.map(contractName);
+  const wanted = names?.every((n) => n !== undefined) ? [...new Set(names)].sort() : undefined;
+  return {
+    kind: 'Contracts',
+    party: partyId,
+    ...(wanted
+      ? {
+          same: (run: WorkflowRun) => {
+            const listed = [...new Set(run.package_names ?? [])].sort();
+            return listed.length === wanted.length && listed.every((n, i) => n === wanted[i]);
+          },
+        }
+      : {}),
+  };
+}
+
+/** The name a contract is sent with (shown to the peers as `package_names`), when it is known. */
+function contractName(c: Resolved): string | undefined {
+  if (c.spec.name !== undefined) return c.spec.name;
+  return c.spec.package_id.startsWith('#') ? c.spec.package_id.slice(1) : c.package?.name;
+}
+
 async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   const named = (w.participants ?? []).map((p) => (typeof p === 'string' ? { node: p } : p));
   requireNodes(ctx.target, [w.coordinator, ...named.map((p) => p.node)], 'coordinator and participants');
+  requireControlled(ctx.target, w.coordinator, 'it starts the Contracts workflow (coordinator)');
   const state: Observed = {
     mode: ctx.mode,
     party: await readParty(ctx, w.coordinator, partyQuery(w), true),
@@ -223,7 +272,10 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
     matrix: buildMatrix([], [], new Map()),
     credentials: undefined,
     latest: undefined,
+    around: [],
+    watch: [],
     running: undefined,
+    names: {},
     governance: null,
   };
   const party = state.party;
@@ -234,9 +286,14 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
     package: undefined,
     listed: (party.contracts ?? []).find((c) => isListed(spec, c)),
   }));
-  const runs = await findRuns(ctx, w.coordinator, { kind: 'Contracts', party: party.party_id });
-  state.latest = runs[0];
-  state.running = runs.find((r) => r.status === 'inprogress');
+  const hosts = party.participants.map((p) => p.participant_uid);
+  state.names = Object.fromEntries(hosts.map((h) => [h, namerOf(ctx)(h)]));
+  state.watch = [
+    ...new Set([...hosts.flatMap((h) => nodeOfParticipant(ctx, h) ?? []), ...named.map((p) => p.node)]),
+  ].filter((n) => n !== w.coordinator);
+  state.around = await runsAround(ctx, w.coordinator, state.watch, matchOf(party.party_id));
+  state.latest = state.around.find((r) => r.node === w.coordinator && r.run.kind === 'Contracts')?.run;
+  state.running = pendingOf(state.around, matchOf(party.party_id, state), w.coordinator);
   if (state.contracts.every((c) => c.listed)) {
     if ((party.contracts ?? []).some((c) => c.template_id === GOVERNANCE_RULES_TEMPLATE)) {
       const answer = await ctx.clients
@@ -249,34 +306,35 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   if (state.running) return state;
 
   // What a start needs: participants and their member parties, credentials, packages and their vetting.
-  const hosts = party.participants.map((p) => p.participant_uid);
   const nodes =
     named.length > 0 ? named.map((p) => p.node) : hosts.flatMap((h) => nodeOfParticipant(ctx, h) ?? []);
   if (!nodes.includes(w.coordinator)) nodes.unshift(w.coordinator);
   state.outside = hosts.filter((h) => nodeOfParticipant(ctx, h) === undefined);
-  const auth = new Map<string, AuthStatusResponse>();
-  const authOf = async (node: string): Promise<AuthStatusResponse> => {
+  // each node's GET /auth/status at most once, all nodes at once
+  const auth = new Map<string, Promise<AuthStatusResponse>>();
+  const authOf = (node: string): Promise<AuthStatusResponse> => {
     let status = auth.get(node);
     if (!status) {
-      status = await ctx.clients.dpm(node).authStatus({ signal: ctx.signal });
+      status = ctx.clients.dpm(node).authStatus({ signal: ctx.signal });
       auth.set(node, status);
     }
     return status;
   };
-  for (const node of nodes) {
-    const given = named.find((p) => p.node === node)?.party;
-    const fromTarget = targetNode(ctx, node).party;
-    let memberParty = given ?? fromTarget;
-    if (!memberParty) {
-      memberParty = (await authOf(node)).parties.find(
-        (p) => p.dec_party_id === party.party_id,
-      )?.member_party_id;
-    }
-    state.participants.push({ node, participantId: participantOf(ctx, node), party: memberParty });
-  }
-  state.credentials = authProblem(await authOf(w.coordinator), party.party_id, w.coordinator);
+  const [participants, seen, coordinatorAuth] = await Promise.all([
+    readEach(ctx, nodes, async (node) => {
+      const given = named.find((p) => p.node === node)?.party;
+      const memberParty =
+        given ??
+        targetNode(ctx, node).party ??
+        (await authOf(node)).parties.find((p) => p.dec_party_id === party.party_id)?.member_party_id;
+      return { node, participantId: participantOf(ctx, node), party: memberParty };
+    }),
+    readNodePackages(ctx, nodes, [], false),
+    authOf(w.coordinator),
+  ]);
+  state.participants = participants;
+  state.credentials = authProblem(coordinatorAuth, party.party_id, w.coordinator);
 
-  const seen = await readNodePackages(ctx, nodes, [], false);
   const coordinatorVetted = seen.get(w.coordinator)?.vetted ?? [];
   const everywhere = [...seen.values()].flatMap((s) => s.vetted);
   for (const c of state.contracts) {
@@ -357,7 +415,7 @@ function request(w: With, state: Observed, partyId: string): ContractsRequest {
     operator_party: w.operator_party ?? coordinatorParty,
     contracts: state.contracts.map((c) => ({
       id: c.spec.id,
-      name: c.spec.name ?? c.package?.name ?? c.spec.package_id.replace(/^#/, ''),
+      name: contractName(c) ?? c.spec.package_id,
       package_id: c.spec.package_id,
       module_name: c.spec.module_name,
       entity_name: c.spec.entity_name,
@@ -368,6 +426,9 @@ function request(w: With, state: Observed, partyId: string): ContractsRequest {
 
 /** What stops a start, first problem first: unresolved packages, parity, credentials, member parties, a decline. */
 function refusalOf(w: With, state: Observed, context: string): StepError | undefined {
+  const match = state.party ? matchOf(state.party.party_id, state) : undefined;
+  const rival = match && rivalOf(state.around, match);
+  if (match && rival) return rivalError(match, rival, (p) => state.names[p] ?? p, context);
   const unresolved = state.contracts.filter((c) => !c.package);
   if (unresolved.length > 0) {
     return new StepError(
@@ -416,14 +477,20 @@ function planContracts(w: With, state: Observed): ItemPlan {
       ],
     };
   }
-  if (state.contracts.every((c) => c.listed)) return { changes: [], outputs: doneOutputs(state) };
+  // in sync only when no run of these contracts is still in flight: done means done
+  if (state.contracts.every((c) => c.listed) && !state.running)
+    return { changes: [], outputs: doneOutputs(state) };
   if (state.running) {
+    const { node, run } = state.running;
     return {
       changes: [
         {
           action: 'wait',
-          summary: `adopt ${describeRun(state.running)} on ${w.coordinator}: accept its invitations on the controlled participants and wait for it`,
-          details: { instance: state.running.instance_name },
+          summary:
+            node === w.coordinator
+              ? `adopt ${describeRun(run)} on ${w.coordinator}: accept its invitations on the controlled participants and wait for it`
+              : `follow ${describeRun(run)} on ${node} (${changeOf(run, (p) => state.names[p] ?? p)}): the same contracts, coordinated there; accept its invitations on the controlled participants and wait for it`,
+          details: { node, instance: run.instance_name },
         },
       ],
     };
@@ -466,14 +533,20 @@ function planContracts(w: With, state: Observed): ItemPlan {
  * Wait for the run; a wait that runs out leaves the run alone and keeps this step's intents open, so that the
  * next run reconciles (contracts status, /workflows, the party's contracts) before it does anything else.
  */
-async function waitLeaving(ctx: StepContext, w: With, instance: string): Promise<WorkflowRun> {
+async function waitLeaving(
+  ctx: StepContext,
+  w: With,
+  { node, run: { instance_name: instance } }: NodeRun,
+  competitors: Competitors,
+): Promise<WorkflowRun> {
   try {
-    return await waitForRun(ctx, w.coordinator, instance, timeoutMs(w.timeout, DEFAULT_TIMEOUT));
+    return await waitForRun(ctx, node, instance, timeoutMs(w.timeout, DEFAULT_TIMEOUT), competitors);
   } catch (error) {
     if (!(error instanceof StepError)) throw error;
-    const { runs } = await ctx.clients.dpm(w.coordinator).workflows({ signal: ctx.signal });
+    const { runs } = await ctx.clients.dpm(node).workflows({ signal: ctx.signal });
     const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-    if (run?.status !== 'inprogress') throw error;
+    if (run?.status === 'failed') throw failedRunError(namerOf(ctx), node, run);
+    if (run?.status !== 'inprogress' || !/still in progress after/.test(error.message)) throw error;
     throw new PausedError(
       error.message,
       'nothing was cancelled: run the playbook again to keep waiting (the run is adopted and reconciled, not restarted), or raise `timeout`',
@@ -482,25 +555,32 @@ async function waitLeaving(ctx: StepContext, w: With, instance: string): Promise
 }
 
 /** The invited participants this target controls: they accept the run's invitation. */
-function acceptors(ctx: StepContext, w: With, run: WorkflowRun): string[] {
+function acceptors(ctx: StepContext, { node, run }: NodeRun): string[] {
   return run.expected_peers
     .map((p) => nodeOfParticipant(ctx, p))
-    .filter((n): n is string => n !== undefined && n !== w.coordinator && isControlled(ctx, n));
+    .filter((n): n is string => n !== undefined && n !== node && isControlled(ctx, n));
 }
 
-async function follow(ctx: ItemContext, w: With, run: WorkflowRun): Promise<Outputs> {
-  await acceptInvitations(
-    ctx,
-    acceptors(ctx, w, run),
-    run.instance_name,
-    timeoutMs(w.timeout, DEFAULT_TIMEOUT),
-  );
-  await waitLeaving(ctx, w, run.instance_name);
+async function follow(ctx: ItemContext, w: With, at: NodeRun, competitors: Competitors): Promise<Outputs> {
+  const instance = at.run.instance_name;
+  try {
+    await acceptInvitations(
+      ctx,
+      acceptors(ctx, at),
+      instance,
+      timeoutMs(w.timeout, DEFAULT_TIMEOUT),
+      at.node,
+      competitors,
+    );
+  } catch (error) {
+    throw await explainFailure(ctx, at.node, instance, error);
+  }
+  await waitLeaving(ctx, w, at, competitors);
   const state = await observeContracts(ctx, w);
   const missing = state.contracts.filter((c) => !c.listed);
   if (missing.length > 0) {
     throw new AmbiguousOutcomeError(
-      `the Contracts run ${run.instance_name} completed on ${w.coordinator}, but the party does not list every contract`,
+      `the Contracts run ${instance} completed on ${at.node}, but the party does not list every contract`,
       `${state.party?.party_id ?? w.party} lists ${(state.party?.contracts ?? []).map((c) => c.template_id).join(', ') || 'no contracts'}; missing ${missing.map((c) => c.template).join(', ')}`,
       'check the party on every node (GET /decentralized-parties?refresh=true) and the run; then `ledgerbook state resolve` (--done or --redo)',
     );
@@ -528,7 +608,10 @@ export const dpmDeployContracts = defineStep<With, Observed>({
   },
   needsTarget: true,
   check(w, target) {
-    const findings: StaticFinding[] = [...checkNode(w.coordinator, target, '/coordinator')];
+    const findings: StaticFinding[] = [
+      ...checkNode(w.coordinator, target, '/coordinator'),
+      ...checkControlled(w.coordinator, target, '/coordinator', 'it starts the Contracts workflow'),
+    ];
     if (Array.isArray(w.participants)) {
       const seen = new Set<string>();
       w.participants.forEach((p, i) => {
@@ -564,7 +647,9 @@ export const dpmDeployContracts = defineStep<With, Observed>({
   async apply(ctx, w, _item, _plan, state) {
     const party = state.party;
     if (!party) throw new StepError(`${w.coordinator} lists no decentralized party ${w.party}`);
-    if (state.running) return follow(ctx, w, state.running);
+    const match = matchOf(party.party_id, state);
+    const members = [w.coordinator, ...state.watch];
+    if (state.running) return follow(ctx, w, state.running, new Competitors(match, members, state.running));
     const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
     // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
     await waitForParty(
@@ -576,14 +661,24 @@ export const dpmDeployContracts = defineStep<With, Observed>({
       `the party ${party.party_id} with its threshold and every owner key in ${w.coordinator}'s cache`,
     );
     const body = request(w, state, party.party_id);
-    const run = await startWorkflow(
-      ctx,
-      w.coordinator,
-      { kind: 'Contracts', party: party.party_id },
-      (client) => client.startContracts(body, { signal: ctx.signal }),
-    );
-    ctx.progress(`${run.instance_name}: started on ${w.coordinator}`);
-    return follow(ctx, w, run);
+    const outcome = await startWorkflow(ctx, {
+      node: w.coordinator,
+      match,
+      observed: state.around,
+      watch: state.watch,
+      reached: async () => {
+        const now = await readParty(ctx, w.coordinator, { id: party.party_id }, true);
+        return (
+          now !== undefined &&
+          w.contracts.every((spec) => (now.contracts ?? []).some((c) => isListed(spec, c)))
+        );
+      },
+      start: (client) => client.startContracts(body, { signal: ctx.signal }),
+    });
+    if (outcome.outcome === 'reached') return doneOutputs(await observeContracts(ctx, w));
+    if (outcome.outcome === 'started')
+      ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator}`);
+    return follow(ctx, w, outcome.at, outcome.competitors);
   },
   async reconcile(ctx, w, _item, intents) {
     return reconcileContracts(ctx, w, intents);
@@ -605,10 +700,11 @@ async function reconcileContracts(ctx: ItemContext, w: With, intents: readonly I
     `${state.party?.party_id ?? w.party} lists ${listed} of ${state.contracts.length} declared contracts`,
   ].join('; ');
   ctx.log('info', `reconciling an earlier attempt: ${seen}`);
-  if (state.party && listed === state.contracts.length)
-    return { status: 'done' as const, outputs: doneOutputs(state) };
+  // a run still in flight is waited for even when its contracts are listed already (it lingers at Complete)
   if (run?.status === 'inprogress')
     return { status: 'not-done' as const, note: `adopting ${run.instance_name}` };
+  if (state.party && listed === state.contracts.length)
+    return { status: 'done' as const, outputs: doneOutputs(state) };
   if (run?.status === 'completed') {
     return {
       status: 'ambiguous' as const,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Intent } from '../../engine/step.js';
+import { StepError } from '../../errors.js';
 import { dpmDistributeDars } from './distribute-dars.js';
 import { PARTICIPANT, fakeContext, run, target, vetted, type FakeNode } from './packages-testing.js';
 
@@ -112,10 +113,58 @@ describe('dpm.distribute-dars: observe and plan', () => {
     const lacking = { node2: { vetted: [] }, node3: { vetted: [] } };
     const adopt = await planOf({ node1: { vetted: [], peers: mesh, runs: [other, same] }, ...lacking });
     expect(adopt.plan().changes).toEqual([
-      expect.objectContaining({ action: 'wait', details: { instance: 'dars-distribute-2' } }),
+      expect.objectContaining({ action: 'wait', details: { node: 'node1', instance: 'dars-distribute-2' } }),
     ]);
     const start = await planOf({ node1: { vetted: [], peers: mesh, runs: [other] }, ...lacking });
     expect(start.plan().changes[0]?.action).toBe('start');
+  });
+
+  it('is not in sync while a distribution of these files still runs, though everything is vetted', async () => {
+    const lingering = run({
+      instance_name: 'dars-distribute-2',
+      kind: 'Dars',
+      status: 'inprogress',
+      current_step: 'Complete',
+      dar_filenames: ['wrapped-1.2.1.dar', 'governance-core-0.2.0.dar'],
+    });
+    const everything = { vetted: all };
+    const { plan } = await planOf({
+      node1: { ...everything, peers: mesh, runs: [lingering] },
+      node2: everything,
+      node3: everything,
+    });
+    expect(plan().changes.map((c) => c.action)).toEqual(['wait']);
+  });
+
+  it('starts nothing after a peer declined the last distribution of these files: who, and how to clear it', async () => {
+    const declined = run({
+      instance_name: 'dars-distribute-3',
+      kind: 'Dars',
+      status: 'failed',
+      error: `Peer ${PARTICIPANT.node3} declined the invitation`,
+      dar_filenames: ['wrapped-1.2.1.dar', 'governance-core-0.2.0.dar'],
+    });
+    const lacking = { node2: { vetted: [] }, node3: { vetted: [] } };
+    const { plan } = await planOf({ node1: { vetted: [], peers: mesh, runs: [declined] }, ...lacking });
+    let error: unknown;
+    try {
+      plan();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(StepError);
+    expect((error as StepError).message).toBe(
+      `the Dars run dars-distribute-3 on node1 failed: node3 (${PARTICIPANT.node3}) declined the invitation`,
+    );
+    expect((error as StepError).hint).toContain(
+      '{ node: node1, instance: dars-distribute-3, action: cancel }',
+    );
+    // once it is cancelled, a new distribution may start
+    const cancelled = await planOf({
+      node1: { vetted: [], peers: mesh, runs: [{ ...declined, status: 'cancelled', error: null }] },
+      ...lacking,
+    });
+    expect(cancelled.plan().changes[0]?.action).toBe('start');
   });
 
   it('refuses to start a run to a peer the coordinator does not list (it would wait forever)', async () => {

@@ -21,22 +21,30 @@ import {
   loadDars,
   nodeNameSchema,
   packageLabel,
+  checkControlled,
   packageOutputs,
+  requireControlled,
   requireNodes,
   timeoutMs,
   waitTimeoutSchema,
   type LoadedDar,
   type PackageRef,
 } from './packages-common.js';
+import { declinedBy, explainFailure, failedRunError } from './party-common.js';
 import {
+  Competitors,
   acceptInvitations,
   describeRun,
-  findRuns,
+  namerOf,
   nodeOfParticipant,
   participantOf,
+  pendingOf,
+  readEach,
+  runsAround,
   startWorkflow,
   startedRun,
   waitForRun,
+  type NodeRun,
   type RunMatch,
 } from './workflow.js';
 
@@ -77,12 +85,18 @@ type With = FromSchema<typeof withSchema>;
 interface Observed {
   /** `plan` reports what would stop a start; `run` refuses */
   mode: 'plan' | 'run';
+  /** Dars runs of these files on the coordinator and the peers, newest first */
+  around: NodeRun[];
   dars: LoadedDar[];
   packages: PackageRef[];
   /** node → what it vetted */
   vetted: Map<string, VettedPackage[]>;
-  /** an in-progress Dars run of these very files on the coordinator */
-  running: WorkflowRun | undefined;
+  /** a Dars run of these very files in progress, on the coordinator or coordinated by a peer */
+  running: NodeRun | undefined;
+  /** the newest Dars run of these files on the coordinator (a declined one stops the step) */
+  latest: WorkflowRun | undefined;
+  /** node names of the participants the target knows, for messages */
+  names: Record<string, string>;
   /** peers the coordinator's peer table does not list (a run to them would wait forever) */
   unknownPeers: string[];
 }
@@ -104,6 +118,7 @@ function lacking(w: With, state: Observed): Map<string, PackageRef[]> {
 
 async function observeDars(ctx: StepContext, w: With): Promise<Observed> {
   requireNodes(ctx.target, [w.coordinator, ...w.peers], 'coordinator and peers');
+  requireControlled(ctx.target, w.coordinator, 'it starts the Dars workflow (coordinator)');
   if (w.peers.includes(w.coordinator)) {
     throw new StepError(`${w.coordinator} is the coordinator and cannot be one of its peers`, {
       hint: 'remove it from `peers`: the coordinator uploads its own copy at the end of the workflow',
@@ -111,15 +126,29 @@ async function observeDars(ctx: StepContext, w: With): Promise<Observed> {
   }
   const dars = await loadDars(w.files, ctx.baseDir);
   const packages = darPackages(dars);
-  const vetted = new Map<string, VettedPackage[]>();
-  for (const node of [w.coordinator, ...w.peers]) {
-    vetted.set(node, await ctx.clients.dpm(node).vettedPackages({ signal: ctx.signal }));
-  }
-  const running = (await findRuns(ctx, w.coordinator, match(dars))).find((r) => r.status === 'inprogress');
-  const { peers } = await ctx.clients.dpm(w.coordinator).networkConfig({ signal: ctx.signal });
+  const nodes = [w.coordinator, ...w.peers];
+  const [lists, around, { peers }] = await Promise.all([
+    readEach(ctx, nodes, (node) => ctx.clients.dpm(node).vettedPackages({ signal: ctx.signal })),
+    runsAround(ctx, w.coordinator, w.peers, match(dars)),
+    ctx.clients.dpm(w.coordinator).networkConfig({ signal: ctx.signal }),
+  ]);
+  const vetted = new Map<string, VettedPackage[]>(nodes.map((node, i) => [node, lists[i] ?? []]));
   const listed = new Set(peers.map((p) => p.participant_id));
   const unknownPeers = w.peers.filter((n) => !listed.has(participantOf(ctx, n)));
-  return { mode: ctx.mode, dars, packages, vetted, running, unknownPeers };
+  const name = namerOf(ctx);
+  return {
+    mode: ctx.mode,
+    around,
+    dars,
+    packages,
+    vetted,
+    running: pendingOf(around, match(dars), w.coordinator),
+    latest: around.find((r) => r.node === w.coordinator)?.run,
+    names: Object.fromEntries(
+      [...around.flatMap((r) => r.run.expected_peers), ...listed].map((p) => [p, name(p)]),
+    ),
+    unknownPeers,
+  };
 }
 
 function outputs(w: With, state: Observed, instance: string | null): Outputs {
@@ -140,14 +169,31 @@ function planDars(w: With, state: Observed): ItemPlan {
   // before anything is sent (dpm-api.md §12a matches packages by name and version).
   for (const [node, list] of state.vetted) crossCheck(state.packages, list, node);
   const missing = lacking(w, state);
-  if (missing.size === 0) return { changes: [], outputs: outputs(w, state, null) };
+  // in sync only when no distribution of these files is still in flight: done means done
+  if (missing.size === 0 && !state.running) return { changes: [], outputs: outputs(w, state, null) };
   if (state.running) {
+    const { node, run } = state.running;
     return {
       changes: [
         {
           action: 'wait',
-          summary: `adopt ${describeRun(state.running)} on ${w.coordinator}: accept its invitations on the controlled peers and wait for it`,
-          details: { instance: state.running.instance_name },
+          summary: `${node === w.coordinator ? 'adopt' : 'follow'} ${describeRun(run)} on ${node}: accept its invitations on the controlled peers and wait for it`,
+          details: { node, instance: run.instance_name },
+        },
+      ],
+    };
+  }
+  // a peer said no: nothing new starts until an operator settled it and cleared the run (cancel, dismiss)
+  const declined = state.latest && declinedBy(state.latest) !== undefined ? state.latest : undefined;
+  if (declined) {
+    const refusal = failedRunError((p) => state.names[p] ?? p, w.coordinator, declined);
+    if (state.mode === 'run') throw refusal;
+    return {
+      changes: [
+        {
+          action: 'start',
+          summary: `distribute ${files(state)} from ${w.coordinator}; as things stand now it would refuse: ${refusal.message}`,
+          details: { coordinator: w.coordinator, files: state.dars.map((d) => d.filename) },
         },
       ],
     };
@@ -182,14 +228,27 @@ function planDars(w: With, state: Observed): ItemPlan {
   };
 }
 
-/** Accept the run's invitations on the controlled nodes it invited, then wait for it. */
-async function adopt(ctx: ItemContext, w: With, run: WorkflowRun): Promise<WorkflowRun> {
+/**
+ * Accept the run's invitations on the controlled nodes it invited, then wait for it; the run is watched while
+ * the invitations are awaited (a peer that declines fails it), and so are the other nodes (a competing run).
+ */
+async function follow(
+  ctx: ItemContext,
+  w: With,
+  at: NodeRun,
+  competitors: Competitors,
+): Promise<WorkflowRun> {
   const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
-  const invited = run.expected_peers
+  const instance = at.run.instance_name;
+  const invited = at.run.expected_peers
     .map((p) => nodeOfParticipant(ctx, p))
     .filter((n): n is string => n !== undefined);
-  await acceptInvitations(ctx, invited, run.instance_name, limit);
-  return waitForRun(ctx, w.coordinator, run.instance_name, limit);
+  try {
+    await acceptInvitations(ctx, invited, instance, limit, at.node, competitors);
+    return await waitForRun(ctx, at.node, instance, limit, competitors);
+  } catch (error) {
+    throw await explainFailure(ctx, at.node, instance, error);
+  }
 }
 
 /** After the work: a node still without a package is reported here; the parity gate decides. */
@@ -222,6 +281,7 @@ export const dpmDistributeDars = defineStep<With, Observed>({
   check(w, target, baseDir) {
     const findings: StaticFinding[] = [
       ...checkNode(w.coordinator, target, '/coordinator'),
+      ...checkControlled(w.coordinator, target, '/coordinator', 'it starts the Dars workflow'),
       ...checkNodeList(w.peers, target, '/peers'),
       ...checkDarFiles(w.files, baseDir, '/files'),
     ];
@@ -244,7 +304,9 @@ export const dpmDistributeDars = defineStep<With, Observed>({
     let instance: string | null = null;
     let covered = new Set<string>();
     if (state.running) {
-      const adopted = await adopt(ctx, w, state.running);
+      const at = state.running;
+      const competitors = new Competitors(match(state.dars), [w.coordinator, ...w.peers], at);
+      const adopted = await follow(ctx, w, at, competitors);
       instance = adopted.instance_name;
       covered = new Set(adopted.expected_peers);
       state = await observeDars(ctx, w);
@@ -292,25 +354,33 @@ export const dpmDistributeDars = defineStep<With, Observed>({
   },
 });
 
-/** One Dars workflow to the peers that lack a package: started once, accepted on controlled peers, waited for. */
+/**
+ * One Dars workflow to the peers that lack a package: started once (or a run of these files that appeared
+ * meanwhile followed), accepted on controlled peers, waited for. Null when everything got vetted meanwhile.
+ */
 async function distribute(
   ctx: ItemContext,
   w: With,
   state: Observed,
   peers: readonly string[],
-): Promise<string> {
-  const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
-  const run = await startWorkflow(ctx, w.coordinator, match(state.dars), (client) =>
-    client.distributeDars(
-      {
-        dar_files: state.dars.map((d) => ({ filename: d.filename, data: d.data.toString('base64') })),
-        peer_ids: peers.map((p) => participantOf(ctx, p)),
-      },
-      { signal: ctx.signal },
-    ),
-  );
-  ctx.progress(`${run.instance_name}: started on ${w.coordinator} for ${peers.join(', ')}`);
-  await acceptInvitations(ctx, peers, run.instance_name, limit);
-  await waitForRun(ctx, w.coordinator, run.instance_name, limit);
-  return run.instance_name;
+): Promise<string | null> {
+  const outcome = await startWorkflow(ctx, {
+    node: w.coordinator,
+    match: match(state.dars),
+    observed: state.around,
+    watch: w.peers,
+    reached: async () => lacking(w, await observeDars(ctx, w)).size === 0,
+    start: (client) =>
+      client.distributeDars(
+        {
+          dar_files: state.dars.map((d) => ({ filename: d.filename, data: d.data.toString('base64') })),
+          peer_ids: peers.map((p) => participantOf(ctx, p)),
+        },
+        { signal: ctx.signal },
+      ),
+  });
+  if (outcome.outcome === 'reached') return null;
+  if (outcome.outcome === 'started')
+    ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator} for ${peers.join(', ')}`);
+  return (await follow(ctx, w, outcome.at, outcome.competitors)).instance_name;
 }

@@ -74,7 +74,7 @@ export const dpmKick = defineStep<With, MembershipState>({
   outputs: membershipOutputs,
   needsTarget: true,
   check: membershipCheck,
-  observe: (ctx, w) => observeMembership(ctx, w, membershipCheck),
+  observe: (ctx, w) => observeMembership(kickSpec, ctx, w),
   plan: (w, s) => planMembership(kickSpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(kickSpec, ctx, w, s),
   reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),

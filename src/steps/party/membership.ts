@@ -1,9 +1,12 @@
 /**
  * The three changes of an existing party's membership or threshold — kick, add-party, change-threshold — share
- * one flow (dpm-api.md §5.2–5.4, §12a): observe the party live on the coordinator and the runs it holds for the
- * party; in sync when members and threshold are as declared; otherwise adopt the same change in flight, retry it
- * when its failure is safe, or start it once the coordinator's party cache holds every member and owner key (the
- * start checks read the cache); accept on the invitees this target controls; wait; verify on every member node.
+ * one flow (dpm-api.md §5.2–5.4, §12a): observe the party live on the coordinator, the runs the coordinator holds
+ * for the party and the runs the other member nodes coordinate for it; in sync when members and threshold are as
+ * declared and no run of this change is still in flight; otherwise follow the same change in flight (on any
+ * member), retry it when its failure is safe, or start it once the coordinator's party cache holds every member
+ * and owner key (the start checks read the cache). Another change of the party in flight on any member is refused
+ * with who makes it, and one that appears while this step waits stops the wait. Accept on the invitees this
+ * target controls; wait; verify on every member node.
  */
 import type { DpmClient } from '../../clients/dpm.js';
 import type {
@@ -12,7 +15,7 @@ import type {
   WorkflowResponse,
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
-import { StepError } from '../../errors.js';
+import { ServiceError, StepError } from '../../errors.js';
 import type {
   Change,
   Intent,
@@ -32,32 +35,39 @@ import {
   enforceChecks,
   explainFailure,
   hasOwnerKeys,
-  inFlightRun,
   membersOf,
-  namer,
   nodeNameSchema,
   partyRefSchema,
   participantRef,
   refused,
-  resolveParty,
+  retryChange,
   sameSet,
   thresholdSchema,
   timeoutSchema,
   type Namer,
-  retryChange,
 } from './party-common.js';
 import {
+  Competitors,
   acceptInvitations,
+  allOrNone,
+  changeOf,
   describeRun,
-  findRuns,
   isControlled,
+  listRuns,
+  namerOf,
   nodeOfParticipant,
   participantOf,
+  pendingOf,
   readParty,
+  rivalError,
+  rivalOf,
   startWorkflow,
   startedRun,
   waitForParty,
   waitForRun,
+  concerns,
+  type NodeRun,
+  type RunMatch,
 } from './workflow.js';
 
 export const MEMBERSHIP_TIMEOUT = '15m';
@@ -90,7 +100,7 @@ export interface MembershipWith {
   timeout?: string | number;
 }
 
-/** What the coordinator shows now. */
+/** What the coordinator and the other member nodes show now. */
 export interface MembershipState {
   partyId: string;
   coordinatorId: string;
@@ -99,6 +109,10 @@ export interface MembershipState {
   party: DecentralizedParty;
   /** runs on the coordinator that concern this party, either role, newest first */
   runs: WorkflowRun[];
+  /** coordinator runs that concern this party on the coordinator and the other member nodes, newest first */
+  around: NodeRun[];
+  /** the other member nodes of the target (with the one added): read, never written */
+  watch: string[];
   /** participant ids in the coordinator's peers table */
   peers: string[];
   /** node names of the participants the target knows */
@@ -135,35 +149,47 @@ export function membershipCheck(w: MembershipWith, target: Target | undefined): 
   return f.list;
 }
 
-export async function observeMembership(
+export async function observeMembership<W extends MembershipWith>(
+  spec: MembershipKind<W>,
   ctx: StepContext,
-  w: MembershipWith,
-  check: (w: MembershipWith, target: Target | undefined) => StaticFinding[],
+  w: W,
 ): Promise<MembershipState> {
-  enforceChecks(ctx, w, check);
-  const partyId = await resolveParty(ctx, w.coordinator, w.party);
-  const party = await readParty(ctx, w.coordinator, { id: partyId }, true);
+  enforceChecks(ctx, w, membershipCheck);
+  const byId = w.party.includes('::');
+  const party = await readParty(ctx, w.coordinator, byId ? { id: w.party } : { prefix: w.party }, true);
   if (!party) {
-    throw new StepError(`${w.coordinator} does not see the party ${partyId}`, {
-      hint: `only a member can coordinate a change: choose a coordinator that is a member of ${partyId}`,
-    });
+    throw new StepError(
+      byId
+        ? `${w.coordinator} does not see the party ${w.party}`
+        : `${w.coordinator} knows no decentralized party with the prefix '${w.party}'`,
+      {
+        hint: `only a member can coordinate a change: choose a coordinator that is a member of ${w.party}, and check the party's id or prefix`,
+      },
+    );
   }
-  const dpm = ctx.clients.dpm(w.coordinator);
-  const { runs } = await dpm.workflows({ signal: ctx.signal });
-  const { peers } = await dpm.networkConfig({ signal: ctx.signal });
+  const partyId = party.party_id;
   const memberId = w.member === undefined ? undefined : participantRef(ctx, w.member);
+  const watch = [...membersOf(party), ...(memberId ? [memberId] : [])]
+    .map((p) => nodeOfParticipant(ctx, p))
+    .filter((n): n is string => n !== undefined && n !== w.coordinator);
+  const [listed, { peers }] = await Promise.all([
+    listRuns(ctx, w.coordinator, watch),
+    ctx.clients.dpm(w.coordinator).networkConfig({ signal: ctx.signal }),
+  ]);
   const ids = new Set([
     ...membersOf(party),
     ...peers.map((p) => p.participant_id),
     ...(memberId ? [memberId] : []),
   ]);
-  const name = namer(ctx);
+  const name = namerOf(ctx);
   return {
     partyId,
     coordinatorId: participantOf(ctx, w.coordinator),
     memberId,
     party,
-    runs: runs.filter((r) => r.dec_party_id === partyId).sort((a, b) => b.created_at - a.created_at),
+    runs: listed.filter((r) => r.node === w.coordinator && r.run.dec_party_id === partyId).map((r) => r.run),
+    around: listed.filter((r) => concerns(r.run, matchOf(spec, w, partyId))),
+    watch,
     peers: peers.map((p) => p.participant_id),
     names: Object.fromEntries([...ids].map((p) => [p, name(p)])),
     external: [...ids].filter((p) => {
@@ -173,40 +199,75 @@ export async function observeMembership(
   };
 }
 
+/** The runs this change is about: its kind and party; the same change as the spec says. */
+function matchOf<W extends MembershipWith>(
+  spec: MembershipKind<W>,
+  w: W,
+  partyId: string,
+  s?: MembershipState,
+): RunMatch {
+  return {
+    kind: spec.kind,
+    party: partyId,
+    ...(s ? { same: (run: WorkflowRun) => spec.sameChange(run, w, s) } : {}),
+  };
+}
+
 type Decision =
   | { action: 'in-sync'; outputs: Outputs }
   | { action: 'start' }
-  | { action: 'adopt'; run: WorkflowRun }
-  | { action: 'retry'; run: WorkflowRun };
+  | { action: 'adopt'; at: NodeRun }
+  | { action: 'retry'; run: WorkflowRun }
+  /** the coordinator took part in this change as a peer: wait until its row is done */
+  | { action: 'settle'; run: WorkflowRun };
 
 function outputsOf(party: DecentralizedParty): Outputs {
   return { party_id: party.party_id, threshold: party.threshold, members: membersOf(party) };
 }
 
+function declared<W extends MembershipWith>(
+  spec: MembershipKind<W>,
+  w: W,
+  s: MembershipState,
+  party: DecentralizedParty,
+): boolean {
+  return sameSet(membersOf(party), spec.membersAfter(s)) && party.threshold === w.threshold;
+}
+
 function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: MembershipState): Decision {
   const name: Namer = (p) => s.names[p] ?? p;
-  const after = spec.membersAfter(s);
-  const current = membersOf(s.party);
-  if (sameSet(current, after)) {
-    if (s.party.threshold === w.threshold) return { action: 'in-sync', outputs: outputsOf(s.party) };
-    if (spec.kind !== 'ChangeThreshold') {
-      throw new StepError(
-        `${spec.describe(w, name, s)}: the members are already as declared, but the threshold is ${s.party.threshold}, not ${w.threshold}`,
-        {
-          hint: `set the threshold with dpm.change-threshold (threshold: ${w.threshold}), or declare threshold ${s.party.threshold} here`,
-        },
-      );
-    }
+  const match = matchOf(spec, w, s.partyId, s);
+  // a run of this very change still in flight: the step is done only once it is (the next change would be refused)
+  const pending = pendingOf(s.around, match, w.coordinator);
+  const peerRow = s.runs.find(
+    (r) => r.role === 'Peer' && r.status === 'inprogress' && r.kind === spec.kind && spec.sameChange(r, w, s),
+  );
+  if (declared(spec, w, s, s.party)) {
+    if (pending) return { action: 'adopt', at: pending };
+    if (peerRow) return { action: 'settle', run: peerRow };
+    return { action: 'in-sync', outputs: outputsOf(s.party) };
   }
+  if (sameSet(membersOf(s.party), spec.membersAfter(s)) && spec.kind !== 'ChangeThreshold') {
+    throw new StepError(
+      `${spec.describe(w, name, s)}: the members are already as declared, but the threshold is ${s.party.threshold}, not ${w.threshold}`,
+      {
+        hint: `set the threshold with dpm.change-threshold (threshold: ${w.threshold}), or declare threshold ${s.party.threshold} here`,
+      },
+    );
+  }
+  // another change of the party in flight on any member: two coordinators changing one party race each other
+  const rival = rivalOf(s.around, match);
+  if (rival) throw rivalError(match, rival, name);
+  if (pending) return { action: 'adopt', at: pending };
   // the DPM refuses a start while any run of the party is in flight on the node, in either role (§5)
   const busy = s.runs.find((r) => r.status === 'inprogress');
   if (busy) {
-    if (busy.role === 'Coordinator' && busy.kind === spec.kind && spec.sameChange(busy, w, s))
-      return { action: 'adopt', run: busy };
+    if (busy.role === 'Peer' && busy.kind === spec.kind && spec.sameChange(busy, w, s))
+      return { action: 'settle', run: busy };
     throw new StepError(
       `party ${s.partyId} already has a ${busy.kind} workflow in flight on ${w.coordinator}: ${describeRun(busy)}`,
       {
-        hint: `only one change of a party runs at a time: wait for it, or cancel it with a dpm.workflow step ({ node: ${w.coordinator}, instance: ${busy.instance_name}, action: cancel })`,
+        hint: `only one change of a party runs at a time: wait for it, or cancel it on its coordinator (${busy.role === 'Coordinator' ? `dpm.workflow { node: ${w.coordinator}, instance: ${busy.instance_name}, action: cancel }` : `${busy.coordinator_name ?? 'the node that started it'}, run ${busy.coordinator_instance ?? '?'}`})`,
       },
     );
   }
@@ -245,8 +306,21 @@ export function planMembership<W extends MembershipWith>(
         changes: [
           {
             action: 'wait',
-            summary: `adopt ${describeRun(decision.run)} (${what}) and wait for it`,
-            details,
+            summary:
+              decision.at.node === w.coordinator
+                ? `adopt ${describeRun(decision.at.run)} (${what}) and wait for it`
+                : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, name)}): the same change, coordinated there; accept it on the controlled members and wait for it`,
+            details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
+          },
+        ],
+      };
+    case 'settle':
+      return {
+        changes: [
+          {
+            action: 'wait',
+            summary: `wait for ${describeRun(decision.run)} on ${w.coordinator} (${what}, taken part in as a peer) to finish`,
+            details: { ...details, instance: decision.run.instance_name },
           },
         ],
       };
@@ -294,46 +368,122 @@ export async function applyMembership<W extends MembershipWith>(
   const decision = decide(spec, w, s);
   if (decision.action === 'in-sync') return decision.outputs;
   const coordinator = w.coordinator;
-  const dpm = ctx.clients.dpm(coordinator);
-  let run: WorkflowRun | undefined = decision.action === 'start' ? undefined : decision.run;
-  if (decision.action === 'retry') {
-    await ctx.record({ action: 'retry-workflow', node: coordinator, instance: decision.run.instance_name });
-    try {
-      await dpm.retryWorkflow(decision.run.instance_name, { signal: ctx.signal });
-    } catch (error) {
-      throw refused(`${coordinator} refused to retry ${decision.run.instance_name}`, error);
+  const match = matchOf(spec, w, s.partyId, s);
+  const members = [coordinator, ...s.watch];
+  let followed: { at: NodeRun; competitors: Competitors } | undefined;
+  switch (decision.action) {
+    case 'settle':
+      await waitForRun(ctx, coordinator, decision.run.instance_name, deadline.remaining());
+      break;
+    case 'adopt':
+      followed = { at: decision.at, competitors: new Competitors(match, members, decision.at) };
+      break;
+    case 'retry': {
+      const at = { node: coordinator, run: decision.run };
+      await ctx.record({ action: 'retry-workflow', node: coordinator, instance: decision.run.instance_name });
+      try {
+        await ctx.clients.dpm(coordinator).retryWorkflow(decision.run.instance_name, { signal: ctx.signal });
+      } catch (error) {
+        throw refused(`${coordinator} refused to retry ${decision.run.instance_name}`, error);
+      }
+      followed = { at, competitors: new Competitors(match, members, at) };
+      break;
     }
+    case 'start':
+      followed = await startOnce(spec, ctx, w, s, match, deadline);
+      break;
   }
-  for (let attempt = 1; run === undefined; attempt++) {
+  if (followed) await follow(ctx, followed.at, followed.competitors, deadline);
+  const after = spec.membersAfter(s);
+  const verifyOn = after.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
+  const views = await waitForParty(
+    ctx,
+    verifyOn,
+    { id: s.partyId },
+    (party) => party !== undefined && declared(spec, w, s, party) && hasOwnerKeys(party),
+    deadline.remaining(),
+    `party ${s.partyId} with members ${after.map(namerOf(ctx)).join(', ')} and threshold ${w.threshold}`,
+    followed?.competitors,
+  );
+  const seen = views.get(coordinator) ?? [...views.values()][0];
+  if (!seen) throw new StepError(`no member node of the target shows ${s.partyId}`);
+  return outputsOf(seen);
+}
+
+/**
+ * Start the change once the coordinator's party cache is ready (the start checks read it); a start refused
+ * because the cache was rewritten meanwhile is tried again. Undefined when the party reached the declared state
+ * meanwhile (another operator's run): there is nothing to follow.
+ */
+async function startOnce<W extends MembershipWith>(
+  spec: MembershipKind<W>,
+  ctx: ItemContext,
+  w: W,
+  s: MembershipState,
+  match: RunMatch,
+  deadline: Deadline,
+): Promise<{ at: NodeRun; competitors: Competitors } | undefined> {
+  for (let attempt = 1; ; attempt++) {
     await cacheReady(ctx, w, s, deadline);
     try {
-      run = await startWorkflow(ctx, coordinator, { kind: spec.kind, party: s.partyId }, (client) =>
-        spec.start(client, w, s, ctx.signal),
-      );
+      const outcome = await startWorkflow(ctx, {
+        node: w.coordinator,
+        match,
+        observed: s.around,
+        watch: s.watch,
+        reached: async () => {
+          const party = await partyNow(spec, ctx, w, s);
+          return party !== undefined && declared(spec, w, s, party);
+        },
+        start: (client) => spec.start(client, w, s, ctx.signal),
+      });
+      return outcome.outcome === 'reached' ? undefined : outcome;
     } catch (error) {
       if (cacheStale(error) && attempt < CACHE_ATTEMPTS) {
-        ctx.progress(`${coordinator}'s party cache changed under the start; reading it again`);
+        ctx.progress(`${w.coordinator}'s party cache changed under the start; reading it again`);
         continue;
       }
-      const inFlight = inFlightRun(error);
-      if (inFlight) {
-        const [same] = (await findRuns(ctx, coordinator, { kind: spec.kind, party: s.partyId })).filter(
-          (r) =>
-            r.instance_name === inFlight.instance && r.status === 'inprogress' && spec.sameChange(r, w, s),
-        );
-        if (same) {
-          run = same;
-          continue;
-        }
-      }
-      throw refused(`${coordinator} refused to start ${spec.describe(w, namer(ctx), s)}`, error);
+      throw refused(`${w.coordinator} refused to start ${spec.describe(w, namerOf(ctx), s)}`, error);
     }
   }
-  const instance = run.instance_name;
-  const invitees = spec.invitees(s);
-  const nodes = invitees.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
+}
+
+/**
+ * The party as it is now, read live on a member that stays a member, not on the coordinator: a live read
+ * rewrites the coordinator's cache in the background, without the other members' owner keys for a moment, and
+ * the start checks read that cache (§4). With no such member (or none that answers), the coordinator's cache.
+ */
+async function partyNow<W extends MembershipWith>(
+  spec: MembershipKind<W>,
+  ctx: StepContext,
+  w: W,
+  s: MembershipState,
+): Promise<DecentralizedParty | undefined> {
+  const staying = spec.membersAfter(s).filter((p) => membersOf(s.party).includes(p));
+  const others = s.watch.filter((n) => staying.includes(participantOf(ctx, n)));
+  for (const node of others) {
+    try {
+      return await readParty(ctx, node, { id: s.partyId }, true);
+    } catch (error) {
+      if (!(error instanceof ServiceError) || ctx.signal.aborted) throw error;
+      ctx.log('warn', `could not read ${s.partyId} on ${node} (${error.message}); asking another member`);
+    }
+  }
+  return readParty(ctx, w.coordinator, { id: s.partyId }, false);
+}
+
+/** Accept the run on the invitees this target controls, then wait for it; a competing run stops both. */
+async function follow(
+  ctx: ItemContext,
+  at: NodeRun,
+  competitors: Competitors,
+  deadline: Deadline,
+): Promise<void> {
+  const instance = at.run.instance_name;
+  const invited = at.run.expected_peers;
+  const nodes = invited.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
   const others = [
-    ...invitees.filter((p) => nodeOfParticipant(ctx, p) === undefined),
+    ...invited.filter((p) => nodeOfParticipant(ctx, p) === undefined),
     ...nodes.filter((n) => !isControlled(ctx, n)),
   ];
   if (others.length > 0)
@@ -342,30 +492,17 @@ export async function applyMembership<W extends MembershipWith>(
     );
   try {
     // at once on every invitee: a kick may reach its quorum before all of them joined
-    await Promise.all(
-      nodes.map((n) => acceptInvitations(ctx, [n], instance, deadline.remaining(), coordinator)),
+    await allOrNone(
+      ctx,
+      nodes.map(
+        (n) => (each: ItemContext) =>
+          acceptInvitations(each, [n], instance, deadline.remaining(), at.node, competitors),
+      ),
     );
-    await waitForRun(ctx, coordinator, instance, deadline.remaining());
+    await waitForRun(ctx, at.node, instance, deadline.remaining(), competitors);
   } catch (error) {
-    throw await explainFailure(ctx, coordinator, instance, error);
+    throw await explainFailure(ctx, at.node, instance, error);
   }
-  const after = spec.membersAfter(s);
-  const verifyOn = after.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
-  const views = await waitForParty(
-    ctx,
-    verifyOn,
-    { id: s.partyId },
-    (party) =>
-      party !== undefined &&
-      sameSet(membersOf(party), after) &&
-      party.threshold === w.threshold &&
-      hasOwnerKeys(party),
-    deadline.remaining(),
-    `party ${s.partyId} with members ${after.map(namer(ctx)).join(', ')} and threshold ${w.threshold}`,
-  );
-  const seen = views.get(coordinator) ?? [...views.values()][0];
-  if (!seen) throw new StepError(`no member node of the target shows ${s.partyId}`);
-  return outputsOf(seen);
 }
 
 export async function reconcileMembership(

@@ -29,7 +29,7 @@ import {
   nodeListSchema,
   timeoutSchema,
 } from './party-common.js';
-import { POLL_MS, isControlled, targetNode } from './workflow.js';
+import { POLL_MS, isControlled, readEach, targetNode } from './workflow.js';
 
 /** The first DPM version whose Noise wire format concurrent workflows need (§5 version gate). */
 export const MIN_DPM_VERSION = '0.1.9';
@@ -193,10 +193,19 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   const nodes = meshNodes(w, ctx);
   const desired: Entry[] = [];
   const views: Record<string, NodeView> = {};
-  for (const node of nodes) {
+  // every node's four reads at once, the nodes in parallel
+  const answers = await readEach(ctx, nodes, (node) => {
     const dpm = ctx.clients.dpm(node);
-    const keys = await dpm.keysStatus({ signal: ctx.signal });
-    const config = await dpm.nodeConfig({ signal: ctx.signal });
+    const signal = { signal: ctx.signal };
+    return Promise.all([
+      dpm.keysStatus(signal),
+      dpm.nodeConfig(signal),
+      dpm.networkConfig(signal),
+      dpm.participantsStatus(signal),
+    ]);
+  });
+  for (const [i, node] of nodes.entries()) {
+    const [keys, config, table, statuses] = answers[i]!;
     const expected = targetNode(ctx, node).participantId;
     if (config.node.participant_id !== expected) {
       throw new StepError(
@@ -216,11 +225,7 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
       port: config.node.port,
       public_key: keys.public_key,
     });
-    views[node] = {
-      controlled: isControlled(ctx, node),
-      table: (await dpm.networkConfig({ signal: ctx.signal })).peers,
-      statuses: (await dpm.participantsStatus({ signal: ctx.signal })).statuses,
-    };
+    views[node] = { controlled: isControlled(ctx, node), table: table.peers, statuses: statuses.statuses };
   }
   return { desired, views };
 }
@@ -331,14 +336,19 @@ async function waitFor(
 
 /** node × peer connectivity, as each node reports it, for the failure message. */
 async function matrix(ctx: StepContext, desired: readonly Entry[]): Promise<string> {
-  const rows: string[] = [];
-  for (const entry of desired) {
-    let answer: ParticipantsStatusResponse | undefined;
+  const answers = await readEach(ctx, desired, async (entry) => {
     try {
-      answer = await ctx.clients.dpm(entry.name).participantsStatus({ signal: ctx.signal });
+      return await ctx.clients.dpm(entry.name).participantsStatus({ signal: ctx.signal });
     } catch (error) {
       if (!(error instanceof LedgerbookError)) throw error;
-      rows.push(`  ${entry.name}: no answer (${error.message})`);
+      return error;
+    }
+  });
+  const rows: string[] = [];
+  for (const [i, entry] of desired.entries()) {
+    const answer: ParticipantsStatusResponse | LedgerbookError | undefined = answers[i];
+    if (answer === undefined || answer instanceof LedgerbookError) {
+      rows.push(`  ${entry.name}: no answer (${answer?.message ?? 'none'})`);
       continue;
     }
     const byId = new Map(answer.statuses.map((s) => [s.id, s]));
@@ -366,6 +376,16 @@ export const dpmNetwork = defineStep<With, Observed, string>({
   items: (w, ctx) => meshNodes(w, ctx).map((node) => ({ key: node, value: node })),
   observe,
   plan,
+  // a peer's measured latency differs on every look and decides nothing
+  planState: (state) => ({
+    ...state,
+    views: Object.fromEntries(
+      Object.entries(state.views).map(([node, view]) => [
+        node,
+        { ...view, statuses: view.statuses.map(({ latency_ms: _latency, ...status }) => status) },
+      ]),
+    ),
+  }),
   apply: (ctx, w, item, _plan, state) => apply(ctx, w, item, state),
   // POST /network-config replaces the whole table: doing it again is harmless, so a crash is settled by observing
   reconcile: () => Promise.resolve({ status: 'not-done', note: 'the peers table is observed again' }),

@@ -1,9 +1,10 @@
 /**
  * dpm.onboard-party — create a decentralized party across operator nodes (dpm-api.md §5.1, §12a "Onboard party"):
  * in sync when a party with the prefix exists whose members are exactly the coordinator and the peers, with the
- * declared threshold. Otherwise: adopt an onboarding of that prefix in progress, retry a failed one only when it
- * is safe, or start one; accept on the peers this target controls; wait for the run; then wait until every member
- * node sees the party with all members and their owner keys.
+ * declared threshold, and no onboarding of it is still in flight. Otherwise: adopt the same onboarding in
+ * progress (on the coordinator or another member), retry a failed one only when it is safe, or start one; accept
+ * on the peers this target controls; wait for the run; then wait until every member node sees the party with all
+ * members and their owner keys. Another onboarding of the prefix in flight on a member is refused.
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import type { DecentralizedParty, OnboardingMeshErrorResponse, WorkflowRun } from '../../clients/dpm-wire.js';
@@ -41,16 +42,24 @@ import {
   retryChange,
 } from './party-common.js';
 import {
+  Competitors,
   acceptInvitations,
+  changeOf,
   describeRun,
-  findRuns,
   isControlled,
   participantOf,
+  pendingOf,
+  readEach,
   readParty,
+  rivalError,
+  rivalOf,
+  runsAround,
   startWorkflow,
   startedRun,
   waitForParty,
   waitForRun,
+  type NodeRun,
+  type RunMatch,
 } from './workflow.js';
 
 const DEFAULT_TIMEOUT = '10m';
@@ -91,6 +100,8 @@ interface Observed {
   elsewhere: { node: string; party: DecentralizedParty } | undefined;
   /** the newest onboarding run of the prefix on the coordinator */
   run: WorkflowRun | undefined;
+  /** onboarding runs of the prefix on the coordinator and the peers, newest first */
+  around: NodeRun[];
   /** what the plan explains with: node names of the participants */
   names: Record<string, string>;
   /** peers whose invitation this target cannot accept (controlled: false) */
@@ -100,7 +111,7 @@ interface Observed {
 type Decision =
   | { action: 'in-sync'; outputs: Outputs }
   | { action: 'start' }
-  | { action: 'adopt'; run: WorkflowRun }
+  | { action: 'adopt'; at: NodeRun }
   | { action: 'retry'; run: WorkflowRun }
   | { action: 'verify'; run: WorkflowRun };
 
@@ -154,26 +165,39 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   enforceChecks(ctx, w, check);
   const members = [w.coordinator, ...w.peers].map((n) => participantOf(ctx, n));
   const names = Object.fromEntries(members.map((p) => [p, nameOf(ctx, p)]));
-  const party = await readParty(ctx, w.coordinator, { prefix: w.prefix }, true);
+  const [party, around] = await Promise.all([
+    readParty(ctx, w.coordinator, { prefix: w.prefix }, true),
+    runsAround(ctx, w.coordinator, w.peers, { kind: 'Onboarding', prefix: w.prefix }),
+  ]);
   let elsewhere: Observed['elsewhere'];
   if (!party) {
-    for (const node of w.peers) {
-      const seen = await readParty(ctx, node, { prefix: w.prefix }, true);
-      if (seen) {
-        elsewhere = { node, party: seen };
-        break;
-      }
-    }
+    const seen = await readEach(ctx, w.peers, (node) => readParty(ctx, node, { prefix: w.prefix }, true));
+    const at = seen.findIndex((p) => p !== undefined);
+    const node = w.peers[at];
+    const found = seen[at];
+    if (node !== undefined && found !== undefined) elsewhere = { node, party: found };
   }
-  const [run] = await findRuns(ctx, w.coordinator, { kind: 'Onboarding', prefix: w.prefix });
   return {
     members,
     threshold: w.threshold ?? defaultThreshold(members.length),
     party,
     elsewhere,
-    run,
+    run: around.find((r) => r.node === w.coordinator)?.run,
+    around,
     names,
     uncontrolled: w.peers.filter((p) => !isControlled(ctx, p)),
+  };
+}
+
+/** Onboardings of the prefix; the same one has the declared members (its coordinator and invitees) and threshold. */
+function matchOf(w: With, state: Pick<Observed, 'members' | 'threshold'>): RunMatch {
+  const nodes = [w.coordinator, ...w.peers];
+  return {
+    kind: 'Onboarding',
+    prefix: w.prefix,
+    same: (run, node) =>
+      sameSet([state.members[nodes.indexOf(node)] ?? node, ...run.expected_peers], state.members) &&
+      (typeof run.new_threshold !== 'number' || run.new_threshold === state.threshold),
   };
 }
 
@@ -181,8 +205,14 @@ function decide(w: With, state: Observed): Decision {
   const name = (p: string): string => state.names[p] ?? p;
   const declared = `members ${state.members.map(name).join(', ')} and threshold ${state.threshold}`;
   const existing = state.party ?? state.elsewhere?.party;
-  if (state.party && matches(state, state.party))
-    return { action: 'in-sync', outputs: outputsOf(w, state.party) };
+  const match = matchOf(w, state);
+  // an onboarding of this very party still in flight: done only once it is
+  const pending = pendingOf(state.around, match, w.coordinator);
+  if (state.party && matches(state, state.party)) {
+    return pending
+      ? { action: 'adopt', at: pending }
+      : { action: 'in-sync', outputs: outputsOf(w, state.party) };
+  }
   if (existing) {
     const have = membersOf(existing);
     const adds = state.members.filter((m) => !have.includes(m)).map(name);
@@ -202,22 +232,16 @@ function decide(w: With, state: Observed): Decision {
       },
     );
   }
+  // another onboarding of the prefix in flight (other members, or coordinated by a peer)
+  const rival = rivalOf(state.around, match);
+  if (rival) throw rivalError(match, rival, name);
+  if (pending) return { action: 'adopt', at: pending };
   const run = state.run;
-  if (run && !sameSet(run.expected_peers, state.members.slice(1))) {
-    if (run.status === 'inprogress') {
-      throw new StepError(
-        `${describeRun(run)} on ${w.coordinator} invites ${run.expected_peers.map(name).join(', ')}, not ${state.members.slice(1).map(name).join(', ')}`,
-        {
-          hint: `wait for it, or cancel it with a dpm.workflow step ({ node: ${w.coordinator}, instance: ${run.instance_name}, action: cancel })`,
-        },
-      );
-    }
-    return { action: 'start' };
-  }
+  if (run && !match.same?.(run, w.coordinator)) return { action: 'start' };
   const earlier = earlierRun(name, w.coordinator, run);
   switch (earlier.verdict) {
     case 'adopt':
-      return { action: 'adopt', run: earlier.run };
+      return { action: 'adopt', at: { node: w.coordinator, run: earlier.run } };
     case 'retry':
       return { action: 'retry', run: earlier.run };
     case 'blocked':
@@ -252,8 +276,11 @@ function plan(w: With, state: Observed): { changes: Change[]; outputs?: Outputs 
         changes: [
           {
             action: 'wait',
-            summary: `adopt ${describeRun(decision.run)} on ${w.coordinator} and wait for it${others}`,
-            details: { ...details, instance: decision.run.instance_name },
+            summary:
+              decision.at.node === w.coordinator
+                ? `adopt ${describeRun(decision.at.run)} on ${w.coordinator} and wait for it${others}`
+                : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, (p) => state.names[p] ?? p)}): the same onboarding, coordinated there; accept it and wait for it${others}`,
+            details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
           },
         ],
       };
@@ -293,48 +320,47 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
   const decision = decide(w, state);
   if (decision.action === 'in-sync') return decision.outputs;
   const coordinator = w.coordinator;
-  let run: WorkflowRun;
-  if (decision.action === 'start') {
-    try {
-      run = await startWorkflow(ctx, coordinator, { kind: 'Onboarding', prefix: w.prefix }, (dpm) =>
-        dpm.startOnboarding(
-          { party_id_prefix: w.prefix, peer_ids: state.members.slice(1), threshold: state.threshold },
-          { signal: ctx.signal },
-        ),
-      );
-    } catch (error) {
-      if (
-        error instanceof ServiceError &&
-        error.status === 422 &&
-        wireProblems(onboardingMeshErrorResponseSchema, error.body).length === 0
-      ) {
-        throw meshError(ctx, coordinator, error);
+  const match = matchOf(w, state);
+  let followed: { at: NodeRun; competitors: Competitors } | undefined;
+  switch (decision.action) {
+    case 'start':
+      followed = await start(ctx, w, state, match);
+      break;
+    case 'adopt':
+      followed = {
+        at: decision.at,
+        competitors: new Competitors(match, [coordinator, ...w.peers], decision.at),
+      };
+      break;
+    case 'retry': {
+      const { run } = decision;
+      await ctx.record({ action: 'retry-workflow', node: coordinator, instance: run.instance_name });
+      try {
+        await ctx.clients.dpm(coordinator).retryWorkflow(run.instance_name, { signal: ctx.signal });
+      } catch (error) {
+        throw refused(`${coordinator} refused to retry ${run.instance_name}`, error);
       }
-      throw refused(`${coordinator} refused to start the onboarding of '${w.prefix}'`, error);
+      const at = { node: coordinator, run };
+      followed = { at, competitors: new Competitors(match, [coordinator, ...w.peers], at) };
+      break;
     }
-  } else {
-    run = decision.run;
+    case 'verify':
+      break;
   }
-  if (decision.action === 'retry') {
-    await ctx.record({ action: 'retry-workflow', node: coordinator, instance: run.instance_name });
-    try {
-      await ctx.clients.dpm(coordinator).retryWorkflow(run.instance_name, { signal: ctx.signal });
-    } catch (error) {
-      throw refused(`${coordinator} refused to retry ${run.instance_name}`, error);
-    }
-  }
-  const instance = run.instance_name;
-  if (decision.action !== 'verify') {
+  if (followed) {
+    const { at, competitors } = followed;
+    const instance = at.run.instance_name;
     const others = w.peers.filter((p) => !isControlled(ctx, p));
     if (others.length > 0)
       ctx.progress(
         `${instance}: waiting for the operators of ${others.join(', ')} to accept (not controlled here)`,
       );
+    const invited = [coordinator, ...w.peers].filter((n) => n !== at.node);
     try {
-      await acceptInvitations(ctx, w.peers, instance, deadline.remaining(), coordinator);
-      await waitForRun(ctx, coordinator, instance, deadline.remaining());
+      await acceptInvitations(ctx, invited, instance, deadline.remaining(), at.node, competitors);
+      await waitForRun(ctx, at.node, instance, deadline.remaining(), competitors);
     } catch (error) {
-      throw await explainFailure(ctx, coordinator, instance, error);
+      throw await explainFailure(ctx, at.node, instance, error);
     }
   }
   const views = await waitForParty(
@@ -344,11 +370,48 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
     (party) => party !== undefined && matches(state, party) && hasOwnerKeys(party),
     deadline.remaining(),
     `party '${w.prefix}' with members ${namesOf(ctx, state.members)} (threshold ${state.threshold}) and every owner key`,
+    followed?.competitors,
   );
   const seen = views.get(coordinator);
   if (!seen) throw new StepError(`${coordinator} does not show party '${w.prefix}'`);
   ctx.log('info', `${w.prefix}: ${describeParty(ctx, seen)} seen by ${[coordinator, ...w.peers].join(', ')}`);
   return outputsOf(w, seen);
+}
+
+/** Start the onboarding once (see startWorkflow); undefined when the party appeared meanwhile. */
+async function start(
+  ctx: ItemContext,
+  w: With,
+  state: Observed,
+  match: RunMatch,
+): Promise<{ at: NodeRun; competitors: Competitors } | undefined> {
+  try {
+    const outcome = await startWorkflow(ctx, {
+      node: w.coordinator,
+      match,
+      observed: state.around,
+      watch: w.peers,
+      reached: async () => {
+        const party = await readParty(ctx, w.coordinator, { prefix: w.prefix }, true);
+        return party !== undefined && matches(state, party);
+      },
+      start: (dpm) =>
+        dpm.startOnboarding(
+          { party_id_prefix: w.prefix, peer_ids: state.members.slice(1), threshold: state.threshold },
+          { signal: ctx.signal },
+        ),
+    });
+    return outcome.outcome === 'reached' ? undefined : outcome;
+  } catch (error) {
+    if (
+      error instanceof ServiceError &&
+      error.status === 422 &&
+      wireProblems(onboardingMeshErrorResponseSchema, error.body).length === 0
+    ) {
+      throw meshError(ctx, w.coordinator, error);
+    }
+    throw refused(`${w.coordinator} refused to start the onboarding of '${w.prefix}'`, error);
+  }
 }
 
 export const dpmOnboardParty = defineStep<With, Observed>({

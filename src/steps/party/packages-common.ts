@@ -16,6 +16,7 @@ import { parseDuration } from '../../playbook/duration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';
+import { readEach } from './workflow.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Schema pieces
@@ -319,10 +320,10 @@ export async function readNodePackages(
   wanted: readonly PackageRef[],
   showUploaded: boolean,
 ): Promise<Map<string, NodePackages>> {
-  const seen = new Map<string, NodePackages>();
-  for (const node of nodes) {
-    seen.set(node, { vetted: await ctx.clients.dpm(node).vettedPackages({ signal: ctx.signal }) });
-  }
+  const vetted = await readEach(ctx, nodes, (node) =>
+    ctx.clients.dpm(node).vettedPackages({ signal: ctx.signal }),
+  );
+  const seen = new Map<string, NodePackages>(nodes.map((node, i) => [node, { vetted: vetted[i] ?? [] }]));
   if (showUploaded) await addUploaded(ctx, seen, wanted);
   return seen;
 }
@@ -333,9 +334,11 @@ export async function addUploaded(
   seen: Map<string, NodePackages>,
   wanted: readonly PackageRef[],
 ): Promise<void> {
-  for (const [node, state] of seen) {
+  const lacking = [...seen].filter(([, state]) => {
     const ids = new Set(state.vetted.map((v) => v.package_id));
-    if (!wanted.some((p) => !ids.has(p.package_id))) continue;
+    return wanted.some((p) => !ids.has(p.package_id));
+  });
+  await readEach(ctx, lacking, async ([node, state]) => {
     try {
       const uploaded = (await ctx.clients.dpm(node).comparePeers({ signal: ctx.signal })).local_packages;
       seen.set(node, { ...state, uploaded });
@@ -344,7 +347,7 @@ export async function addUploaded(
       if (!(error instanceof ServiceError) || error.retryability === 'ambiguous') throw error;
       ctx.log('warn', `${node}: could not tell uploaded from missing packages (${error.message})`);
     }
-  }
+  });
 }
 
 export function buildMatrix(
@@ -448,6 +451,30 @@ export function checkNode(name: unknown, target: Target | undefined, pointer: st
       hint: didYouMean(name, names) ?? `nodes of this target: ${names.join(', ') || 'none'}`,
     },
   ];
+}
+
+/** check(): a node the step writes to (starts a workflow on) is one this target controls. */
+export function checkControlled(
+  name: unknown,
+  target: Target | undefined,
+  pointer: string,
+  why: string,
+): StaticFinding[] {
+  if (typeof name !== 'string' || hasExpression(name) || target?.nodes?.[name]?.controlled !== false)
+    return [];
+  return [
+    {
+      pointer,
+      message: `${name} is not controlled by this target (controlled: false), but ${why}`,
+      hint: `choose a node this target controls, or let ${name}'s operator run this step`,
+    },
+  ];
+}
+
+/** Run-time counterpart of checkControlled for values that came from expressions. */
+export function requireControlled(target: Target | undefined, name: string, why: string): void {
+  const [finding] = checkControlled(name, target, '', why);
+  if (finding) throw new StepError(finding.message, { hint: finding.hint ?? '' });
 }
 
 /** check(): each literal name in a list exists in the target and is listed once. */

@@ -11,7 +11,9 @@ import { didYouMean } from '../../playbook/closest.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';
-import { describeRun, nodeOfParticipant, readParty } from './workflow.js';
+import { describeRun, namerOf, readParty, type Namer } from './workflow.js';
+
+export type { Namer } from './workflow.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Schema fragments
@@ -160,10 +162,6 @@ export class Deadline {
 // ---------------------------------------------------------------------------------------------------------
 // Names
 
-/** How messages name a participant: its node name when the target has it. */
-export type Namer = (participantId: string) => string;
-
-/** `node2` for a participant of the target, else the participant id itself. */
 /** The nodes a step names, or by default every node of the target this target controls. */
 export function nodesOrControlled(nodes: string[] | undefined, target: Target | undefined): string[] {
   return (
@@ -175,11 +173,7 @@ export function nodesOrControlled(nodes: string[] | undefined, target: Target | 
 }
 
 export function nameOf(ctx: StepContext, participantId: string): string {
-  return nodeOfParticipant(ctx, participantId) ?? participantId;
-}
-
-export function namer(ctx: StepContext): Namer {
-  return (participantId) => nameOf(ctx, participantId);
+  return namerOf(ctx)(participantId);
 }
 
 export function namesOf(ctx: StepContext, participantIds: readonly string[]): string {
@@ -323,14 +317,7 @@ export async function explainFailure(
   if (!(error instanceof StepError)) return error;
   const { runs } = await ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal });
   const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-  return run?.status === 'failed' ? failedRunError(namer(ctx), coordinator, run) : error;
-}
-
-/** A start refused because another run of the same party is in flight (§5 same-party guard). */
-export function inFlightRun(error: unknown): { kind: string; instance: string } | undefined {
-  if (!(error instanceof ServiceError) || error.status !== 409) return undefined;
-  const match = /already has an? (\w+) workflow in flight \(run ([^)]+)\)/.exec(error.serviceMessage ?? '');
-  return match?.[1] && match[2] ? { kind: match[1], instance: match[2] } : undefined;
+  return run?.status === 'failed' ? failedRunError(namerOf(ctx), coordinator, run) : error;
 }
 
 /** A start refused because the coordinator's party cache lacks the members or their owner keys (§5.2–5.4). */

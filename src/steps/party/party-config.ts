@@ -28,7 +28,7 @@ import {
   resolveParty,
   nodesOrControlled,
 } from './party-common.js';
-import { isControlled, targetNode } from './workflow.js';
+import { isControlled, readEach, targetNode } from './workflow.js';
 
 const withSchema = {
   type: 'object',
@@ -177,10 +177,15 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   if (first === undefined) throw new StepError('no node to configure');
   const partyId = await resolveParty(ctx, first, w.party);
   const nodes: Record<string, NodeState> = {};
-  for (const node of names) {
+  const answers = await readEach(ctx, names, (node) => {
     const dpm = ctx.clients.dpm(node);
-    const config = await dpm.partyConfig(partyId, { signal: ctx.signal });
-    const { parties } = await dpm.authStatus({ signal: ctx.signal });
+    return Promise.all([
+      dpm.partyConfig(partyId, { signal: ctx.signal }),
+      dpm.authStatus({ signal: ctx.signal }),
+    ]);
+  });
+  for (const [i, node] of names.entries()) {
+    const [config, { parties }] = answers[i]!;
     nodes[node] = {
       controlled: isControlled(ctx, node),
       member: w.member_parties?.[node] ?? targetNode(ctx, node).party,

@@ -15,6 +15,7 @@ import { dpmOnboardParty } from './onboard-party.js';
 import { declinedBy, earlierRun, retrySafe } from './party-common.js';
 import { topologyKinds } from './topology.js';
 import { dpmWorkflow } from './workflow-control.js';
+import { rivalOf, type RunMatch } from './workflow.js';
 
 const hex = (c: string): string => `1220${c.repeat(64)}`;
 const P1 = `node1::${hex('1')}`;
@@ -39,6 +40,7 @@ function run(fields: Partial<WorkflowRun>): WorkflowRun {
     instance_name: 'alpha-creation',
     kind: 'Onboarding',
     role: 'Coordinator',
+    prefix: 'alpha',
     status: 'inprogress',
     current_step: 'WaitingForPeers',
     step_index: 0,
@@ -138,8 +140,41 @@ describe('the rules for an earlier run', () => {
   });
 });
 
+describe('runs that stand in the way of a start', () => {
+  const match: RunMatch = { kind: 'ChangeThreshold', party: PARTY, same: (r) => r.new_threshold === 3 };
+  const change = (fields: Partial<WorkflowRun>) =>
+    run({
+      kind: 'ChangeThreshold',
+      dec_party_id: PARTY,
+      instance_name: 'alpha-change-threshold-1',
+      ...fields,
+    });
+
+  it('another change of the party in flight anywhere, or finished since the observation; never the same change', () => {
+    const inFlight = { node: 'node2', run: change({ new_threshold: 1 }) };
+    expect(rivalOf([inFlight], match)).toBe(inFlight);
+    expect(rivalOf([{ node: 'node2', run: change({ new_threshold: 3 }) }], match)).toBeUndefined();
+    // a run of another party, or an onboarding, is not about this party
+    expect(
+      rivalOf([{ node: 'node2', run: change({ new_threshold: 1, dec_party_id: 'x::1' }) }], match),
+    ).toBeUndefined();
+    const done = { node: 'node2', run: change({ new_threshold: 1, status: 'completed' }) };
+    // finished before the observation: what was observed already includes it
+    expect(rivalOf([done], match, [done])).toBeUndefined();
+    // finished since (unseen, or seen in progress): the observed state is stale
+    expect(rivalOf([done], match, [])).toBe(done);
+    expect(rivalOf([done], match, [inFlight])).toBe(done);
+    // without an observation to compare with, only runs in flight count
+    expect(rivalOf([done], match)).toBeUndefined();
+    expect(
+      rivalOf([{ node: 'node2', run: change({ new_threshold: 1, status: 'failed' }) }], match, []),
+    ).toBeUndefined();
+  });
+});
+
 describe('dpm.onboard-party', () => {
   const w = { coordinator: 'node1', peers: ['node2', 'node3'], prefix: 'alpha', threshold: 2 };
+  /** `run` on node1 is also what the runs around show, unless `around` says otherwise */
   const observed = (fields: Record<string, unknown>) =>
     ({
       members: [P1, P2, P3],
@@ -147,6 +182,7 @@ describe('dpm.onboard-party', () => {
       party: undefined,
       elsewhere: undefined,
       run: undefined,
+      around: fields['run'] ? [{ node: 'node1', run: fields['run'] }] : [],
       names,
       uncontrolled: ['node3'],
       ...fields,
@@ -183,6 +219,28 @@ describe('dpm.onboard-party', () => {
     expect(changes.map((c) => [c.action, c.summary.split(' and wait')[0]])).toEqual([
       ['wait', 'adopt Onboarding run alpha-creation: inprogress at SignDns (4/8) on node1'],
     ]);
+  });
+
+  it('is done only once its onboarding is no longer in flight; another onboarding of the prefix is refused', () => {
+    // the party exists as declared, but the run that created it still lingers at Complete
+    const lingering = run({ current_step: 'Complete', step_index: 7 });
+    const waiting = plan(observed({ party: party([P1, P2, P3], 2), run: lingering }));
+    expect(waiting.changes.map((c) => c.action)).toEqual(['wait']);
+    expect(waiting.changes[0]?.summary).toMatch(
+      /^adopt Onboarding run alpha-creation: inprogress at Complete/,
+    );
+    // node2 coordinates the same party (node2 with node1 and node3): followed, not started again
+    const there = { node: 'node2', run: run({ expected_peers: [P1, P3] }) };
+    const follow = plan(observed({ around: [there] })).changes[0];
+    expect(follow?.summary).toMatch(
+      /^follow Onboarding run alpha-creation: inprogress at WaitingForPeers \(1\/8\) on node2/,
+    );
+    expect(follow?.details).toMatchObject({ node: 'node2', instance: 'alpha-creation' });
+    // node2 onboards the prefix with other members: refused, naming that run
+    const other = { node: 'node2', run: run({ expected_peers: [P1] }) };
+    expect(thrown(() => plan(observed({ around: [other] }))).message).toBe(
+      "refusing to start: node2 is already changing the onboarding of 'alpha': Onboarding run alpha-creation: inprogress at WaitingForPeers (1/8) (onboard 'alpha' with node1)",
+    );
   });
 
   it('retries a failed run only when the coordinator’s own work failed; a decline stops with who and how', () => {
@@ -318,12 +376,17 @@ describe('dpm.workflow', () => {
 
 describe('dpm.kick', () => {
   const w = { coordinator: 'node1', party: PARTY, member: 'node3', threshold: 1 };
+  /** `runs` on node1 are also what the runs around show, unless `around` says otherwise */
   const state = (fields: Partial<MembershipState>): MembershipState => ({
     partyId: PARTY,
     coordinatorId: P1,
     memberId: P3,
     party: party([P1, P2, P3], 2),
     runs: [],
+    around: (fields.runs ?? [])
+      .filter((r) => r.role === 'Coordinator')
+      .map((r) => ({ node: 'node1', run: r })),
+    watch: ['node2', 'node3'],
     peers: [P1, P2, P3],
     names,
     external: [P3],
@@ -347,6 +410,7 @@ describe('dpm.kick', () => {
     const same = run({
       kind: 'Kick',
       instance_name: 'alpha-kick-1',
+      dec_party_id: PARTY,
       kicked_participant: P3,
       new_threshold: 1,
     });
@@ -354,10 +418,59 @@ describe('dpm.kick', () => {
     const other = run({
       kind: 'ChangeThreshold',
       instance_name: 'alpha-change-threshold-1',
+      dec_party_id: PARTY,
       new_threshold: 3,
     });
-    expect(thrown(() => plan(state({ runs: [other] }))).message).toContain(
-      'already has a ChangeThreshold workflow in flight on node1',
+    expect(thrown(() => plan(state({ runs: [other] }))).message).toBe(
+      `refusing to start: node1 is already changing party ${PARTY}: ChangeThreshold run alpha-change-threshold-1: inprogress at WaitingForPeers (1/8) (threshold → 3)`,
+    );
+    // the coordinator took part in another coordinator's change of the party: the DPM would refuse a start
+    const peerRow = run({
+      kind: 'AddParty',
+      role: 'Peer',
+      instance_name: 'peer-addparty-02aa-alpha-add-party-1',
+      dec_party_id: PARTY,
+    });
+    expect(thrown(() => plan(state({ runs: [peerRow] }))).message).toContain(
+      'already has a AddParty workflow in flight on node1',
+    );
+  });
+
+  it('is done only once the same kick is no longer in flight, wherever it is coordinated', () => {
+    const gone = { party: party([P1, P2], 1) };
+    const lingering = run({
+      kind: 'Kick',
+      instance_name: 'alpha-kick-1',
+      dec_party_id: PARTY,
+      kicked_participant: P3,
+      new_threshold: 1,
+      current_step: 'Complete',
+    });
+    // the member is gone already while the run lingers at Complete: wait for it, do not call it in sync
+    const adopt = plan(state({ ...gone, runs: [lingering] })).changes[0];
+    expect(adopt?.action).toBe('wait');
+    expect(adopt?.summary).toMatch(/^adopt Kick run alpha-kick-1: inprogress at Complete/);
+    // coordinated by node2 (another operator's playbook): followed there, not started again on node1
+    const follow = plan(state({ around: [{ node: 'node2', run: lingering }] })).changes[0];
+    expect(follow?.details).toMatchObject({ node: 'node2', instance: 'alpha-kick-1' });
+    expect(follow?.summary).toMatch(
+      /^follow Kick run alpha-kick-1: inprogress at Complete \(1\/8\) on node2 \(remove node3, threshold → 1\)/,
+    );
+    // node1 took part in it as a peer and its row is still in flight: wait for that row
+    const peerRow = { ...lingering, role: 'Peer' as const, instance_name: 'peer-kick-02aa-alpha-kick-1' };
+    expect(plan(state({ ...gone, runs: [peerRow] })).changes[0]?.summary).toMatch(
+      /^wait for Kick run peer-kick-02aa-alpha-kick-1: inprogress .* taken part in as a peer/,
+    );
+    expect(plan(state({ ...gone, runs: [{ ...lingering, status: 'completed' }] })).changes).toEqual([]);
+    // another change of the party in flight on node2 is refused, naming it
+    const rival = run({
+      kind: 'ChangeThreshold',
+      instance_name: 'alpha-change-threshold-9',
+      dec_party_id: PARTY,
+      new_threshold: 3,
+    });
+    expect(thrown(() => plan(state({ around: [{ node: 'node2', run: rival }] }))).message).toMatch(
+      /^refusing to start: node2 is already changing party .*: ChangeThreshold run alpha-change-threshold-9/,
     );
   });
 

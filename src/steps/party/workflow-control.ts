@@ -22,7 +22,6 @@ import {
   durationMs,
   enforceChecks,
   failedRunError,
-  namer,
   nodeNameSchema,
   refused,
   resolveParty,
@@ -30,7 +29,7 @@ import {
   timeoutSchema,
   type Namer,
 } from './party-common.js';
-import { describeRun, waitForRun } from './workflow.js';
+import { describeRun, namerOf, waitForRun } from './workflow.js';
 
 const DEFAULT_TIMEOUT = '15m';
 
@@ -111,7 +110,7 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
   for (const r of runs)
     for (const p of [...r.expected_peers, ...(r.error ? [/Peer (\S+)/.exec(r.error)?.[1] ?? ''] : [])])
       ids.add(p);
-  const names = Object.fromEntries([...ids].filter((p) => p !== '').map((p) => [p, namer(ctx)(p)]));
+  const names = Object.fromEntries([...ids].filter((p) => p !== '').map((p) => [p, namerOf(ctx)(p)]));
   if (w.instance !== undefined) {
     // a coordinator row wins over a peer row of the same name (peer rows are prefixed `peer-…`)
     const run =

@@ -4,8 +4,17 @@
  * - a start POST has no idempotency key: its intent is journalled first, and an answer that is lost is settled by
  *   looking for the run in GET /workflows (kind, prefix or party, created after the intent), never by a second
  *   start;
- * - nothing starts while a matching run is `inprogress`: that run is adopted and waited for;
+ * - runs are looked for on every member node the target names, not only on the coordinator: the same change in
+ *   progress anywhere is followed (adopted) and waited for, never started twice; another change of the same
+ *   thing in progress is refused with who makes it;
+ * - right before a start, the runs and the declared end state are read again: an end state reached meanwhile
+ *   starts nothing, a run of the same change that appeared meanwhile is followed, another change that appeared
+ *   (or finished) meanwhile is refused;
+ * - while a run is waited for, the other member nodes are watched for a competing run, which stops the wait with
+ *   what was seen;
  * - invitations are accepted only for the run this step started (or adopted), on nodes the target controls.
+ * What remains open (docs/architecture.md "Several operators"): two starts on different coordinators whose
+ * re-observation and POST overlap in time both go ahead; the watch then reports each to the other.
  */
 import { AmbiguousOutcomeError, ServiceError, StepError } from '../../errors.js';
 import type { DpmClient } from '../../clients/dpm.js';
@@ -15,6 +24,7 @@ import type {
   WorkflowResponse,
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
+import { pool } from '../../engine/pool.js';
 import type { Intent, ItemContext, StepContext } from '../../engine/step.js';
 import type { TargetNode } from '../../playbook/target-schema.js';
 
@@ -24,6 +34,12 @@ export const POLL_MS = 500;
 const LIVE_READ_EVERY_MS = 5_000;
 /** Clock skew tolerated between this machine and a DPM node when matching runs to an intent. */
 const SKEW_SECONDS = 5;
+/** While a run is waited for, the other member nodes are looked at this often for a competing run. */
+const COMPETITOR_CHECK_MS = 2_000;
+/** GETs a step sends at once, across nodes (each node's independent reads go together on top). */
+export const READS_AT_ONCE = 8;
+/** Kinds whose runs concern one decentralized party: the DPM lets one of them run per party and node (§5). */
+const PARTY_KINDS: readonly WorkflowKind[] = ['Kick', 'AddParty', 'ChangeThreshold', 'Contracts'];
 
 export interface RunMatch {
   kind: WorkflowKind;
@@ -33,6 +49,14 @@ export interface RunMatch {
   party?: string;
   /** dars: the file names of the distribution */
   darFilenames?: readonly string[];
+  /** the run (listed by `node`) carries this very change (a threshold, the members, the contracts); default: any */
+  same?: (run: WorkflowRun, node: string) => boolean;
+}
+
+/** A coordinator run and the node that lists it. */
+export interface NodeRun {
+  node: string;
+  run: WorkflowRun;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -59,6 +83,38 @@ export function participantOf(ctx: StepContext, name: string): string {
 
 export function nodeOfParticipant(ctx: StepContext, participantId: string): string | undefined {
   return Object.entries(ctx.target?.nodes ?? {}).find(([, n]) => n.participantId === participantId)?.[0];
+}
+
+/** `read` for each unit at once, at most READS_AT_ONCE at a time; results in order, the first error thrown. */
+export function readEach<U, R>(
+  ctx: StepContext,
+  units: readonly U[],
+  read: (unit: U) => Promise<R>,
+): Promise<R[]> {
+  return pool(units, READS_AT_ONCE, ctx.signal, () => undefined, read);
+}
+
+/**
+ * The tasks at once, each with a context whose signal also aborts as soon as another one failed, so that a wait
+ * which can no longer succeed stops instead of polling on after the step failed. The first failure is thrown
+ * once every task settled.
+ */
+export async function allOrNone<T>(
+  ctx: ItemContext,
+  tasks: ReadonlyArray<(ctx: ItemContext) => Promise<T>>,
+): Promise<T[]> {
+  const failed = new AbortController();
+  const child: ItemContext = { ...ctx, signal: AbortSignal.any([ctx.signal, failed.signal]) };
+  const settled = await Promise.allSettled(
+    tasks.map((task) =>
+      task(child).catch((error: unknown) => {
+        if (!failed.signal.aborted) failed.abort(error);
+        throw error;
+      }),
+    ),
+  );
+  if (failed.signal.aborted) throw failed.signal.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /**
@@ -96,6 +152,21 @@ function matches(run: WorkflowRun, match: RunMatch): boolean {
   return true;
 }
 
+/**
+ * The coordinator run concerns what `match` is about: its party (any kind the DPM counts against the party), its
+ * onboarding prefix, or its DAR files.
+ */
+export function concerns(run: WorkflowRun, match: RunMatch): boolean {
+  if (match.party !== undefined)
+    return run.role === 'Coordinator' && run.dec_party_id === match.party && PARTY_KINDS.includes(run.kind);
+  return matches(run, match);
+}
+
+/** The run, listed by `node`, carries the very change `match` declares. */
+export function carries({ node, run }: NodeRun, match: RunMatch): boolean {
+  return matches(run, match) && (match.same?.(run, node) ?? true);
+}
+
 /** Coordinator runs on the node that match, newest first (GET /workflows lists non-dismissed runs). */
 export async function findRuns(
   ctx: StepContext,
@@ -109,9 +180,185 @@ export async function findRuns(
     .sort((a, b) => b.created_at - a.created_at);
 }
 
+/**
+ * Every run (either role) on the coordinator and the other member nodes, read at once, newest first. The
+ * coordinator must answer; another node that cannot be read is left out with a warning (once per node in
+ * `warned`), since a run it coordinates then goes unseen.
+ */
+export async function listRuns(
+  ctx: StepContext,
+  coordinator: string,
+  others: readonly string[],
+  warned: Set<string> = new Set(),
+): Promise<NodeRun[]> {
+  const nodes = [coordinator, ...others.filter((n) => n !== coordinator)];
+  const lists = await readEach(ctx, nodes, async (node) => {
+    try {
+      const { runs } = await ctx.clients.dpm(node).workflows({ signal: ctx.signal });
+      return runs.map((run) => ({ node, run }));
+    } catch (error) {
+      if (node === coordinator || !(error instanceof ServiceError) || ctx.signal.aborted) throw error;
+      if (!warned.has(node)) {
+        warned.add(node);
+        ctx.log(
+          'warn',
+          `could not read the runs of ${node} (${error.message}): a run it coordinates is not seen`,
+        );
+      }
+      return [];
+    }
+  });
+  return lists.flat().sort((a, b) => b.run.created_at - a.run.created_at);
+}
+
+/** The coordinator runs that concern `match` on the coordinator and the other member nodes (see listRuns). */
+export async function runsAround(
+  ctx: StepContext,
+  coordinator: string,
+  others: readonly string[],
+  match: RunMatch,
+  warned?: Set<string>,
+): Promise<NodeRun[]> {
+  return (await listRuns(ctx, coordinator, others, warned)).filter((r) => concerns(r.run, match));
+}
+
 export function describeRun(run: WorkflowRun): string {
   const where = `${run.current_step} (${run.step_index + 1}/${run.step_total})`;
   return `${run.kind} run ${run.instance_name}: ${run.status} at ${where}${run.error ? `: ${run.error}` : ''}`;
+}
+
+/** How messages name a participant: its node name when the target has it. */
+export type Namer = (participantId: string) => string;
+
+export function namerOf(ctx: StepContext): Namer {
+  return (participantId) => nodeOfParticipant(ctx, participantId) ?? participantId;
+}
+
+/** What a run changes, in words: `threshold → 3`, `remove node3, threshold → 2`, `create governance-core`. */
+export function changeOf(run: WorkflowRun, namer: Namer): string {
+  const name = (p: string | null | undefined): string => (p ? namer(p) : '?');
+  const threshold = typeof run.new_threshold === 'number' ? [`threshold → ${run.new_threshold}`] : [];
+  switch (run.kind) {
+    case 'Kick':
+      return [`remove ${name(run.kicked_participant)}`, ...threshold].join(', ');
+    case 'AddParty':
+      return [`add ${name(run.added_participant)}`, ...threshold].join(', ');
+    case 'ChangeThreshold':
+      return threshold.join('') || 'change the threshold';
+    case 'Contracts':
+      return `create ${(run.package_names ?? []).join(', ') || 'contracts'}`;
+    case 'Dars':
+      return `distribute ${(run.dar_filenames ?? []).join(', ')} to ${run.expected_peers.map(name).join(', ')}`;
+    case 'Onboarding':
+      return `onboard '${run.prefix ?? '?'}' with ${run.expected_peers.map(name).join(', ')}`;
+  }
+}
+
+function subjectOf(match: RunMatch): string {
+  if (match.party !== undefined) return `party ${match.party}`;
+  if (match.prefix !== undefined) return `the onboarding of '${match.prefix}'`;
+  return `the distribution of ${(match.darFilenames ?? []).join(', ')}`;
+}
+
+const keyOf = ({ node, run }: NodeRun): string => `${node}/${run.instance_name}`;
+
+function cancelHint(at: NodeRun): string {
+  return `dpm.workflow { node: ${at.node}, instance: ${at.run.instance_name}, action: cancel }`;
+}
+
+/**
+ * Among the runs around, one that stands in the way of starting `match`: another change of the same thing in
+ * progress, or, with `observed` (the runs around when the state was observed), one that finished since.
+ */
+export function rivalOf(
+  around: readonly NodeRun[],
+  match: RunMatch,
+  observed?: readonly NodeRun[],
+): NodeRun | undefined {
+  const finishedBefore = new Set((observed ?? []).filter((r) => r.run.status !== 'inprogress').map(keyOf));
+  return around.find(
+    (r) =>
+      concerns(r.run, match) &&
+      !carries(r, match) &&
+      (r.run.status === 'inprogress' ||
+        (observed !== undefined && r.run.status === 'completed' && !finishedBefore.has(keyOf(r)))),
+  );
+}
+
+/** Why a start is refused because of `rival` (see rivalOf), and how to go on; `lead` opens the message. */
+export function rivalError(
+  match: RunMatch,
+  rival: NodeRun,
+  namer: Namer,
+  lead = 'refusing to start',
+): StepError {
+  const { run } = rival;
+  const what = `${describeRun(run)} (${changeOf(run, namer)})`;
+  return run.status === 'inprogress'
+    ? new StepError(`${lead}: ${rival.node} is already changing ${subjectOf(match)}: ${what}`, {
+        hint: `one change at a time: two coordinators changing one party race each other, and the last to submit wins. Wait for it and run this playbook again, or agree to cancel it (${cancelHint(rival)})`,
+      })
+    : new StepError(
+        `${lead}: ${rival.node} changed ${subjectOf(match)} since this step looked at it: ${what}`,
+        { hint: 'nothing was started: run this playbook again to plan from what is there now' },
+      );
+}
+
+/** A run of this very change in progress around: on the coordinator first. */
+export function pendingOf(
+  around: readonly NodeRun[],
+  match: RunMatch,
+  coordinator: string,
+): NodeRun | undefined {
+  const pending = around.filter((r) => r.run.status === 'inprogress' && carries(r, match));
+  return pending.find((r) => r.node === coordinator) ?? pending[0];
+}
+
+/**
+ * While a run is waited for, the other runs that concern the same thing on the member nodes: a run in progress
+ * beside ours, or one that finished since ours started and was not there before, competes with ours (two
+ * coordinators changing one party at once: whichever submits last wins). Read at most every few seconds.
+ */
+export class Competitors {
+  private nextCheck = 0;
+  private known: Set<string> | undefined;
+  private readonly warned = new Set<string>();
+
+  /** `known`: the runs seen before ours started (default: those finished at the first check) */
+  constructor(
+    private readonly match: RunMatch,
+    private readonly nodes: readonly string[],
+    readonly ours: NodeRun,
+    known?: Iterable<string>,
+  ) {
+    this.known = known === undefined ? undefined : new Set(known);
+  }
+
+  /** Throws a StepError naming the competing run and how to settle it, when there is one. */
+  async check(ctx: StepContext): Promise<void> {
+    if (ctx.clock.now() < this.nextCheck) return;
+    this.nextCheck = ctx.clock.now() + COMPETITOR_CHECK_MS;
+    const around = await whileWaiting(ctx, this.ours.node, () =>
+      runsAround(ctx, this.ours.node, this.nodes, this.match, this.warned),
+    );
+    if (around === undefined) return;
+    this.known ??= new Set(around.filter((r) => r.run.status !== 'inprogress').map(keyOf));
+    const known = this.known;
+    const rival = around.find(
+      (r) =>
+        keyOf(r) !== keyOf(this.ours) &&
+        (r.run.status === 'inprogress' || (r.run.status === 'completed' && !known.has(keyOf(r)))),
+    );
+    if (!rival) return;
+    const ours = this.ours.run;
+    const name = namerOf(ctx);
+    throw new StepError(
+      `${rival.node} ${rival.run.status === 'inprogress' ? 'is changing' : 'changed'} ${subjectOf(this.match)} at the same time as the ${ours.kind} run ${ours.instance_name} on ${this.ours.node} (${changeOf(ours, name)}): ${describeRun(rival.run)} (${changeOf(rival.run, name)})`,
+      {
+        hint: `two coordinators changing one thing at once race each other, and the last to submit wins; nothing was cancelled. Agree on one change and cancel the other on its coordinator (${cancelHint(rival)}, or ${cancelHint(this.ours)}), then run this playbook again`,
+      },
+    );
+  }
 }
 
 export interface StartIntent extends Intent {
@@ -143,37 +390,82 @@ function matchOf(intent: Intent): RunMatch {
   };
 }
 
+/** The run a start refused with 409 names as in flight on the node (§5 same-party guard, duplicate instance). */
+export function inFlightRun(error: unknown): string | undefined {
+  if (!(error instanceof ServiceError) || error.status !== 409) return undefined;
+  const text = error.serviceMessage ?? '';
+  return (
+    /already has an? \w+ workflow in flight \(run ([^)]+)\)/.exec(text)?.[1] ??
+    /^A workflow with instance (\S+) is already running/.exec(text)?.[1]
+  );
+}
+
+export interface StartRequest {
+  /** the coordinator: the node the run starts on */
+  node: string;
+  match: RunMatch;
+  /** the runs around (see runsAround) when the state the start was planned from was observed */
+  observed: readonly NodeRun[];
+  /** the other member nodes the target names: read (GET only) for runs of the same thing */
+  watch: readonly string[];
+  /** reads the declared end state again: true when it is reached already */
+  reached(): Promise<boolean>;
+  start(client: DpmClient): Promise<WorkflowResponse>;
+}
+
+export type StartOutcome =
+  { outcome: 'reached' } | { outcome: 'started' | 'following'; at: NodeRun; competitors: Competitors };
+
 /**
- * Start a workflow once. Refuses when a matching run is in progress (the caller adopts it instead). The intent
- * is journalled before the POST; an ambiguous answer is settled by GET /workflows.
+ * Start a workflow once. Right before the POST the runs of the coordinator and every other member node, and the
+ * declared end state, are read again: an end state reached meanwhile starts nothing; a run of the same change in
+ * progress (on any of them) is followed; another change of the same thing, in progress or finished since the
+ * observation, is refused with who makes it. The intent is journalled before the POST; an ambiguous answer is
+ * settled by GET /workflows; a 409 naming a run of the same change in flight follows that run.
  */
-export async function startWorkflow(
-  ctx: ItemContext,
-  node: string,
-  match: RunMatch,
-  start: (client: DpmClient) => Promise<WorkflowResponse>,
-): Promise<WorkflowRun> {
-  const client = ctx.clients.dpm(node);
-  const running = (await findRuns(ctx, node, match)).find((r) => r.status === 'inprogress');
-  if (running) {
-    throw new StepError(`refusing to start: ${describeRun(running)} is still in progress on ${node}`, {
-      hint: 'run the playbook again: a run in progress is adopted and waited for, never started twice',
-    });
-  }
+export async function startWorkflow(ctx: ItemContext, request: StartRequest): Promise<StartOutcome> {
+  const { node, match } = request;
+  const nodes = [node, ...request.watch];
+  const [around, reached] = await Promise.all([
+    runsAround(ctx, node, request.watch, match),
+    request.reached(),
+  ]);
+  if (reached) return { outcome: 'reached' };
+  const rival = rivalOf(around, match, request.observed);
+  if (rival) throw rivalError(match, rival, namerOf(ctx));
+  const known = around.map(keyOf);
+  const following = (at: NodeRun): StartOutcome => {
+    ctx.progress(`following ${describeRun(at.run)} on ${at.node} instead of starting another`);
+    return { outcome: 'following', at, competitors: new Competitors(match, nodes, at, known) };
+  };
+  const started = (run: WorkflowRun): StartOutcome => {
+    const at = { node, run };
+    return { outcome: 'started', at, competitors: new Competitors(match, nodes, at, known) };
+  };
+  const pending = pendingOf(around, match, node);
+  if (pending) return following(pending);
+
   const at = Math.floor(ctx.clock.now() / 1000);
   await ctx.record(intentFor(node, match, at));
-  let instance: string | undefined;
+  let instance: string;
   try {
-    instance = (await start(client)).instance_name;
+    instance = (await request.start(ctx.clients.dpm(node))).instance_name;
   } catch (error) {
-    if (!(error instanceof ServiceError) || error.retryability !== 'ambiguous') throw error;
-    const found = await findRuns(ctx, node, match, at);
-    if (found[0]) return found[0];
-    throw new AmbiguousOutcomeError(
-      `the ${match.kind} start on ${node} got no answer, and GET /workflows does not show a run started since then`,
-      `${error.message}; no ${match.kind} run on ${node} created after ${new Date(at * 1000).toISOString()}`,
-      'the run may still appear: run the playbook again to look once more, or check the node and `ledgerbook state resolve`',
-    );
+    if (error instanceof ServiceError && error.retryability === 'ambiguous') {
+      const found = await findRuns(ctx, node, match, at);
+      if (found[0]) return started(found[0]);
+      throw new AmbiguousOutcomeError(
+        `the ${match.kind} start on ${node} got no answer, and GET /workflows does not show a run started since then`,
+        `${error.message}; no ${match.kind} run on ${node} created after ${new Date(at * 1000).toISOString()}`,
+        'the run may still appear: run the playbook again to look once more, or check the node and `ledgerbook state resolve`',
+      );
+    }
+    // the coordinator started the same change in the moment between the re-observation and this POST
+    const busy = inFlightRun(error);
+    const same = busy && (await findRuns(ctx, node, match)).find((r) => r.instance_name === busy);
+    if (same && same.status === 'inprogress' && carries({ node, run: same }, match))
+      return following({ node, run: same });
+    throw error;
   }
   const run = (await findRuns(ctx, node, match, at)).find((r) => r.instance_name === instance);
   if (!run) {
@@ -181,7 +473,7 @@ export async function startWorkflow(
       `${node} answered 202 with instance ${instance}, but GET /workflows does not list it`,
     );
   }
-  return run;
+  return started(run);
 }
 
 /**
@@ -201,18 +493,21 @@ export async function startedRun(
 }
 
 /**
- * Wait until the run is no longer in progress; progress shows its step. A failed or cancelled run is a step
- * failure naming the run, its step and its error; a wait that outlasts `timeoutMs` leaves the run alone.
+ * Wait until the run (a coordinator's, or a peer row) is no longer in progress; progress shows its step. A failed
+ * or cancelled run is a step failure naming the run, its step and its error; a wait that outlasts `timeoutMs`
+ * leaves the run alone. With `competitors`, a competing run on the other member nodes stops the wait at once.
  */
 export async function waitForRun(
   ctx: StepContext,
   node: string,
   instance: string,
   timeoutMs: number,
+  competitors?: Competitors,
 ): Promise<WorkflowRun> {
   const deadline = ctx.clock.now() + timeoutMs;
   let last = '';
   for (;;) {
+    await competitors?.check(ctx);
     const listed = await whileWaiting(ctx, node, () =>
       ctx.clients.dpm(node).workflows({ signal: ctx.signal }),
     );
@@ -225,7 +520,9 @@ export async function waitForRun(
       await ctx.clock.sleep(POLL_MS, ctx.signal);
       continue;
     }
-    const run = listed.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+    const run =
+      listed.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator') ??
+      listed.runs.find((r) => r.instance_name === instance);
     if (!run) {
       throw new StepError(`the run ${instance} is no longer listed on ${node} (dismissed by someone else?)`, {
         hint: 'check GET /workflows on that node; run the playbook again to observe the result',
@@ -271,7 +568,7 @@ async function peerRun(ctx: StepContext, node: string, instance: string): Promis
  * intent, accept. A node that already joined the run is left alone; a card that never comes within `timeoutMs`
  * fails the step with what the node shows. With `coordinator`, the run is watched while a card is awaited: a run
  * that failed or was cancelled meanwhile (a peer declined) fails the step at once, and a run that completed
- * without this node (a kick's quorum) needs no acceptance.
+ * without this node (a kick's quorum) needs no acceptance. With `competitors`, so are the other member nodes.
  */
 export async function acceptInvitations(
   ctx: ItemContext,
@@ -279,11 +576,13 @@ export async function acceptInvitations(
   instance: string,
   timeoutMs: number,
   coordinator?: string,
+  competitors?: Competitors,
 ): Promise<string[]> {
   const accepted: string[] = [];
   for (const node of nodes.filter((n) => isControlled(ctx, n))) {
     const deadline = ctx.clock.now() + timeoutMs;
     for (;;) {
+      await competitors?.check(ctx);
       const listed = await whileWaiting(ctx, node, async () => ({
         joined: await peerRun(ctx, node, instance),
         invitations: (await ctx.clients.dpm(node).invitations({ signal: ctx.signal })).invitations,
@@ -352,7 +651,8 @@ export async function readParty(
 /**
  * Poll until `ready` holds for the party on every node: a live read first (`refresh=true`, which also
  * refreshes the node's cache in the background), then cached reads, which is where other members' owner keys
- * appear (dpm-api.md §4), with another live read every few seconds. Returns each node's view.
+ * appear (dpm-api.md §4), with another live read every few seconds. Nodes are read at once. With `competitors`,
+ * a competing run on the member nodes stops the wait. Returns each node's view.
  */
 export async function waitForParty(
   ctx: StepContext,
@@ -361,23 +661,29 @@ export async function waitForParty(
   ready: (party: DecentralizedParty | undefined, node: string) => boolean,
   timeoutMs: number,
   what: string,
+  competitors?: Competitors,
 ): Promise<Map<string, DecentralizedParty>> {
   const deadline = ctx.clock.now() + timeoutMs;
   const views = new Map<string, DecentralizedParty>();
   const pending = new Set(nodes);
   let lastLive: number | undefined;
   for (;;) {
+    await competitors?.check(ctx);
     // A live read rewrites the node's cache in the background, dropping other members' owner keys until they
     // are resolved again; reading live on every other poll could keep them from ever appearing.
     const refresh = lastLive === undefined || ctx.clock.now() - lastLive >= LIVE_READ_EVERY_MS;
     if (refresh) lastLive = ctx.clock.now();
-    for (const node of [...pending]) {
-      const seen = await whileWaiting(ctx, node, () => readParty(ctx, node, party, refresh));
-      if (seen && ready(seen, node)) {
-        views.set(node, seen);
+    const round = [...pending];
+    const seen = await readEach(ctx, round, (node) =>
+      whileWaiting(ctx, node, () => readParty(ctx, node, party, refresh)),
+    );
+    round.forEach((node, i) => {
+      const view = seen[i];
+      if (view && ready(view, node)) {
+        views.set(node, view);
         pending.delete(node);
       }
-    }
+    });
     if (pending.size === 0) return views;
     if (ctx.clock.now() >= deadline) {
       throw new StepError(

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { PlanStaleError } from '../errors.js';
+import { createAjv } from '../playbook/schema-check.js';
+import {
+  PlanGuard,
+  diffPlans,
+  planSchema,
+  staleError,
+  type PlannedStep,
+  type SavedPlan,
+} from './saved-plan.js';
+
+const D = (c: string): string => c.repeat(64);
+
+function step(id: string, extra: Partial<PlannedStep> = {}): PlannedStep {
+  return {
+    id,
+    uses: 'core.shell',
+    status: 'in-sync',
+    withDigest: D('a'),
+    stateDigest: D('b'),
+    changes: 0,
+    items: [],
+    ...extra,
+  };
+}
+
+const pay = step('pay', {
+  uses: 'token.transfer',
+  status: 'changes',
+  changes: 2,
+  items: [
+    { key: 'alice', changes: [{ action: 'create', summary: 'send 1.0 to alice' }] },
+    { key: 'bob', changes: [{ action: 'create', summary: 'send 2.0 to bob', details: { amount: '2.0' } }] },
+  ],
+});
+
+const plan: SavedPlan = {
+  format: 'ledgerbook-plan',
+  version: 1,
+  ledgerbook: '0.1.0',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  playbook: { name: 'pb', file: 'playbooks/pb.yaml', digest: D('1') },
+  inputs: { given: ['amount=1'], digest: D('2') },
+  target: { name: 'testnet', spec: 'targets/testnet.yaml', digest: D('3') },
+  state: { where: '.ledgerbook', lastRun: { run: 'r1', at: '2026-01-01T00:00:00.000Z' } },
+  changes: 2,
+  steps: [
+    step('mesh'),
+    pay,
+    step('report', { status: 'known-after-apply', dependsOn: ['pay'], withDigest: undefined }),
+  ],
+};
+
+describe('the saved plan schema', () => {
+  it('accepts what the engine writes and refuses an edited file', () => {
+    const validate = createAjv().compile(planSchema);
+    expect(validate(plan)).toBe(true);
+    expect(validate({ ...plan, changes: -1 })).toBe(false);
+    expect(validate({ ...plan, steps: [{ ...pay, status: 'maybe' }] })).toBe(false);
+    expect(validate({ ...plan, secret: 'x' })).toBe(false);
+  });
+});
+
+describe('diffPlans', () => {
+  it('finds nothing when the plan made now is the same', () => {
+    expect(diffPlans(plan, structuredClone(plan))).toEqual([]);
+  });
+
+  it('names the playbook, inputs and target that changed', () => {
+    const now = {
+      ...plan,
+      playbook: { ...plan.playbook, digest: D('4') },
+      inputs: { ...plan.inputs, digest: D('5') },
+      target: { ...plan.target, digest: D('6') },
+    };
+    expect(diffPlans(plan, now)).toEqual([
+      'the playbook playbooks/pb.yaml changed (sha256 111111111111 → 444444444444)',
+      'the inputs changed (sha256 222222222222 → 555555555555), defaults included',
+      'the target targets/testnet.yaml changed (sha256 333333333333 → 666666666666)',
+    ]);
+  });
+
+  it('names each step and item that changed, and how', () => {
+    const now = {
+      ...plan,
+      steps: [
+        step('mesh', { stateDigest: D('c') }),
+        {
+          ...pay,
+          withDigest: D('d'),
+          items: [
+            { key: 'bob', changes: [{ action: 'create', summary: 'send 3.0 to bob' }] },
+            { key: 'carol', changes: [{ action: 'create', summary: 'send 1.0 to carol' }] },
+          ],
+        },
+        step('report', { status: 'changes', changes: 1 }),
+        step('extra'),
+      ],
+    };
+    expect(diffPlans(plan, now)).toEqual([
+      "step 'mesh': the live state it observes changed (sha256 bbbbbbbbbbbb → cccccccccccc)",
+      "step 'pay': its resolved `with` changed",
+      `step 'pay' item 'alice': planned "send 1.0 to alice", now in sync`,
+      `step 'pay' item 'bob': planned "send 2.0 to bob", now "send 3.0 to bob"`,
+      `step 'pay' item 'carol': was in sync, now "send 1.0 to carol"`,
+      "step 'report': was known after apply, now 1 change",
+      "step 'extra': new, not in the saved plan",
+    ]);
+    expect(diffPlans(plan, { ...plan, steps: [step('mesh')] })).toEqual([
+      "step 'pay': no longer in the playbook",
+      "step 'report': no longer in the playbook",
+    ]);
+  });
+
+  it('the error lists at most 50 differences and says nothing was applied', () => {
+    const error = staleError(
+      'plan.json',
+      plan,
+      Array.from({ length: 60 }, (_, i) => `difference ${i}`),
+    );
+    expect(error).toBeInstanceOf(PlanStaleError);
+    expect(error.exitCode).toBe(1);
+    expect(error.message.split('\n')).toHaveLength(52);
+    expect(error.message).toContain('nothing was applied');
+    expect(error.message).toContain('… and 10 more');
+    expect(error.hint).toBe(
+      'make a new plan (ledgerbook plan playbooks/pb.yaml --out plan.json), review it, and run that',
+    );
+  });
+});
+
+describe('PlanGuard', () => {
+  const guard = (): PlanGuard => new PlanGuard(plan, 'plan.json');
+  const alice = [{ action: 'create' as const, summary: 'send 1.0 to alice' }];
+
+  it('lets through exactly the saved changes, and in-sync items that stay in sync', () => {
+    const g = guard();
+    expect(g.checkItem('pay', 'alice', alice, false)).toBeUndefined();
+    expect(g.checkItem('mesh', '', [], false)).toBeUndefined();
+  });
+
+  it('before the run changed anything, any difference stops it', () => {
+    const g = guard();
+    expect(() => g.checkItem('pay', 'alice', [], false)).toThrow(
+      "step 'pay' item 'alice' had changes in the plan, now is in sync",
+    );
+    expect(() => g.checkItem('mesh', '', alice, false)).toThrow(PlanStaleError);
+    expect(() => g.checkItem('pay', 'bob', alice, false)).toThrow(
+      'now would make other changes than planned',
+    );
+  });
+
+  it('after the run changed something, a difference is what earlier steps did: noted once per step', () => {
+    const g = guard();
+    expect(g.checkItem('pay', 'alice', [], true)).toBe(
+      "step 'pay' item 'alice' differs from the saved plan after the earlier changes of this run: planned at apply time",
+    );
+    expect(g.checkItem('pay', 'bob', [], true)).toBeUndefined();
+  });
+
+  it('a step known after apply is planned at apply time, never held to the plan', () => {
+    const g = guard();
+    expect(g.knownAfterApply('report')).toBe(true);
+    expect(g.checkItem('report', '', alice, false)).toBeUndefined();
+  });
+});

@@ -1,0 +1,307 @@
+/**
+ * Saved plans (`ledgerbook plan --out plan.json`, `ledgerbook run plan.json`, `ledgerbook show plan.json`).
+ *
+ * A saved plan records what a run of it must find unchanged: the playbook's digest, the inputs (as given) and
+ * their digest, the target's name and digest, the state's last run, and for each step its status, the digest of
+ * its resolved `with`, the digest of the live state it observed, and its planned changes per item. Digests are
+ * taken of masked values, so that nothing in the file is a secret or derived from one.
+ *
+ * `run plan.json` takes the lock, plans again without side effects and compares (`diffPlans`): any difference
+ * refuses the run (exit 1) with one line per difference. While it applies, `PlanGuard` holds each item to its
+ * saved changes until the run has changed something; after that, a later step observes what the earlier ones
+ * did, which the plan could not know, and is planned again at apply time. Steps that were "known after apply"
+ * (they read outputs of steps that would change) are planned at apply time, as the plan said.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import { PlanStaleError } from '../errors.js';
+import { digestOf } from './digest.js';
+import type { JournalRecord } from './journal.js';
+import type { Change } from './step.js';
+
+export const PLAN_FORMAT = 'ledgerbook-plan';
+export const PLAN_VERSION = 1;
+
+const digest = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+
+const change = {
+  type: 'object',
+  properties: {
+    action: { type: 'string' },
+    summary: { type: 'string' },
+    details: { type: 'object' },
+  },
+  required: ['action', 'summary'],
+  additionalProperties: false,
+} as const;
+
+const plannedStep = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    uses: { type: 'string' },
+    status: {
+      enum: ['in-sync', 'changes', 'skipped', 'known-after-apply'],
+      description:
+        '`known-after-apply`: the step reads outputs of steps that would change; it is planned when the run reaches it',
+    },
+    dependsOn: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'for known-after-apply: the steps it waits for',
+    },
+    withDigest: { ...digest, description: 'sha256 of the resolved `with` (masked) and the item keys' },
+    stateDigest: { ...digest, description: 'sha256 of the live state the step observed (masked)' },
+    changes: { type: 'integer', minimum: 0 },
+    items: {
+      type: 'array',
+      description: 'the items that would change (in-sync items are left out)',
+      items: {
+        type: 'object',
+        properties: { key: { type: 'string' }, changes: { type: 'array', items: change, minItems: 1 } },
+        required: ['key', 'changes'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['id', 'uses', 'status', 'changes', 'items'],
+  additionalProperties: false,
+} as const;
+
+export const planSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://ledgerbook.dev/schemas/plan.schema.json',
+  title: 'ledgerbook saved plan',
+  description:
+    'Written by `ledgerbook plan --out FILE`; applied by `ledgerbook run FILE`, rendered by `ledgerbook show FILE`. Never holds a secret.',
+  type: 'object',
+  properties: {
+    format: { const: PLAN_FORMAT },
+    version: { const: PLAN_VERSION },
+    ledgerbook: { type: 'string', description: 'the version that wrote it' },
+    createdAt: { type: 'string' },
+    playbook: {
+      type: 'object',
+      properties: { name: { type: 'string' }, file: { type: 'string' }, digest },
+      required: ['name', 'file', 'digest'],
+      additionalProperties: false,
+    },
+    inputs: {
+      type: 'object',
+      properties: {
+        given: { type: 'array', items: { type: 'string' }, description: 'the --input flags, name=value' },
+        digest: { ...digest, description: 'sha256 of the resolved inputs, defaults included' },
+      },
+      required: ['given', 'digest'],
+      additionalProperties: false,
+    },
+    target: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        spec: { type: 'string', description: 'as --target took it: a target file, or `sandbox`' },
+        digest: { ...digest, description: 'sha256 of the target file (of `sandbox` for the built-in one)' },
+      },
+      required: ['name', 'spec', 'digest'],
+      additionalProperties: false,
+    },
+    state: {
+      type: 'object',
+      properties: {
+        where: { type: 'string', description: 'the state dir, or the database (password masked)' },
+        lastRun: {
+          type: 'object',
+          properties: { run: { type: 'string' }, at: { type: 'string' } },
+          required: ['run', 'at'],
+          additionalProperties: false,
+          description:
+            'the last run record of the journal when the plan was made: a run since makes it stale',
+        },
+      },
+      required: ['where'],
+      additionalProperties: false,
+    },
+    changes: { type: 'integer', minimum: 0 },
+    steps: { type: 'array', items: plannedStep },
+  },
+  required: [
+    'format',
+    'version',
+    'ledgerbook',
+    'createdAt',
+    'playbook',
+    'inputs',
+    'target',
+    'state',
+    'changes',
+    'steps',
+  ],
+  additionalProperties: false,
+} as const;
+
+export type SavedPlan = FromSchema<typeof planSchema>;
+export type PlannedStep = FromSchema<typeof plannedStep>;
+export type PlannedChange = FromSchema<typeof change>;
+
+/** The last `run` record of a journal: the state's "serial" that a saved plan was made against. */
+export function lastRunMark(records: readonly JournalRecord[]): { run: string; at: string } | undefined {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as JournalRecord;
+    if (record.t === 'run') return { run: record.run, at: record.at };
+  }
+  return undefined;
+}
+
+export function changesDigest(changes: readonly (Change | PlannedChange)[]): string {
+  return digestOf(changes.map((c) => ({ action: c.action, summary: c.summary, details: c.details ?? null })));
+}
+
+const short = (d: string | undefined): string => (d === undefined ? 'none' : d.slice(0, 12));
+
+/**
+ * What differs between a saved plan and the plan made now, one line each, naming the step and what changed.
+ * Empty when the plan still holds.
+ */
+export function diffPlans(
+  saved: SavedPlan,
+  now: Pick<SavedPlan, 'playbook' | 'inputs' | 'target' | 'steps'>,
+): string[] {
+  const lines: string[] = [];
+  if (saved.playbook.digest !== now.playbook.digest)
+    lines.push(
+      `the playbook ${now.playbook.file} changed (sha256 ${short(saved.playbook.digest)} → ${short(now.playbook.digest)})`,
+    );
+  if (saved.inputs.digest !== now.inputs.digest)
+    lines.push(
+      `the inputs changed (sha256 ${short(saved.inputs.digest)} → ${short(now.inputs.digest)}), defaults included`,
+    );
+  if (saved.target.digest !== now.target.digest)
+    lines.push(
+      `the target ${saved.target.spec} changed (sha256 ${short(saved.target.digest)} → ${short(now.target.digest)})`,
+    );
+  const before = new Map(saved.steps.map((s) => [s.id, s]));
+  const after = new Map(now.steps.map((s) => [s.id, s]));
+  for (const step of saved.steps)
+    if (!after.has(step.id)) lines.push(`step '${step.id}': no longer in the playbook`);
+  for (const step of now.steps) {
+    const old = before.get(step.id);
+    if (!old) {
+      lines.push(`step '${step.id}': new, not in the saved plan`);
+      continue;
+    }
+    lines.push(...diffStep(old, step));
+  }
+  return lines;
+}
+
+function diffStep(old: PlannedStep, now: PlannedStep): string[] {
+  const at = `step '${now.id}'`;
+  if (old.status !== now.status) return [`${at}: was ${describe(old)}, now ${describe(now)}`];
+  const lines: string[] = [];
+  if (old.withDigest !== now.withDigest) lines.push(`${at}: its resolved \`with\` changed`);
+  if (old.stateDigest !== now.stateDigest)
+    lines.push(
+      `${at}: the live state it observes changed (sha256 ${short(old.stateDigest)} → ${short(now.stateDigest)})`,
+    );
+  const oldItems = new Map(old.items.map((i) => [i.key, i.changes]));
+  const newItems = new Map(now.items.map((i) => [i.key, i.changes]));
+  const name = (key: string): string => (key === '' ? at : `${at} item '${key}'`);
+  for (const [key, changes] of oldItems) {
+    const current = newItems.get(key);
+    if (current === undefined) lines.push(`${name(key)}: planned ${summaries(changes)}, now in sync`);
+    else if (changesDigest(current) !== changesDigest(changes))
+      lines.push(`${name(key)}: planned ${summaries(changes)}, now ${summaries(current)}`);
+  }
+  for (const [key, changes] of newItems)
+    if (!oldItems.has(key)) lines.push(`${name(key)}: was in sync, now ${summaries(changes)}`);
+  return lines;
+}
+
+function describe(step: PlannedStep): string {
+  switch (step.status) {
+    case 'changes':
+      return `${step.changes} change${step.changes === 1 ? '' : 's'}`;
+    case 'known-after-apply':
+      return 'known after apply';
+    default:
+      return step.status;
+  }
+}
+
+function summaries(changes: readonly PlannedChange[]): string {
+  const shown = changes.slice(0, 3).map((c) => `"${c.summary}"`);
+  return changes.length > 3 ? `${shown.join(', ')} and ${changes.length - 3} more` : shown.join(', ');
+}
+
+/** A diff as the error `run plan.json` stops with (exit 1). */
+export function staleError(
+  file: string,
+  plan: SavedPlan,
+  lines: readonly string[],
+  applied = false,
+): PlanStaleError {
+  const shown = lines.slice(0, 50).map((l) => `  - ${l}`);
+  if (lines.length > 50) shown.push(`  - … and ${lines.length - 50} more`);
+  return new PlanStaleError(
+    `the saved plan ${file} no longer holds; ${applied ? 'the run stopped there' : 'nothing was applied'}:\n${shown.join('\n')}`,
+    `make a new plan (ledgerbook plan ${plan.playbook.file} --out ${file}), review it, and run that`,
+  );
+}
+
+/**
+ * Holds a run to a saved plan, item by item, as it applies: strictly until the run has changed something (the
+ * live state should be what the check found a moment before); after that, a step's differences are what the
+ * earlier steps of this run did, and are reported instead of refused.
+ */
+export class PlanGuard {
+  private readonly steps: Map<string, PlannedStep>;
+  private readonly items = new Map<string, Map<string, string>>();
+  private readonly replanned = new Set<string>();
+
+  constructor(
+    readonly plan: SavedPlan,
+    readonly file: string,
+  ) {
+    this.steps = new Map(plan.steps.map((s) => [s.id, s]));
+    for (const step of plan.steps)
+      this.items.set(step.id, new Map(step.items.map((i) => [i.key, changesDigest(i.changes)])));
+  }
+
+  /** known after apply in the saved plan: planned only now */
+  knownAfterApply(stepId: string): boolean {
+    return this.steps.get(stepId)?.status === 'known-after-apply';
+  }
+
+  /**
+   * Compares an item's changes at apply time with the saved ones. Returns a note when they differ after the run
+   * changed something (once per step); throws PlanStaleError when they differ before it did.
+   */
+  checkItem(
+    stepId: string,
+    itemKey: string,
+    changes: readonly Change[],
+    runChangedSomething: boolean,
+  ): string | undefined {
+    if (this.knownAfterApply(stepId)) return undefined;
+    const saved = this.items.get(stepId)?.get(itemKey);
+    const now = changes.length === 0 ? undefined : changesDigest(changes);
+    if (saved === now) return undefined;
+    const at = `step '${stepId}'${itemKey === '' ? '' : ` item '${itemKey}'`}`;
+    if (!runChangedSomething) {
+      const what =
+        saved === undefined
+          ? 'was in sync in the plan, now would change'
+          : now === undefined
+            ? 'had changes in the plan, now is in sync'
+            : 'now would make other changes than planned';
+      throw staleError(
+        this.file,
+        this.plan,
+        [`${at} ${what}: the live state changed as the run started`],
+        true,
+      );
+    }
+    if (this.replanned.has(stepId)) return undefined;
+    this.replanned.add(stepId);
+    return `${at} differs from the saved plan after the earlier changes of this run: planned at apply time`;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Where runs keep their journal, run records and lock: the state directory (files, the default) or a
+ * PostgreSQL database shared by several machines (`--state postgres://…` or LEDGERBOOK_STATE). Both meet one
+ * contract, tested by one suite (test/state-contract.test.ts): records read back in order, intents durable
+ * before a side effect, one run at a time per (playbook, target), a dead holder's lock taken over, a failed
+ * write stops the run with nothing durable lost.
+ */
+import type { RunJournal } from '../journal.js';
+import type { Lock, LockInfo } from '../lock.js';
+import type { Masker } from '../masker.js';
+
+/** One run's identity in a state: the playbook's and the target's names. */
+export interface RunKey {
+  playbook: string;
+  target: string;
+}
+
+export interface JournalOptions {
+  /** read the records only; opened for writing, a journal is compacted first (see compactRecords) */
+  readOnly?: boolean;
+  lock?: Lock;
+}
+
+/**
+ * Who holds a key's lock: nobody; a holder that is `alive`, `gone` (its process or database session ended: the
+ * next run takes the lock over) or `unknown` (a file lock taken on another host, which cannot be checked from
+ * here); or a lock record that is not a ledgerbook lock.
+ */
+export type LockState =
+  | { state: 'none' }
+  | { state: 'held'; info: LockInfo; holder: 'alive' | 'gone' | 'unknown' }
+  | { state: 'damaged'; where: string };
+
+export type LockRequest = Omit<LockInfo, 'id' | 'at' | 'playbook' | 'target'>;
+
+export interface StateBackend {
+  /** where the state lives, for messages; never a password */
+  readonly where: string;
+  /** One run at a time per key: the lock, or a LockedError (exit 75) naming the holder. */
+  acquireLock(key: RunKey, info: LockRequest): Promise<Lock>;
+  /**
+   * The key's journal; open it for writing only while holding its lock, and pass that lock: a database
+   * backend then writes on the lock's own connection, so a lost connection loses the lock and the writes
+   * together, never one without the other.
+   */
+  openJournal(key: RunKey, masker: Masker, options?: JournalOptions): Promise<RunJournal>;
+  inspectLock(key: RunKey): Promise<LockState>;
+  /**
+   * Removes the key's lock record and returns what it held. With `id`, only that lock; a holder that is
+   * alive is refused (LockedError) unless the backend can tell it is not (see each backend).
+   */
+  unlock(key: RunKey, options?: { id?: string; force?: boolean }): Promise<LockInfo | undefined>;
+  /** every key with a journal, sorted by playbook then target */
+  listRuns(): Promise<RunKey[]>;
+  close(): Promise<void>;
+}
+
+/** The environment variable that names the state when `--state` is not given. */
+export const STATE_ENV = 'LEDGERBOOK_STATE';
+
+export function isPostgresUrl(spec: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(spec);
+}
+
+/** Query parameters of a connection string that carry a secret (libpq and pg read them). */
+const SECRET_PARAMETERS = ['password', 'sslpassword'];
+
+/** The secret values of a connection string (its password, wherever it is written), decoded. */
+export function stateUrlSecrets(spec: string): string[] {
+  try {
+    const url = new URL(spec);
+    const values = [
+      decodeURIComponent(url.password),
+      ...SECRET_PARAMETERS.map((p) => url.searchParams.get(p)),
+    ];
+    return values.filter((v): v is string => typeof v === 'string' && v !== '');
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof URIError) return [];
+    throw error;
+  }
+}
+
+/** A connection string with its password replaced by `***`, for messages. */
+export function maskStateUrl(spec: string): string {
+  try {
+    const url = new URL(spec);
+    if (url.password !== '') url.password = '***';
+    for (const p of SECRET_PARAMETERS) if (url.searchParams.has(p)) url.searchParams.set(p, '***');
+    return url.toString();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    // Not parseable as a URL: hide everything between "://" and the last "@".
+    return spec.replace(/(:\/\/).*@/, '$1***@');
+  }
+}
+
+/**
+ * The command line as recorded in a lock (and shown by `status` and a refused run): `ledgerbook` and its
+ * arguments, each connection string among them (`--state postgres://…`, `--state=postgres://…`) masked.
+ */
+export function recordedCommand(argv: readonly string[]): string {
+  const masked = argv.map((arg) => {
+    const at = arg.search(/postgres(ql)?:\/\//i);
+    return at < 0 ? arg : `${arg.slice(0, at)}${maskStateUrl(arg.slice(at))}`;
+  });
+  return ['ledgerbook', ...masked].join(' ');
+}

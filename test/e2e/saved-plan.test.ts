@@ -1,0 +1,152 @@
+/**
+ * Saved plans through the CLI: `plan --out` writes one (no secret in it), `show` renders it, `run plan.json`
+ * applies exactly it, and refuses (exit 1, nothing applied) when the state, the live state, the playbook or
+ * the inputs changed since it was made. Steps are core.shell with `creates:` guards: their live state is files
+ * this test owns, so "the live state changed" is a file created by hand.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, tempDir } from './cli.js';
+
+const SECRET = 'plan-secret-value-0123';
+const env = { LB_PLAN_TOKEN: SECRET };
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const PLAYBOOK = `name: saved
+inputs:
+  who: { default: world }
+steps:
+  - id: hello
+    uses: core.shell
+    with:
+      run: "echo hello \${{ inputs.who }} > hello.txt"
+      creates: hello.txt
+  - id: greet
+    uses: core.shell
+    with:
+      run: "echo 'hello exited \${{ steps.hello.outputs.exit_code }}' > greet.txt"
+      creates: greet.txt
+  - id: never
+    uses: core.log
+    if: \${{ inputs.who == 'nobody' }}
+    with: { message: hi }
+  - id: token
+    uses: core.shell
+    with:
+      run: "echo \${{ secrets.LB_PLAN_TOKEN }} > token.txt"
+      creates: token.txt
+`;
+
+async function project(): Promise<string> {
+  const dir = await tempDir('lb-plan-e2e-');
+  dirs.push(dir);
+  await writeFile(join(dir, 'p.yaml'), PLAYBOOK);
+  return dir;
+}
+
+describe('saved plans', () => {
+  it('plan --out, show, run plan.json: exactly the plan is applied, and a second run of it is refused', async () => {
+    const dir = await project();
+    const planned = await cli(['plan', 'p.yaml', '--out', 'plan.json', '--input', 'who=operators'], {
+      cwd: dir,
+      env,
+    });
+    expect(planned.stderr).toBe('');
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain('Saved the plan to plan.json');
+    const text = await readFile(join(dir, 'plan.json'), 'utf8');
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(Buffer.from(SECRET).toString('base64'));
+    const plan = JSON.parse(text) as Record<string, unknown> & { steps: Array<Record<string, unknown>> };
+    expect(plan).toMatchObject({
+      format: 'ledgerbook-plan',
+      playbook: { name: 'saved', file: 'p.yaml' },
+      inputs: { given: ['who=operators'] },
+      target: { name: 'sandbox', spec: 'sandbox' },
+      changes: 2,
+    });
+    expect(plan.steps.map((s) => [s['id'], s['status']])).toEqual([
+      ['hello', 'changes'],
+      ['greet', 'known-after-apply'],
+      ['never', 'skipped'],
+      ['token', 'changes'],
+    ]);
+    expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
+
+    const shown = await cli(['show', 'plan.json'], { cwd: dir });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('## ledgerbook plan: `saved` on `sandbox`');
+    expect(shown.stdout).toContain(
+      '| `greet` | `core.shell` | known after apply (reads outputs of `hello`) |',
+    );
+    expect(shown.stdout).toContain('`run `echo hello operators > hello.txt` (hello.txt does not exist)`');
+    expect(shown.stdout).not.toContain(SECRET);
+
+    const applied = await cli(['run', 'plan.json'], { cwd: dir, env });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('the saved plan plan.json still holds (2 planned changes): applying it');
+    expect(applied.stdout).toContain('known after apply in the saved plan: planned now');
+    // the inputs came from the plan
+    expect(await readFile(join(dir, 'hello.txt'), 'utf8')).toBe('hello operators\n');
+    expect(await readFile(join(dir, 'greet.txt'), 'utf8')).toBe('hello exited 0\n');
+    expect(await readFile(join(dir, 'token.txt'), 'utf8')).toBe(`${SECRET}\n`);
+
+    const again = await cli(['run', 'plan.json'], { cwd: dir, env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('the saved plan plan.json no longer holds; nothing was applied');
+    expect(again.stderr).toMatch(/the state changed: run \S+ by \S+ \(.*\) ran after the plan was made/);
+    expect(again.stderr).toContain("step 'hello': was 1 change, now in-sync");
+    expect(again.stderr).toContain('make a new plan (ledgerbook plan p.yaml --out plan.json)');
+  });
+
+  it('refuses when the live state changed since the plan, naming the step, and applies nothing', async () => {
+    const dir = await project();
+    expect((await cli(['plan', 'p.yaml', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
+    await writeFile(join(dir, 'token.txt'), 'made by hand\n');
+    const refused = await cli(['run', 'plan.json'], { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('nothing was applied');
+    expect(refused.stderr).toContain("step 'token': was 1 change, now in-sync");
+    expect(refused.stderr).not.toContain("step 'hello'");
+    expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
+  });
+
+  it('refuses when the playbook changed, and takes no --input, --target or --fresh of its own', async () => {
+    const dir = await project();
+    expect((await cli(['plan', 'p.yaml', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
+    for (const flag of [['--input', 'who=x'], ['--target', 'sandbox'], ['--fresh']]) {
+      const usage = await cli(['run', 'plan.json', ...flag], { cwd: dir, env });
+      expect(usage.code).toBe(64);
+      expect(usage.stderr).toContain(`${flag[0]} cannot be given with a saved plan (plan.json)`);
+    }
+    await writeFile(join(dir, 'p.yaml'), `${PLAYBOOK}# reviewed\n`);
+    const refused = await cli(['run', 'plan.json'], { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the playbook p\.yaml changed \(sha256 [0-9a-f]{12} → [0-9a-f]{12}\)/);
+    expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
+  });
+
+  it('an edited or damaged plan file is refused with what is wrong (exit 64)', async () => {
+    const dir = await project();
+    expect((await cli(['plan', 'p.yaml', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
+    const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { changes: unknown };
+    plan.changes = 'many';
+    await writeFile(join(dir, 'edited.json'), JSON.stringify(plan));
+    const edited = await cli(['run', 'edited.json'], { cwd: dir, env });
+    expect(edited.code).toBe(64);
+    expect(edited.stderr).toContain('edited.json is not a ledgerbook saved plan (edited or damaged)');
+    expect(edited.stderr).toContain('/changes');
+    const shown = await cli(['show', 'p.yaml'], { cwd: dir });
+    expect(shown.code).toBe(64);
+    expect(shown.stderr).toContain('p.yaml: cannot read the saved plan (not valid JSON)');
+    const unwritable = await cli(['plan', 'p.yaml', '--out', 'missing/plan.json'], { cwd: dir, env });
+    expect(unwritable.code).toBe(64);
+    expect(unwritable.stderr).toContain('--out missing/plan.json: the folder');
+  });
+});
