@@ -50,7 +50,7 @@ export function parseExpectedList(value: unknown, source: string): ExpectedList 
       return entry(id, item, `/${i}`);
     });
   } else if (typeof value === 'object' && value !== null && 'packages' in value) {
-    const map = (value).packages;
+    const map = value.packages;
     if (typeof map !== 'object' || map === null || Array.isArray(map))
       throw new ExpectedListError('`packages` must map package ids to {"name", "version"}', '/packages');
     packages = Object.entries(map).map(([id, v]) => entry(id, v, `/packages/${id}`));

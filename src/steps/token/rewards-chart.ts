@@ -53,7 +53,7 @@ function tickLabel(value: number): string {
 /** `2026-03-21` → `Mar 21` */
 function dayLabel(date: string): string {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const [, m, d] = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date) ?? [];
+  const [, , m, d] = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date) ?? [];
   return m && d ? `${months[Number(m) - 1] ?? m} ${Number(d)}` : date;
 }
 
