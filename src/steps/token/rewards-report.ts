@@ -165,7 +165,7 @@ export const rewardsReport = defineStep<With, Observed>({
   },
   needsTarget: true,
   check(w, target) {
-    const findings: StaticFinding[] = (w.parties ?? []).flatMap((ref, i) =>
+    const findings: StaticFinding[] = (Array.isArray(w.parties) ? w.parties : []).flatMap((ref, i) =>
       checkPartyRef(ref, target, `/parties/${i}`),
     );
     if (typeof w.csv === 'string' && !hasExpression(w.csv) && !w.csv.endsWith('.csv'))
@@ -178,7 +178,7 @@ export const rewardsReport = defineStep<With, Observed>({
     const parties = [...new Set(w.parties.map((ref) => partyIdOf(ctx, ref)))];
     const { start, end } = dateRange(w, ctx.clock.now());
     let receipts: ReceiptCounts | undefined;
-    if (w.receipts !== undefined) {
+    if (w.receipts !== undefined && w.receipts.length > 0) {
       try {
         receipts = readReceipts(w.receipts.map((p) => resolve(ctx.baseDir, p)));
       } catch (error) {

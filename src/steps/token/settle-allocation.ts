@@ -134,7 +134,7 @@ function checkSameNode(w: With, target: Target | undefined): StaticFinding[] {
   const own = target.parties?.[w.party];
   if (typeof own !== 'object') return [];
   const findings: StaticFinding[] = [];
-  (w.act_as ?? []).forEach((ref, i) => {
+  (Array.isArray(w.act_as) ? w.act_as : []).forEach((ref, i) => {
     if (typeof ref !== 'string' || hasExpression(ref)) return;
     const other = target.parties?.[ref];
     if (typeof other === 'object' && other.node !== own.node) {
@@ -169,7 +169,9 @@ export const tokenSettleAllocation = defineStep<With, Observed>({
   check(w, target) {
     return [
       ...checkActingParty(w.party, target, '/party'),
-      ...(w.act_as ?? []).flatMap((ref, i) => checkPartyRef(ref, target, `/act_as/${i}`)),
+      ...(Array.isArray(w.act_as) ? w.act_as : []).flatMap((ref, i) =>
+        checkPartyRef(ref, target, `/act_as/${i}`),
+      ),
       ...checkSameNode(w, target),
     ];
   },
