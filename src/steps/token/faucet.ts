@@ -72,8 +72,10 @@ export function transfersTo(
 ): Received[] {
   const found: Received[] = [];
   for (const transaction of transactions) {
+    // the party's own transactions (a self-transfer's change) are not gifts; a transaction it only witnesses
+    // may show none of its exercises (only the contracts created for it)
     const root = transaction.events.find((e) => e.ExercisedEvent)?.ExercisedEvent;
-    if (root === undefined || (root.actingParties ?? []).includes(party)) continue;
+    if (root !== undefined && (root.actingParties ?? []).includes(party)) continue;
     for (const event of transaction.events) {
       const created = event.CreatedEvent;
       if (!created) continue;

@@ -198,6 +198,16 @@ export const tokenWaitForMint = defineStep<With, Observed>({
     }
     const refused = rejection(state.deposit);
     if (refused && !state.minted) throw refused;
+    const depositOutOfLimits =
+      state.deposit && limitProblem('deposit', state.deposit.amount, state.account.limits);
+    if (depositOutOfLimits && !state.minted) {
+      throw new StepError(
+        `deposit ${state.deposit?.txid ?? ''}: ${depositOutOfLimits} (${describeLimits(state.account.limits)}): the attestors will not mint it`,
+        {
+          hint: 'BTC sent outside the limits is not minted: ask the operators of the wrapped token to return it',
+        },
+      );
+    }
     if (state.minted) return { changes: [], outputs: state.minted };
     const chain = describeDeposit(state.deposit, w.txid);
     return {

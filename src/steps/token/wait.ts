@@ -48,10 +48,13 @@ export async function pollUntil<T>(
   const byWait = started + parseDuration(budget.wait ?? '10m');
   const deadline = ctx.deadline === undefined ? byWait : Math.min(byWait, ctx.deadline - TIMEOUT_MARGIN_MS);
   let pause = Math.min(FIRST_PAUSE_MS, interval);
+  let lastSeen = '';
   for (let attempt = 1; ; attempt++) {
     const result = await poll();
     if (result.done) return result.value;
-    ctx.progress(result.seen);
+    // a change is news; the same sight again is not (plain output prints every progress line)
+    if (result.seen !== lastSeen) ctx.progress(result.seen);
+    lastSeen = result.seen;
     if (ctx.clock.now() + pause > deadline) {
       const waited = Math.round((ctx.clock.now() - started) / 1000);
       throw new PausedError(
