@@ -10,6 +10,8 @@ for (const bench of [
   'bench/journal.bench.mjs',
   'bench/rerun.bench.mjs',
   'bench/noop-latency.bench.mjs',
+  'bench/ledger-throughput.bench.mjs',
+  'bench/ledger-memory.bench.mjs',
 ]) {
   console.log(`\n## ${bench}\n`);
   run([bench]);

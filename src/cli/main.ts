@@ -90,14 +90,16 @@ function build(setExit: (code: number) => void): Command {
 
   program
     .command('sandbox')
-    .description('the built-in sandbox: simulated DPM nodes, participants and identity provider on loopback')
+    .description(
+      'the built-in sandbox: simulated DPM nodes, participants, identity provider and token services on loopback',
+    )
     .command('up')
     .description('start the sandbox and print its URLs as one JSON line; stops on Ctrl-C or SIGTERM')
     .option('--nodes <n>', 'number of operator nodes', '3')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option(
       '--port <port>',
-      'first port (admin; then idp, then dpm and ledger per node); 0 = free ports',
+      'first port (admin; then idp, dpm and ledger per node, registry, gateway, rewards, faucet, bitcoin); 0 = free ports',
       '0',
     )
     .option('--profile <profile>', 'fast (tests) or realistic (the real services’ timings)', 'fast')
@@ -110,6 +112,20 @@ function build(setExit: (code: number) => void): Command {
     )
     .option('--insecure', 'accept any token, like DECPM_INSECURE (devnet only)')
     .option('--token-ttl <seconds>', 'access-token lifetime of the identity provider')
+    .option(
+      '--ledger-api <release>',
+      'the Canton release the ledger API behaves as: 3.4, 3.5, or strict (3.6: deprecated bodies refused); default by network',
+    )
+    .option(
+      '--submit-latency <ms>',
+      'added to every ledger submission (default by profile: fast 0, realistic 3000)',
+    )
+    .option(
+      '--transfer-limit <count>',
+      'transactions the network accepts per window, or none (default by profile: fast none, realistic 500)',
+    )
+    .option('--transfer-window <seconds>', 'the window of --transfer-limit (default 600)')
+    .option('--rewards-fields <names>', 'the rewards API field names: document or live (default by profile)')
     .action(async (_opts, command: Command) => {
       const { sandboxUpCommand } = await import('./commands/sandbox.js');
       setExit(await sandboxUpCommand(command.optsWithGlobals()));

@@ -8,9 +8,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { StateError } from '../errors.js';
 
-/** Ports one sandbox listens on: admin, identity provider, then a DPM and a ledger port per node. */
+/** Ports one sandbox listens on: admin, identity provider, a DPM and a ledger port per node, then the five token services. */
 export function portsNeeded(nodes: number): number {
-  return 2 + 2 * nodes;
+  return 2 + 2 * nodes + 5;
 }
 
 function free(port: number, host: string): Promise<boolean> {

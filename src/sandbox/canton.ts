@@ -198,6 +198,29 @@ export class Synchronizer {
     return info;
   }
 
+  /**
+   * Packages a participant has from the start (the token's, on every sandbox participant): uploaded and vetted,
+   * without a DAR. Saves only when something was missing.
+   */
+  installPackages(
+    participantUid: string,
+    packages: ReadonlyArray<{ id: string; name: string; version: string }>,
+  ): void {
+    const entry = this.packagesOf(participantUid);
+    let changed = false;
+    for (const p of packages) {
+      if (entry.uploaded[p.id] === undefined) {
+        entry.uploaded[p.id] = { packageId: p.id, name: p.name, version: p.version, templates: [] };
+        changed = true;
+      }
+      if (!entry.vetted.includes(p.id)) {
+        entry.vetted.push(p.id);
+        changed = true;
+      }
+    }
+    if (changed) this.save();
+  }
+
   uploadedPackages(participantUid: string): PackageRecord[] {
     return Object.values(this.packagesOf(participantUid).uploaded);
   }

@@ -18,8 +18,8 @@ export type FaultSpec =
   | { kind: 'vet-fails'; node: string }
   /** the node restarts (drops its in-memory state, reloads what it persisted), at once or when a run it coordinates reaches a step */
   | { kind: 'restart'; node: string; at?: { workflow: WorkflowKind; step: string }; downMs?: number }
-  /** added latency on every HTTP response of the node and every mesh message it answers (all nodes when omitted) */
-  | { kind: 'latency'; node?: string; ms: number }
+  /** added latency on every HTTP response of the node (or service) and every mesh message it answers (all when omitted) */
+  | { kind: 'latency'; node?: string; service?: ServiceName; ms: number }
   /** the next `count` authenticated requests are answered 401 `token is not active` */
   | { kind: 'expire-tokens'; node?: string; count?: number }
   /** admin-gated routes are answered 403 `missing required role: dpm-admin` */
@@ -28,12 +28,43 @@ export type FaultSpec =
   | {
       kind: 'http-error';
       node?: string;
+      service?: ServiceName;
       method?: string;
       route?: string;
       status: number;
       count?: number;
       phase?: 'before' | 'after';
-    };
+    }
+  /** the next matching submissions are refused 409 LOCAL_VERDICT_LOCKED_CONTRACTS, as if another one held the contract */
+  | { kind: 'contention'; node?: string; count?: number }
+  /** before the next matching submissions, the submitter's contracts they name are re-created under new ids */
+  | { kind: 'stale-contracts'; node?: string; count?: number }
+  /** the next matching submissions commit, and their response is never sent: the connection drops after `ms` */
+  | { kind: 'lost-response'; node?: string; count?: number; ms?: number }
+  /** the next matching submissions are refused 429 RESOURCE_EXHAUSTED */
+  | { kind: 'overload'; node?: string; count?: number }
+  /** a service refuses connections (`refuse`, the default) or accepts them and never answers (`hang`) */
+  | { kind: 'service-down'; service: ServiceName; mode?: 'refuse' | 'hang' }
+  /** the simulated Bitcoin chain mines no blocks: confirmations stall */
+  | { kind: 'stall-chain' }
+  /** the attestors process burns `ms` later than usual (until cleared when omitted) */
+  | { kind: 'late-burns'; ms?: number }
+  /** the attestors create withdraw requests with `btcTxId: null` (the legacy shape) */
+  | { kind: 'legacy-withdraw-requests' }
+  /** the daily-rewards API answers after `ms` (30–120 s at random when omitted) */
+  | { kind: 'slow-rewards'; ms?: number }
+  /** bitcoin-address reports only `responded` attestors answering */
+  | { kind: 'attestors-partial'; responded: number }
+  /** the faucet or the rewards API answers `success: false` */
+  | { kind: 'service-refuses'; service: 'faucet' | 'rewards'; message?: string; count?: number }
+  /** the identity provider answers refresh grants `invalid_grant: Token is not active` */
+  | { kind: 'refresh-inactive'; count?: number };
+
+/** the token services, each on its own listener */
+export const SERVICES = ['registry', 'gateway', 'rewards', 'faucet', 'bitcoin'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export type LedgerFaultKind = 'contention' | 'stale-contracts' | 'lost-response' | 'overload';
 
 export type FaultKind = FaultSpec['kind'];
 
@@ -58,10 +89,22 @@ const FIELDS: Record<FaultKind, { required: string[]; optional: string[] }> = {
   unreachable: { required: ['node'], optional: [] },
   'vet-fails': { required: ['node'], optional: [] },
   restart: { required: ['node'], optional: ['at', 'downMs'] },
-  latency: { required: ['ms'], optional: ['node'] },
+  latency: { required: ['ms'], optional: ['node', 'service'] },
   'expire-tokens': { required: [], optional: ['node', 'count'] },
   forbid: { required: [], optional: ['node', 'method', 'route', 'count'] },
-  'http-error': { required: ['status'], optional: ['node', 'method', 'route', 'count', 'phase'] },
+  'http-error': { required: ['status'], optional: ['node', 'service', 'method', 'route', 'count', 'phase'] },
+  contention: { required: [], optional: ['node', 'count'] },
+  'stale-contracts': { required: [], optional: ['node', 'count'] },
+  'lost-response': { required: [], optional: ['node', 'count', 'ms'] },
+  overload: { required: [], optional: ['node', 'count'] },
+  'service-down': { required: ['service'], optional: ['mode'] },
+  'stall-chain': { required: [], optional: [] },
+  'late-burns': { required: [], optional: ['ms'] },
+  'legacy-withdraw-requests': { required: [], optional: [] },
+  'slow-rewards': { required: [], optional: ['ms'] },
+  'attestors-partial': { required: ['responded'], optional: [] },
+  'service-refuses': { required: ['service'], optional: ['message', 'count'] },
+  'refresh-inactive': { required: [], optional: ['count'] },
 };
 const KIND_NAMES = Object.keys(FIELDS) as FaultKind[];
 const NODE_NAME = /^node[1-9]\d*$/;
@@ -145,6 +188,18 @@ function validateOne(item: unknown, at: string, problems: FaultProblem[]): Fault
   check('method', (v) => typeof v === 'string' && METHODS.includes(v), `one of ${METHODS.join(', ')}`);
   check('route', (v) => typeof v === 'string' && v.startsWith('/'), 'a route template such as /workflows');
   check('phase', (v) => v === 'before' || v === 'after', '`before` (default) or `after`');
+  const services: readonly string[] = kind === 'service-refuses' ? ['faucet', 'rewards'] : SERVICES;
+  check('service', (v) => typeof v === 'string' && services.includes(v), `one of ${services.join(', ')}`);
+  check('mode', (v) => v === 'refuse' || v === 'hang', '`refuse` (default) or `hang`');
+  check('message', (v) => typeof v === 'string' && v !== '', 'a text');
+  check('responded', nonNegativeInt, 'a whole number ≥ 0');
+  if (record.node !== undefined && record.service !== undefined) {
+    problems.push({
+      pointer: `${at}/service`,
+      message: 'name a `node` or a `service`, not both',
+      atKey: true,
+    });
+  }
   if (record.at !== undefined) {
     const atValue = record.at as Record<string, unknown>;
     if (typeof atValue !== 'object' || atValue === null || Array.isArray(atValue)) {
@@ -188,6 +243,18 @@ function example(kind: FaultKind): string {
     'expire-tokens': '{ kind: expire-tokens, node: node1, count: 1 }',
     forbid: '{ kind: forbid, node: node1, method: POST, route: /network-config, count: 1 }',
     'http-error': '{ kind: http-error, node: node1, method: GET, route: /workflows, status: 503, count: 1 }',
+    contention: '{ kind: contention, node: node1, count: 1 }',
+    'stale-contracts': '{ kind: stale-contracts, node: node1, count: 1 }',
+    'lost-response': '{ kind: lost-response, node: node1, count: 1, ms: 2000 }',
+    overload: '{ kind: overload, count: 3 }',
+    'service-down': '{ kind: service-down, service: registry, mode: hang }',
+    'stall-chain': '{ kind: stall-chain }',
+    'late-burns': '{ kind: late-burns, ms: 60000 }',
+    'legacy-withdraw-requests': '{ kind: legacy-withdraw-requests }',
+    'slow-rewards': '{ kind: slow-rewards, ms: 45000 }',
+    'attestors-partial': '{ kind: attestors-partial, responded: 2 }',
+    'service-refuses': '{ kind: service-refuses, service: faucet, message: "faucet is empty" }',
+    'refresh-inactive': '{ kind: refresh-inactive, count: 1 }',
   };
   return `for example ${examples[kind]}`;
 }
@@ -289,6 +356,7 @@ export class FaultBook {
   private readonly active: ActiveFault[] = [];
   private next = 1;
   private readonly listeners: Array<(fault: ActiveFault) => void> = [];
+  private readonly removeListeners: Array<(fault: ActiveFault) => void> = [];
 
   constructor(initial: readonly FaultSpec[] = []) {
     for (const spec of initial) this.add(spec);
@@ -313,12 +381,14 @@ export class FaultBook {
 
   remove(id: string): boolean {
     const index = this.active.findIndex((f) => f.id === id);
-    if (index >= 0) this.active.splice(index, 1);
-    return index >= 0;
+    if (index < 0) return false;
+    const [removed] = this.active.splice(index, 1);
+    for (const listener of this.removeListeners) listener(removed as ActiveFault);
+    return true;
   }
 
   clear(): void {
-    this.active.splice(0);
+    for (const fault of [...this.active]) this.remove(fault.id);
   }
 
   declines(node: string, kind: WorkflowKind): boolean {
@@ -340,10 +410,7 @@ export class FaultBook {
   latencyMs(node: string): number {
     return this.active
       .map((f) => f.spec)
-      .filter(
-        (s): s is Extract<FaultSpec, { kind: 'latency' }> =>
-          s.kind === 'latency' && (s.node === undefined || s.node === node),
-      )
+      .filter((s): s is Extract<FaultSpec, { kind: 'latency' }> => s.kind === 'latency' && targets(s, node))
       .reduce((sum, s) => sum + s.ms, 0);
   }
 
@@ -368,7 +435,7 @@ export class FaultBook {
     const fault = this.findFault(
       (s) =>
         s.kind === 'http-error' &&
-        (s.node === undefined || s.node === node) &&
+        targets(s, node) &&
         (s.method === undefined || s.method === method) &&
         (s.route === undefined || s.route === route) &&
         (s.phase ?? 'before') === phase,
@@ -391,6 +458,37 @@ export class FaultBook {
     if (fault === undefined || fault.spec.kind !== 'restart') return undefined;
     this.remove(fault.id);
     return { downMs: fault.spec.downMs ?? DEFAULT_DOWN_MS };
+  }
+
+  /** a ledger fault for a submission to this node's ledger API (consumes one) */
+  takeLedgerFault(node: string, kind: LedgerFaultKind): FaultSpec | undefined {
+    const fault = this.findFault(
+      (s) => s.kind === kind && (!('node' in s) || s.node === undefined || s.node === node),
+    );
+    if (fault === undefined) return undefined;
+    this.spend(fault);
+    return fault.spec;
+  }
+
+  /** the first active fault of a kind (consumes one when `consume`) */
+  take<K extends FaultKind>(kind: K, consume = false): Extract<FaultSpec, { kind: K }> | undefined {
+    const fault = this.findFault((s) => s.kind === kind);
+    if (fault === undefined) return undefined;
+    if (consume) this.spend(fault);
+    return fault.spec as Extract<FaultSpec, { kind: K }>;
+  }
+
+  /** the message of a service-refuses fault for this service, if one is active (consumes one) */
+  takeRefusal(service: 'faucet' | 'rewards'): string | undefined {
+    const fault = this.findFault((s) => s.kind === 'service-refuses' && s.service === service);
+    if (fault === undefined || fault.spec.kind !== 'service-refuses') return undefined;
+    this.spend(fault);
+    return fault.spec.message ?? `injected fault: the ${service} service refused the request`;
+  }
+
+  /** called for each fault removed (a service brought down comes back up) */
+  onRemove(listener: (fault: ActiveFault) => void): void {
+    this.removeListeners.push(listener);
   }
 
   private find(predicate: (spec: FaultSpec) => boolean): FaultSpec | undefined {
@@ -416,3 +514,9 @@ export class FaultBook {
 }
 
 export const DEFAULT_DOWN_MS = 500;
+
+/** a fault without `node` and `service` applies to every listener */
+function targets(spec: { node?: string; service?: string }, listener: string): boolean {
+  const target = spec.node ?? spec.service;
+  return target === undefined || target === listener;
+}

@@ -1,7 +1,8 @@
 /**
  * The sandbox host: in one process on loopback, an identity provider, N operator nodes (each a DPM API and a
- * participant JSON Ledger API) sharing one simulated synchronizer, and an admin API for tests. State lives in the
- * state dir, so a sandbox started again on it keeps its participant ids, keys, parties and packages.
+ * participant JSON Ledger API) sharing one simulated synchronizer and one ledger, the token services (registry,
+ * gateway, rewards, faucet, and the simulated Bitcoin chain), and an admin API for tests. State lives in the
+ * state dir, so a sandbox started again on it keeps its participant ids, keys, parties, packages and contracts.
  */
 import { mkdirSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
@@ -16,9 +17,19 @@ import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './fa
 import { Listener, RequestLog, nodeHandler } from './http/listener.js';
 import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
 import { SECRET_FILES, loadOrCreateNodes, loadOrCreateSecrets, secretsDir } from './identity.js';
-import { dispatchLedger, ledgerRouter } from './ledger/server.js';
+import { TokenVerifier } from './auth/verifier.js';
+import type { CapacitySettings } from './capacity.js';
+import { type LedgerNodeEnv, dispatchLedger, ledgerRouter } from './ledger/api/server.js';
+import { INSECURE_USER } from './ledger/api/context.js';
+import { ledgerWebSocket } from './ledger/api/ws.js';
+import type { ApiProfile } from './ledger/encode.js';
 import { Mesh } from './mesh.js';
 import { PROFILES, type ProfileName } from './profile.js';
+import { SERVICES, type ServiceName } from './faults.js';
+import type { RewardsFields } from './token/rewards-api.js';
+import type { World, WorldNode } from './token/world.js';
+import { type TokenSide, startTokenSide } from './token-side.js';
+import { serviceAccountSubject, userSubject } from './idp.js';
 
 export interface SandboxOptions {
   /** default 3 */
@@ -39,11 +50,22 @@ export interface SandboxOptions {
   network?: 'devnet' | 'testnet' | 'mainnet';
   /** the IdP's access-token lifetime, default 300 */
   accessTokenTtlSeconds?: number;
+  /** which Canton release the ledger API behaves as; default by network (devnet 3.5, others 3.4) */
+  ledgerApi?: ApiProfile;
+  /** overrides of the profile's capacity model (latency per submission, transactions per window) */
+  capacity?: Partial<CapacitySettings>;
+  /** the rewards API's field names; default by profile (fast: document, realistic: live) */
+  rewardsFields?: RewardsFields;
 }
 
 export interface SandboxUrls {
   idp: { issuer: string; tokenUrl: string };
   nodes: Array<{ name: string; participantId: string; dpm: string; ledger: string }>;
+  registry: string;
+  gateway: string;
+  rewards: string;
+  faucet: string;
+  bitcoin: string;
   admin: string;
 }
 
@@ -63,6 +85,8 @@ export interface TargetFileOptions {
 export interface Sandbox {
   /** what `sandbox up` prints as one JSON line */
   urls: SandboxUrls;
+  /** the sandbox world: the instrument, its admin, the minter, the holders… (src/sandbox/README.md) */
+  world: World;
   /** a target file (schemas/target.schema.json) for --target */
   targetYaml(options?: TargetFileOptions): string;
   /** the sandbox credentials by secret name, for an in-process run */
@@ -73,6 +97,7 @@ export interface Sandbox {
 
 const REALM = 'ledgerbook';
 const CLI_CLIENT_ID = 'ledgerbook-cli';
+const CI_CLIENT_ID = 'ledgerbook-ci';
 const ADMIN_ROLE = 'dpm-admin';
 const OPERATOR_PASSWORD_SECRET = 'SANDBOX_OPERATOR_PASSWORD';
 const CI_CLIENT_SECRET_SECRET = 'SANDBOX_CI_CLIENT_SECRET';
@@ -88,7 +113,7 @@ interface NodeHost {
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const settings = checkOptions(options);
-  const { nodeCount, host, port, profile, network, insecure } = settings;
+  const { nodeCount, host, port, profile, network, insecure, ledgerApi } = settings;
   const stateDir = resolve(options.stateDir);
   mkdirSync(stateDir, { recursive: true });
   const stored = loadOrCreateNodes(stateDir, nodeCount);
@@ -135,6 +160,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     restartNode,
     state: () => ({
       canton: canton.dump(),
+      ledger:
+        token === undefined
+          ? undefined
+          : {
+              end: token.ledger.end,
+              activeContracts: token.ledger.activeCount(),
+              parties: token.ledger.allParties().length,
+              bitcoin: token.attestors.status(),
+              capacity: token.capacity.current,
+            },
       nodes: Object.fromEntries(
         [...hosts.values()].map(({ node }) => [
           node.name,
@@ -153,11 +188,56 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       ),
     }),
     setAccessTokenTtl: (seconds) => idp?.setAccessTokenTtl(seconds),
+    token: () => token,
   };
 
   const canton = new Synchronizer(stateDir);
   const mesh = new Mesh(faults, timings.meshLatencyMs);
+  let token: TokenSide | undefined;
+  const onError =
+    (name: string) =>
+    (error: unknown): void => {
+      process.stderr.write(`sandbox ${name}: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    };
   try {
+    const worldNodes: WorldNode[] = stored.map((identity, i) => ({
+      name: identity.name,
+      participantId: identity.participantId,
+      operatorUser: userSubject(REALM, `operator${i + 1}`),
+      ciUser: serviceAccountSubject(CI_CLIENT_ID),
+      viewerUser: userSubject(REALM, 'viewer'),
+    }));
+    token = await startTokenSide({
+      stateDir,
+      canton,
+      nodes: worldNodes,
+      faults,
+      requests,
+      host,
+      firstPort: port === 0 ? 0 : port + 2 + 2 * nodeCount,
+      network,
+      profile,
+      apiProfile: ledgerApi,
+      ...(options.capacity ? { capacity: options.capacity } : {}),
+      ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
+      maxBodyBytes: MAX_JSON_BYTES,
+      log,
+      onError: onError('token services'),
+    });
+    const tokenSide = token;
+    if (insecure) {
+      for (const node of worldNodes) {
+        if (tokenSide.ledger.user(node.participantId, INSECURE_USER) === undefined) {
+          tokenSide.ledger.putUser(node.participantId, {
+            id: INSECURE_USER,
+            isDeactivated: false,
+            annotations: {},
+            rights: [{ kind: 'ParticipantAdmin' }],
+            resourceVersion: 0,
+          });
+        }
+      }
+    }
     idp = await startIdp({
       host,
       port: port === 0 ? 0 : port + 1,
@@ -166,11 +246,18 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         clientSecret: credentials.ciClientSecret,
       }),
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 300,
+      refreshInactive: () => faults.take('refresh-inactive', true) !== undefined,
       stateDir: join(stateDir, 'idp'),
     });
     const keycloakUrl = idp.issuer.slice(0, idp.issuer.length - `/realms/${REALM}`.length);
     const router = dpmRouter();
     const ledgerRoutes = ledgerRouter();
+    const issuer = idp.issuer;
+    // the participants accept tokens of every client of the realm (they check issuer, signature and expiry)
+    const ledgerVerifier = new TokenVerifier(() => [
+      { issuer, clientId: CLI_CLIENT_ID },
+      { issuer, clientId: CI_CLIENT_ID },
+    ]);
     for (const [i, identity] of stored.entries()) {
       const env: NodeEnv = {
         stateDir,
@@ -192,11 +279,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         log,
       };
       const node = new DpmNode({ ...identity, index: i + 1 }, env);
-      const onError = (error: unknown): void => {
-        process.stderr.write(
-          `sandbox ${identity.name}: internal error: ${(error as Error).stack ?? String(error)}\n`,
-        );
-      };
+      const nodeError = onError(identity.name);
       const dpm = new Listener(
         host,
         nodeHandler({
@@ -206,17 +289,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           templateOf: (method, path) => router.match(method, path)?.route.template,
           dispatch: (call) => dispatchDpm(node, router, call),
           maxBodyBytes: MAX_JSON_BYTES,
-          onError,
+          onError: nodeError,
         }),
       );
-      const ledgerEnv = {
+      const ledgerEnv: LedgerNodeEnv = {
         node: identity.name,
         participantId: identity.participantId,
-        network,
         insecure,
+        ledger: tokenSide.ledger,
         canton,
         faults,
-        verifier: node.verifier,
+        verifier: ledgerVerifier,
+        capacity: tokenSide.capacity,
+        encoder: tokenSide.encoder,
+        catchUp: () => tokenSide.catchUp(),
+        log,
       };
       const ledger = new Listener(
         host,
@@ -227,13 +314,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           templateOf: (method, path) => ledgerRoutes.match(method, path)?.route.template,
           dispatch: (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call),
           maxBodyBytes: MAX_JSON_BYTES,
-          onError,
+          onError: nodeError,
         }),
+        ledgerWebSocket(ledgerEnv, requests),
       );
+      // registered before its listeners open, so that a port that cannot be taken stops what did start
+      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined, generation: 0 });
       node.start();
       await dpm.open(port === 0 ? 0 : port + 2 + 2 * i);
       await ledger.open(port === 0 ? 0 : port + 3 + 2 * i);
-      hosts.set(identity.name, { node, dpm, ledger, restartTimer: undefined, generation: 0 });
     }
     await admin.open(port);
   } catch (error) {
@@ -241,11 +330,34 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     throw error;
   }
 
+  const tokenSide = token;
+  const serviceRefused = (name: ServiceName): boolean =>
+    faults
+      .list()
+      .some(
+        (f) =>
+          f.spec.kind === 'service-down' && f.spec.service === name && (f.spec.mode ?? 'refuse') === 'refuse',
+      );
+  const syncServices = (): void => {
+    for (const name of SERVICES) {
+      const listener = tokenSide.services[name];
+      if (serviceRefused(name) && listener.isOpen) void listener.close();
+      else if (!serviceRefused(name) && !listener.isOpen && !stopped) {
+        listener.open().catch((error: unknown) => {
+          process.stderr.write(`sandbox ${name}: cannot listen again: ${(error as Error).message}\n`);
+        });
+      }
+    }
+  };
   faults.onAdd((fault) => {
     if (fault.spec.kind === 'restart' && fault.spec.at === undefined) {
       faults.remove(fault.id);
       restartNode(fault.spec.node, fault.spec.downMs ?? DEFAULT_DOWN_MS);
     }
+    if (fault.spec.kind === 'service-down') syncServices();
+  });
+  faults.onRemove((fault) => {
+    if (fault.spec.kind === 'service-down') syncServices();
   });
   for (const fault of options.faults ?? []) faults.add(fault);
 
@@ -258,23 +370,29 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     await Promise.all([...hosts.values()].flatMap((e) => [e.dpm.close(), e.ledger.close()]));
     await admin.close();
     await idp?.close();
+    await token?.close();
   }
 
-  const issuer = idp.issuer;
   const urls: SandboxUrls = {
-    idp: { issuer, tokenUrl: idp.tokenUrl },
+    idp: { issuer: idp.issuer, tokenUrl: idp.tokenUrl },
     nodes: [...hosts.values()].map(({ node, dpm, ledger }) => ({
       name: node.name,
       participantId: node.participantId,
       dpm: dpm.url,
       ledger: ledger.url,
     })),
+    registry: tokenSide.services.registry.url,
+    gateway: tokenSide.services.gateway.url,
+    rewards: tokenSide.services.rewards.url,
+    faucet: tokenSide.services.faucet.url,
+    bitcoin: tokenSide.services.bitcoin.url,
     admin: admin.url,
   };
 
   return {
     urls,
-    targetYaml: (fileOptions = {}) => targetYaml(urls, network, stateDir, fileOptions),
+    world: tokenSide.world,
+    targetYaml: (fileOptions = {}) => targetYaml(urls, network, stateDir, tokenSide.world, fileOptions),
     secrets: () => ({
       [OPERATOR_PASSWORD_SECRET]: credentials.operatorPassword,
       [CI_CLIENT_SECRET_SECRET]: credentials.ciClientSecret,
@@ -290,6 +408,7 @@ function checkOptions(options: SandboxOptions): {
   profile: ProfileName;
   network: 'devnet' | 'testnet' | 'mainnet';
   insecure: boolean;
+  ledgerApi: ApiProfile;
 } {
   const nodeCount = options.nodes ?? 3;
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 32) {
@@ -303,9 +422,10 @@ function checkOptions(options: SandboxOptions): {
     );
   }
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port + 3 + 2 * (nodeCount - 1) > 65535) {
+  const last = 1 + 2 * nodeCount + SERVICES.length;
+  if (!Number.isInteger(port) || port < 0 || (port > 0 && port + last > 65535)) {
     throw new UsageError(
-      `--port must be 0 or a port P with room for P..P+${3 + 2 * (nodeCount - 1)}, got ${String(options.port)}`,
+      `--port must be 0 or a port P with room for P..P+${last}, got ${String(options.port)}`,
     );
   }
   const profile = options.profile ?? 'fast';
@@ -338,7 +458,31 @@ function checkOptions(options: SandboxOptions): {
       'drop --insecure, or use network devnet',
     );
   }
-  return { nodeCount, host, port, profile, network, insecure };
+  const ledgerApi = options.ledgerApi ?? (network === 'devnet' ? '3.5' : '3.4');
+  if (!['3.4', '3.5', 'strict'].includes(ledgerApi)) {
+    throw new UsageError(`--ledger-api must be 3.4, 3.5 or strict, got ${String(ledgerApi)}`);
+  }
+  const capacity = options.capacity ?? {};
+  if (capacity.latencyMs !== undefined && (!Number.isInteger(capacity.latencyMs) || capacity.latencyMs < 0)) {
+    throw new UsageError(
+      `the submission latency must be a whole number of milliseconds ≥ 0, got ${String(capacity.latencyMs)}`,
+    );
+  }
+  if (
+    capacity.limit !== undefined &&
+    capacity.limit !== null &&
+    (!Number.isInteger(capacity.limit) || capacity.limit < 1)
+  ) {
+    throw new UsageError(
+      `the transfer limit must be a whole number ≥ 1 (or none), got ${String(capacity.limit)}`,
+    );
+  }
+  if (capacity.windowMs !== undefined && (!Number.isInteger(capacity.windowMs) || capacity.windowMs < 1)) {
+    throw new UsageError(
+      `the transfer window must be a whole number of milliseconds ≥ 1, got ${String(capacity.windowMs)}`,
+    );
+  }
+  return { nodeCount, host, port, profile, network, insecure, ledgerApi };
 }
 
 /**
@@ -349,11 +493,32 @@ function operatorParty(participantId: string, index: number): string {
   return `operator${index + 1}::${participantId.slice(participantId.indexOf('::') + 2)}`;
 }
 
+/**
+ * The parties a sandbox target names: the instrument admins and the faucet to refer to; the minter, two holders
+ * and the preapproved receiver to act as, each through the node that hosts it with that node's operator.
+ */
+function targetParties(world: World): Record<string, unknown> {
+  const acting = (party: string): { party: string; node: string } => ({
+    party,
+    node: world.hostOf.get(party) ?? 'node1',
+  });
+  return {
+    admin: world.admin,
+    'other-admin': world.otherAdmin,
+    faucet: world.faucet,
+    minter: acting(world.minter),
+    alice: acting(world.holders[0] as string),
+    bob: acting(world.holders[1] as string),
+    preapproved: acting(world.preapproved),
+  };
+}
+
 /** the target file for --target: the IdP, each node's URLs and operator user, and where the password is */
 function targetYaml(
   urls: SandboxUrls,
   network: string,
   stateDir: string,
+  world: World,
   options: TargetFileOptions,
 ): string {
   const secrets = options.secretsDir ?? secretsDir(stateDir);
@@ -383,6 +548,15 @@ function targetYaml(
         },
       ]),
     ),
+    services: {
+      registry: urls.registry,
+      gateway: urls.gateway,
+      rewards: urls.rewards,
+      faucet: urls.faucet,
+      bitcoin: urls.bitcoin,
+    },
+    instrument: { admin: world.instrument.admin, id: world.instrument.id },
+    parties: targetParties(world),
     secrets: {
       [OPERATOR_PASSWORD_SECRET]: { file: secretFile(SECRET_FILES.operatorPassword) },
       [CI_CLIENT_SECRET_SECRET]: { file: secretFile(SECRET_FILES.ciClientSecret) },

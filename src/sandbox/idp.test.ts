@@ -64,12 +64,60 @@ function accessToken(response: TokenResponse): string {
 
 describe('sandbox identity provider', () => {
   let idp: IdpHandle;
+  let refreshInactive = 0;
 
   beforeAll(async () => {
     idp = await startIdp({
       ...sandboxRealm(3, { password: PASSWORD, clientSecret: CLIENT_SECRET }),
       accessTokenTtlSeconds: TTL,
+      refreshInactive: () => refreshInactive-- > 0,
     });
+  });
+
+  it('issues a refresh token with the password grant; the refresh grant gives the same user a new access token', async () => {
+    const first = await passwordGrant(idp);
+    expect(first.body).toMatchObject({ refresh_expires_in: 1800, token_type: 'Bearer' });
+    const refreshToken = first.body.refresh_token as string;
+    expect(typeof refreshToken).toBe('string');
+    const refreshed = await tokenRequest(idp, {
+      grant_type: 'refresh_token',
+      client_id: 'ledgerbook-cli',
+      refresh_token: refreshToken,
+    });
+    const payload = await verifyAsDpm(idp, accessToken(refreshed));
+    expect(payload).toMatchObject({ sub: userSubject('ledgerbook', 'operator1'), azp: 'ledgerbook-cli' });
+    expect(typeof refreshed.body.refresh_token).toBe('string');
+    // client-credentials tokens come without one, as Keycloak's
+    expect((await clientCredentialsGrant(idp)).body.refresh_token).toBeUndefined();
+  });
+
+  it('answers an unknown or inactive refresh token 400 invalid_grant "Token is not active" (the text clients match)', async () => {
+    const unknown = await tokenRequest(idp, {
+      grant_type: 'refresh_token',
+      client_id: 'ledgerbook-cli',
+      refresh_token: 'nope',
+    });
+    expect(unknown).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Token is not active' },
+    });
+    const valid = (await passwordGrant(idp)).body.refresh_token as string;
+    refreshInactive = 1;
+    const refused = await tokenRequest(idp, {
+      grant_type: 'refresh_token',
+      client_id: 'ledgerbook-cli',
+      refresh_token: valid,
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Token is not active' },
+    });
+    const again = await tokenRequest(idp, {
+      grant_type: 'refresh_token',
+      client_id: 'ledgerbook-cli',
+      refresh_token: valid,
+    });
+    expect(again.status).toBe(200);
   });
   afterAll(() => idp.close());
   afterEach(() => idp.setAccessTokenTtl(TTL));
@@ -335,7 +383,7 @@ describe('sandboxRealm', () => {
       ['viewer', []],
     ]);
     expect(realm.clients).toEqual([
-      { clientId: 'ledgerbook-cli', grants: ['password'] },
+      { clientId: 'ledgerbook-cli', grants: ['password', 'refresh_token'] },
       { clientId: 'ledgerbook-ci', secret: 's', grants: ['client_credentials'], roles: ['dpm-admin'] },
     ]);
     expect(() => sandboxRealm(0, { password: 'p', clientSecret: 's' })).toThrow(RangeError);

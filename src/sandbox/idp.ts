@@ -3,7 +3,7 @@
  * the password and client-credentials grants and signed JWT access tokens carrying the claims the DPM server reads
  * (issuer, kid, exp, azp, realm_access.roles). Error bodies on the token endpoint are Keycloak's.
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +29,8 @@ export interface IdpClient {
   clientId: string;
   /** absent: a public client (password grant only) */
   secret?: string;
-  grants: Array<'password' | 'client_credentials'>;
+  /** `refresh_token`: password-grant tokens come with a refresh token (Keycloak's default for its clients) */
+  grants: Array<'password' | 'client_credentials' | 'refresh_token'>;
   /** service-account roles for client_credentials */
   roles?: string[];
 }
@@ -47,6 +48,10 @@ export interface IdpOptions {
   stateDir?: string;
   /** an internal error of the provider (a bug, answered with 500); default: one line on stderr */
   onServerError?: (error: Error) => void;
+  /** true when this refresh grant must fail `Token is not active` (the refresh-inactive fault; consumes one) */
+  refreshInactive?: () => boolean;
+  /** refresh tokens' lifetime; default 1800 s (Keycloak's SSO session idle) */
+  refreshTokenTtlSeconds?: number;
 }
 
 export interface IdpHandle {
@@ -109,7 +114,7 @@ export function sandboxRealm(
     realm: 'ledgerbook',
     users: [...operators, { username: 'viewer', password: secrets.password, roles: [] }],
     clients: [
-      { clientId: 'ledgerbook-cli', grants: ['password'] },
+      { clientId: 'ledgerbook-cli', grants: ['password', 'refresh_token'] },
       {
         clientId: 'ledgerbook-ci',
         secret: secrets.clientSecret,
@@ -135,6 +140,21 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
   const onServerError =
     options.onServerError ??
     ((error: Error) => process.stderr.write(`sandbox idp: internal error: ${error.message}\n`));
+
+  // Refresh tokens: opaque, kept in memory (a restarted sandbox has none: clients log in again, as after a
+  // Keycloak session ends)
+  const refreshTokens = new Map<
+    string,
+    { username: string; clientId: string; scope: string; expiresAt: number }
+  >();
+  const refreshTtl = options.refreshTokenTtlSeconds ?? 1800;
+  const issueRefreshToken = (username: string, clientId: string, scope: string): string => {
+    const now = Date.now();
+    for (const [key, entry] of refreshTokens) if (entry.expiresAt <= now) refreshTokens.delete(key);
+    const token = randomBytes(32).toString('base64url');
+    refreshTokens.set(token, { username, clientId, scope, expiresAt: now + refreshTtl * 1000 });
+    return token;
+  };
 
   class InvalidUserCredentials extends errors.OIDCProviderError {
     constructor() {
@@ -232,7 +252,7 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
   provider.registerGrantType<{ username?: string; password?: string }>(
     'password',
     async (ctx: TokenEndpointGrantContext<{ username?: string; password?: string }>) => {
-      const { client, params } = ctx.oidc;
+      const { params } = ctx.oidc;
       if (typeof params.username !== 'string' || params.username === '') {
         throw new errors.InvalidRequest('Missing parameter: username');
       }
@@ -245,25 +265,66 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
         throw new InvalidUserCredentials();
       }
       const scope = withDefaultScopes(params.scope);
-      // A JWT access token is self-contained: nothing is stored, so its grant id only names this authentication.
-      const token = new provider.AccessToken({
-        accountId: userSubject(options.realm, user.username),
-        client,
-        gty: 'password',
-        grantId: randomUUID(),
-        scope,
-      });
-      token.resourceServer = new provider.ResourceServer(RESOURCE, resourceServer);
-      ctx.oidc.entity('AccessToken', token);
-      const accessToken = await token.save();
-      ctx.body = {
-        access_token: accessToken,
-        expires_in: token.expiration,
-        token_type: token.tokenType,
-        scope,
-      };
+      ctx.body = await issueTokens(ctx, user.username, scope, 'password');
     },
     ['username', 'password', 'scope'],
+  );
+
+  /** a signed JWT access token for a user, and a refresh token when the client may refresh */
+  async function issueTokens(
+    ctx: TokenEndpointGrantContext<object>,
+    username: string,
+    scope: string,
+    gty: string,
+  ): Promise<Record<string, unknown>> {
+    const { client } = ctx.oidc;
+    if (client === undefined) throw new errors.InvalidClient('client not found');
+    // A JWT access token is self-contained: nothing is stored, so its grant id only names this authentication.
+    const token = new provider.AccessToken({
+      accountId: userSubject(options.realm, username),
+      client,
+      gty,
+      grantId: randomUUID(),
+      scope,
+    });
+    token.resourceServer = new provider.ResourceServer(RESOURCE, resourceServer);
+    ctx.oidc.entity('AccessToken', token);
+    const accessToken = await token.save();
+    const refreshes = client.grantTypeAllowed('refresh_token');
+    return {
+      access_token: accessToken,
+      expires_in: token.expiration,
+      ...(refreshes
+        ? {
+            refresh_expires_in: refreshTtl,
+            refresh_token: issueRefreshToken(username, client.clientId, scope),
+          }
+        : {}),
+      token_type: token.tokenType,
+      scope,
+    };
+  }
+
+  provider.registerGrantType<{ refresh_token?: string; scope?: string }>(
+    'refresh_token',
+    async (ctx: TokenEndpointGrantContext<{ refresh_token?: string; scope?: string }>) => {
+      const { client, params } = ctx.oidc;
+      const presented = typeof params.refresh_token === 'string' ? params.refresh_token : '';
+      if (presented === '') throw new errors.InvalidRequest('Missing parameter: refresh_token');
+      const entry = refreshTokens.get(presented);
+      const inactive =
+        options.refreshInactive?.() === true ||
+        entry === undefined ||
+        entry.expiresAt <= Date.now() ||
+        entry.clientId !== client?.clientId;
+      if (inactive || !users.has(entry.username)) {
+        const error = new errors.InvalidGrant();
+        error.error_description = 'Token is not active';
+        throw error;
+      }
+      ctx.body = await issueTokens(ctx, entry.username, entry.scope, 'refresh_token');
+    },
+    ['refresh_token', 'scope'],
   );
 
   provider.use(async (ctx, next) => {

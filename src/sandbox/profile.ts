@@ -76,3 +76,41 @@ export const PROFILES: Record<ProfileName, Timings> = {
     bootRefreshMs: 5000,
   },
 };
+
+/**
+ * The token services' side of a profile: the Bitcoin chain's block interval (6 confirmations take 6 blocks), the
+ * attestors' delays, the capacity model, and which field names the rewards API uses. `fast`: a mint within
+ * about two seconds, no latency and no limit. `realistic`: the reference's ~10-minute blocks (6 confirmations ≈
+ * an hour), 60–120 s of attestor processing, a few seconds per transfer and ~500 transfers per 10 minutes.
+ */
+export interface TokenProfile {
+  blockIntervalMs: number;
+  attestorProcessingMs: number;
+  burnDelayMs: number;
+  submitLatencyMs: number;
+  /** transactions per window; null = unlimited */
+  transferLimit: number | null;
+  transferWindowMs: number;
+  rewardsFields: 'document' | 'live';
+}
+
+export const TOKEN_PROFILES: Record<ProfileName, TokenProfile> = {
+  fast: {
+    blockIntervalMs: 250,
+    attestorProcessingMs: 100,
+    burnDelayMs: 300,
+    submitLatencyMs: 0,
+    transferLimit: null,
+    transferWindowMs: 600_000,
+    rewardsFields: 'document',
+  },
+  realistic: {
+    blockIntervalMs: 600_000,
+    attestorProcessingMs: 90_000,
+    burnDelayMs: 120_000,
+    submitLatencyMs: 3_000,
+    transferLimit: 500,
+    transferWindowMs: 600_000,
+    rewardsFields: 'live',
+  },
+};

@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -34,7 +35,8 @@ const COMMITTED_TARGET_OPTIONS: TargetFileOptions = {
     `  npx ledgerbook sandbox up --port ${COMMITTED_PORT}`,
     '  npx ledgerbook run playbooks/onboard-party.yaml --target playbooks/targets/sandbox.yaml',
     '',
-    'Every sandbox has these participant ids and keys (they derive from the node names); the password and the',
+    'Every sandbox has these participant ids and keys (they derive from the node names), and the same token',
+    'world: instrument admin, minter, holders (src/sandbox/README.md); the password and the',
     'client secret are generated per state dir: the files below are those of .ledgerbook/sandbox, the state',
     '`sandbox up` keeps by default. Generated: test/e2e/sandbox-cli.test.ts fails when it drifts from what the',
     'sandbox writes.',
@@ -143,7 +145,19 @@ describe('ledgerbook sandbox up', () => {
 
   it('prints exactly one JSON line: the identity provider, every node and the admin API', async () => {
     const { urls, line } = sandbox;
-    expect(Object.keys(urls).sort()).toEqual(['admin', 'idp', 'nodes']);
+    expect(Object.keys(urls).sort()).toEqual([
+      'admin',
+      'bitcoin',
+      'faucet',
+      'gateway',
+      'idp',
+      'nodes',
+      'registry',
+      'rewards',
+    ]);
+    for (const service of ['registry', 'gateway', 'rewards', 'faucet', 'bitcoin'] as const) {
+      expect(urls[service]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    }
     expect(Object.keys(urls.idp).sort()).toEqual(['issuer', 'tokenUrl']);
     expect(urls.idp.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/realms\/ledgerbook$/);
     expect(urls.idp.tokenUrl).toBe(`${urls.idp.issuer}/protocol/openid-connect/token`);
@@ -329,8 +343,8 @@ describe('ledgerbook sandbox up: options and signals', () => {
     }
   });
 
-  it('--port P lays the listeners out as documented: admin P, idp P+1, node i dpm P+2+2i, ledger P+3+2i', async () => {
-    const port = await freePortRange(8);
+  it('--port P lays the listeners out as documented: admin P, idp P+1, node i dpm P+2+2i, ledger P+3+2i, then the services', async () => {
+    const port = await freePortRange(13);
     const sandbox = await up(['--state-dir', 'state-port', '--port', String(port)], dir);
     try {
       const at = (p: number): string => `http://127.0.0.1:${p}`;
@@ -345,11 +359,38 @@ describe('ledgerbook sandbox up: options and signals', () => {
           dpm: at(port + 2 + 2 * i),
           ledger: at(port + 3 + 2 * i),
         })),
+        registry: at(port + 8),
+        gateway: at(port + 9),
+        rewards: at(port + 10),
+        faucet: at(port + 11),
+        bitcoin: at(port + 12),
         admin: at(port),
       });
       expect((await fetch(`${at(port + 2)}/healthz`)).status).toBe(200);
+      expect((await fetch(`${at(port + 10)}/health`)).status).toBe(200);
     } finally {
       expect((await stop(sandbox, 'SIGTERM')).code).toBe(0);
+    }
+  });
+
+  it('a --port whose block is taken is refused with the port and what to do (exit 64), nothing left listening', async () => {
+    const port = await freePortRange(13);
+    const blocker = createServer().listen(port + 5, '127.0.0.1');
+    await once(blocker, 'listening');
+    try {
+      const refused = await cli(['sandbox', 'up', '--state-dir', 'state-taken', '--port', String(port)], {
+        cwd: dir,
+      });
+      expect(refused.code, refused.stderr).toBe(64);
+      expect(refused.stderr).toContain(`cannot listen on 127.0.0.1:${port + 5}: the port is in use`);
+      expect(refused.stderr).toContain('--port 0');
+      expect(refused.stderr).not.toContain('internal error');
+      // everything it opened before the taken port is closed again
+      const probe = createServer().listen(port, '127.0.0.1');
+      await once(probe, 'listening');
+      probe.close();
+    } finally {
+      blocker.close();
     }
   });
 });
@@ -369,6 +410,9 @@ describe('playbooks/targets/sandbox.yaml', () => {
           [n.dpm, COMMITTED_PORT + 2 + 2 * i],
           [n.ledger, COMMITTED_PORT + 3 + 2 * i],
         ]),
+        ...(['registry', 'gateway', 'rewards', 'faucet', 'bitcoin'] as const).map(
+          (service, k): [string, number] => [urls[service], COMMITTED_PORT + 2 + 2 * urls.nodes.length + k],
+        ),
       ]);
       let text = sandbox.targetYaml(COMMITTED_TARGET_OPTIONS);
       for (const [origin, port] of moves) text = text.replaceAll(origin, `http://127.0.0.1:${port}`);

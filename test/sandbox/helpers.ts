@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { TOKEN_PACKAGES } from '../../src/sandbox/token/packages.js';
 
 export interface Response<T = unknown> {
   status: number;
@@ -303,4 +304,11 @@ export interface RequestCount {
 
 export async function requestCounts(world: World): Promise<RequestCount[]> {
   return (await world.admin.get<{ requests: RequestCount[] }>('/requests')).body.requests;
+}
+
+/** every sandbox participant has the token's packages from the start; these drop them from a package list */
+const WORLD_PACKAGE_IDS = new Set(TOKEN_PACKAGES.map((p) => p.id));
+
+export function withoutWorldPackages<T extends { package_id: string }>(packages: T[]): T[] {
+  return packages.filter((p) => !WORLD_PACKAGE_IDS.has(p.package_id));
 }

@@ -13,6 +13,11 @@ export interface SandboxUpOptions extends GlobalOptions {
   writeTarget?: string;
   insecure?: boolean;
   tokenTtl?: string;
+  ledgerApi?: string;
+  submitLatency?: string;
+  transferLimit?: string;
+  transferWindow?: string;
+  rewardsFields?: string;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -40,6 +45,32 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
     if (network !== 'devnet' && network !== 'testnet' && network !== 'mainnet') {
       throw new UsageError(`--network must be devnet, testnet or mainnet, got '${network}'`);
     }
+    if (options.ledgerApi !== undefined && !['3.4', '3.5', 'strict'].includes(options.ledgerApi)) {
+      throw new UsageError(`--ledger-api must be 3.4, 3.5 or strict, got '${options.ledgerApi}'`);
+    }
+    if (
+      options.rewardsFields !== undefined &&
+      options.rewardsFields !== 'document' &&
+      options.rewardsFields !== 'live'
+    ) {
+      throw new UsageError(`--rewards-fields must be document or live, got '${options.rewardsFields}'`);
+    }
+    const capacity = {
+      ...(options.submitLatency !== undefined
+        ? { latencyMs: integer('submit-latency', options.submitLatency, 0, 600_000) }
+        : {}),
+      ...(options.transferLimit !== undefined
+        ? {
+            limit:
+              options.transferLimit === 'none'
+                ? null
+                : integer('transfer-limit', options.transferLimit, 1, 1_000_000_000),
+          }
+        : {}),
+      ...(options.transferWindow !== undefined
+        ? { windowMs: integer('transfer-window', options.transferWindow, 1, 86_400) * 1000 }
+        : {}),
+    };
     const { loadFaultsFile, startSandbox } = await import('../../sandbox/index.js');
     const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
     // the same place `ledgerbook run` without --target keeps its sandbox: the two share parties and packages
@@ -56,6 +87,9 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
       ...(options.tokenTtl
         ? { accessTokenTtlSeconds: integer('token-ttl', options.tokenTtl, 1, 86_400) }
         : {}),
+      ...(options.ledgerApi ? { ledgerApi: options.ledgerApi as '3.4' | '3.5' | 'strict' } : {}),
+      capacity,
+      ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
     });
     try {
       if (options.writeTarget) {

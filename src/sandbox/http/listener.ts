@@ -11,6 +11,8 @@ import {
   createServer,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { UsageError } from '../../errors.js';
 import type { FaultBook } from '../faults.js';
 import { sleep } from '../time.js';
 import { type Reply, jsonError, text } from './reply.js';
@@ -57,6 +59,8 @@ export interface NodeFrontDoor {
   /** requests larger than this are refused before they are read whole */
   maxBodyBytes: number;
   onError(error: unknown): void;
+  /** true while the service accepts connections and never answers (the service-down fault, mode hang) */
+  hangs?(): boolean;
 }
 
 /** the request handler of a node's listener */
@@ -78,6 +82,7 @@ async function handle(door: NodeFrontDoor, req: IncomingMessage): Promise<Reply>
   const route = door.templateOf(method, path) ?? path;
   door.log.record(door.node, method, route);
   const body = await readBody(req, door.maxBodyBytes);
+  if (door.hangs?.() === true) return { status: 0, drop: { afterMs: 10 * 60_000 } };
   let reply: Reply;
   const before = door.faults.takeHttpError(door.node, method, route, 'before');
   if (body === undefined) {
@@ -119,6 +124,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
 
 export function write(res: ServerResponse, reply: Reply): void {
   if (res.headersSent) return;
+  if (reply.drop !== undefined) {
+    setTimeout(() => res.socket?.destroy(), reply.drop.afterMs).unref();
+    return;
+  }
   const body = reply.body ?? '';
   res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(body) });
   res.end(body);
@@ -132,7 +141,13 @@ export class Listener {
   constructor(
     private readonly host: string,
     private readonly handler: (req: IncomingMessage, res: ServerResponse) => void,
+    /** WebSocket upgrades (the ledger API's streams) */
+    private readonly upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
   ) {}
+
+  get isOpen(): boolean {
+    return this.server !== undefined;
+  }
 
   get port(): number {
     return this.boundPort;
@@ -146,10 +161,21 @@ export class Listener {
   async open(port = this.boundPort): Promise<void> {
     const server = createServer(this.handler);
     server.keepAliveTimeout = 1000;
+    if (this.upgrade !== undefined) server.on('upgrade', this.upgrade);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const refuse = (error: NodeJS.ErrnoException): void => {
+        reject(
+          error.code === 'EADDRINUSE' || error.code === 'EACCES'
+            ? new UsageError(
+                `cannot listen on ${this.host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}`,
+                'choose another --port (the sandbox needs a block of consecutive ports from it), or --port 0 for free ports',
+              )
+            : error,
+        );
+      };
+      server.once('error', refuse);
       server.listen(port, this.host, () => {
-        server.off('error', reject);
+        server.off('error', refuse);
         resolve();
       });
     });

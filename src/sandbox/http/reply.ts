@@ -3,6 +3,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** answer nothing: the connection is dropped after `afterMs` (a response lost after the work was done) */
+  drop?: { afterMs: number };
 }
 
 const JSON_TYPE = 'application/json';

@@ -1,0 +1,175 @@
+/**
+ * The token half of the sandbox: the shared ledger with the token's packages on every participant, the world,
+ * the Bitcoin chain and its attestors, the capacity model, and the token services' listeners (registry,
+ * gateway, rewards, faucet, bitcoin), each a separate host as the real services are.
+ */
+import { Attestors } from './bitcoin/attestors.js';
+import { bitcoinRoutes } from './bitcoin/api.js';
+import { bitcoinNetworkOf } from './bitcoin/address.js';
+import { BitcoinChain, CHAIN_NS } from './bitcoin/chain.js';
+import { Capacity, type CapacitySettings } from './capacity.js';
+import { type Synchronizer, sha256 } from './canton.js';
+import { type FaultBook, SERVICES, type ServiceName } from './faults.js';
+import { Listener, type RequestLog, nodeHandler } from './http/listener.js';
+import { jsonError } from './http/reply.js';
+import type { ApiProfile, Encoder } from './ledger/encode.js';
+import { Ledger } from './ledger/ledger.js';
+import type { ProfileName } from './profile.js';
+import { TOKEN_PROFILES } from './profile.js';
+import { dispatchService, serviceRouter, type ServiceRoute } from './service/route.js';
+import { tokenCatalog } from './token/catalog.js';
+import { faucetRoutes } from './token/faucet-api.js';
+import { gatewayRoutes } from './token/gateway-api.js';
+import { TOKEN_PACKAGES } from './token/packages.js';
+import { registryRoutes } from './token/registry-api.js';
+import { type RewardsFields, rewardsRoutes } from './token/rewards-api.js';
+import { type World, type WorldNode, describeWorld, ensureWorld } from './token/world.js';
+
+export interface TokenSideOptions {
+  stateDir: string;
+  canton: Synchronizer;
+  nodes: WorldNode[];
+  faults: FaultBook;
+  requests: RequestLog;
+  host: string;
+  /** 0: free ports; otherwise the first service's port (the others follow in SERVICES order) */
+  firstPort: number;
+  network: 'devnet' | 'testnet' | 'mainnet';
+  profile: ProfileName;
+  apiProfile: ApiProfile;
+  capacity?: Partial<CapacitySettings>;
+  rewardsFields?: RewardsFields;
+  maxBodyBytes: number;
+  log(line: string): void;
+  onError(error: unknown): void;
+}
+
+export interface TokenSide {
+  nodes: WorldNode[];
+  ledger: Ledger;
+  world: World;
+  chain: BitcoinChain;
+  attestors: Attestors;
+  capacity: Capacity;
+  encoder: Encoder;
+  services: Record<ServiceName, Listener>;
+  catchUp(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTokenSide(options: TokenSideOptions): Promise<TokenSide> {
+  const { canton, nodes, faults, network } = options;
+  const timings = TOKEN_PROFILES[options.profile];
+  for (const node of nodes) canton.installPackages(node.participantId, TOKEN_PACKAGES);
+  const catalog = tokenCatalog();
+  const ledger = new Ledger({
+    stateDir: options.stateDir,
+    catalog,
+    synchronizerId: `global-domain::1220${sha256(`ledgerbook-sandbox/synchronizer/${network}`)}`,
+    topology: {
+      decentralizedHosting: (party) => {
+        const record = canton.party(party);
+        return record === undefined
+          ? undefined
+          : Object.fromEntries(record.participants.map((p) => [p.participantUid, p.permission]));
+      },
+      decentralizedParties: () => canton.allParties().map((p) => p.partyId),
+    },
+  });
+  const chain = new BitcoinChain((note) => ledger.note(CHAIN_NS, note));
+  ledger.registerExtension(CHAIN_NS, chain);
+  ledger.open();
+  const closeLedger = (): void => ledger.close();
+  try {
+    const world = describeWorld(nodes);
+    await ensureWorld(ledger, nodes, world);
+    chain.start(timings.blockIntervalMs);
+    const first = nodes[0] as WorldNode;
+    const attestors = new Attestors(
+      ledger,
+      chain,
+      world,
+      faults,
+      {
+        blockIntervalMs: timings.blockIntervalMs,
+        processingMs: timings.attestorProcessingMs,
+        burnDelayMs: timings.burnDelayMs,
+      },
+      first.participantId,
+      bitcoinNetworkOf(network),
+      (line) => options.log(line),
+    );
+    await attestors.catchUp();
+    const capacity = new Capacity({
+      latencyMs: timings.submitLatencyMs,
+      limit: timings.transferLimit,
+      windowMs: timings.transferWindowMs,
+      ...options.capacity,
+    });
+    const encoder: Encoder = { catalog, synchronizerId: ledger.synchronizerId, profile: options.apiProfile };
+    const catchUp = (): Promise<void> => attestors.catchUp();
+    const rewardsFields = options.rewardsFields ?? timings.rewardsFields;
+    const routes: Record<ServiceName, ServiceRoute[]> = {
+      registry: registryRoutes({ ledger, world, catchUp }),
+      gateway: gatewayRoutes({
+        ledger,
+        world,
+        faults,
+        network: bitcoinNetworkOf(network),
+        cantonNetwork: network,
+        catchUp,
+      }),
+      rewards: rewardsRoutes({ ledger, faults, fields: () => rewardsFields, catchUp }),
+      faucet: faucetRoutes({ ledger, world, faults, network, participant: first.participantId, catchUp }),
+      bitcoin: bitcoinRoutes(chain, attestors),
+    };
+    const services = {} as Record<ServiceName, Listener>;
+    const closeServices = (): Promise<unknown> => Promise.all(Object.values(services).map((l) => l.close()));
+    for (const [i, name] of SERVICES.entries()) {
+      const router = serviceRouter(routes[name]);
+      services[name] = new Listener(
+        options.host,
+        nodeHandler({
+          node: name,
+          faults,
+          log: options.requests,
+          templateOf: (method, path) => router.match(method, path)?.route.template,
+          dispatch: (call) =>
+            dispatchService(router, call, (method, path) => jsonError(404, `no route ${method} ${path}`)),
+          maxBodyBytes: options.maxBodyBytes,
+          onError: (error) => options.onError(error),
+          hangs: () =>
+            faults
+              .list()
+              .some(
+                (f) => f.spec.kind === 'service-down' && f.spec.service === name && f.spec.mode === 'hang',
+              ),
+        }),
+      );
+      try {
+        await services[name].open(options.firstPort === 0 ? 0 : options.firstPort + i);
+      } catch (error) {
+        await closeServices();
+        throw error;
+      }
+    }
+    return {
+      nodes,
+      ledger,
+      world,
+      chain,
+      attestors,
+      capacity,
+      encoder,
+      services,
+      catchUp,
+      close: async () => {
+        await closeServices();
+        closeLedger();
+      },
+    };
+  } catch (error) {
+    closeLedger();
+    throw error;
+  }
+}
