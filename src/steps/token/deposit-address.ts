@@ -3,7 +3,15 @@ import type { BitcoinAddress } from '../../clients/gateway.js';
 import type { DepositAccount } from '../../clients/party-ledger.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
 import { accountIdSchema, selectAccount } from './accounts.js';
-import { checkActingParty, describeLimits, partyNameSchema } from './common.js';
+import {
+  amountSchema,
+  checkActingParty,
+  checkAmount,
+  describeLimits,
+  limitProblem,
+  partyNameSchema,
+} from './common.js';
+import { StepError } from '../../errors.js';
 
 const withSchema = {
   type: 'object',
@@ -12,6 +20,11 @@ const withSchema = {
   properties: {
     party: partyNameSchema,
     account_id: accountIdSchema,
+    amount: {
+      ...amountSchema,
+      description:
+        'The amount you mean to deposit: the step fails, before any BTC is sent, when it lies outside the account’s limits (the attestors would not mint it).',
+    },
   },
   required: ['party'],
   additionalProperties: false,
@@ -52,7 +65,7 @@ export const tokenDepositAddress = defineStep<With, Observed>({
       'the account’s deposit limits {minAmount, maxAmount}, or null: a deposit outside them is not minted',
   },
   needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
+  check: (w, target) => [...checkActingParty(w.party, target, '/party'), ...checkAmount(w.amount, '/amount')],
   async observe(ctx, w) {
     const party = ctx.clients.party(w.party);
     const accounts = await party.depositAccounts({ signal: ctx.signal });
@@ -68,7 +81,19 @@ export const tokenDepositAddress = defineStep<With, Observed>({
     );
     return { account, address };
   },
-  plan: (_w, state) => ({ changes: [], outputs: outputs(state) }),
+  plan(w, state) {
+    const problem =
+      w.amount === undefined ? undefined : limitProblem('deposit', w.amount, state.account.limits);
+    if (problem) {
+      throw new StepError(
+        `${problem} (${describeLimits(state.account.limits)}): the attestors would not mint it`,
+        {
+          hint: 'deposit an amount within the account’s limits',
+        },
+      );
+    }
+    return { changes: [], outputs: outputs(state) };
+  },
   apply: (_ctx, _w, _item, _plan, state) => Promise.resolve(outputs(state)),
   reconcile: () => Promise.resolve({ status: 'not-done' }),
 });

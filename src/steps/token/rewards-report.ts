@@ -197,10 +197,11 @@ export const rewardsReport = defineStep<With, Observed>({
     const days = reportDays(rewards, start, end, receipts?.byDay);
     const found = differences(days, receipts);
     const who = parties.map(short).join(', ');
-    ctx.log(
-      'info',
-      `daily rewards of ${who}, ${start} to ${end}:\n${formatTable(days, rewards, receipts !== undefined)}`,
-    );
+    const table = formatTable(days, rewards, receipts !== undefined)
+      .split('\n')
+      .map((line) => `  ${line}`)
+      .join('\n');
+    ctx.log('info', `daily rewards of ${who}, ${start} to ${end}:\n${table}`);
     if (receipts !== undefined) {
       ctx.log(
         found.length === 0 ? 'info' : 'warn',
