@@ -271,7 +271,7 @@ steps:
     expectExit(agree, 0);
     expect(stepOutputs(agree.stdout, 'report')).toMatchObject({
       agrees: true,
-      receipts_sent: 3,
+      receipt_offers: 3,
       differences: [],
     });
     await w.playbook('rewards.yaml', report('[short.jsonl]'));

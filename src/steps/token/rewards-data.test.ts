@@ -70,15 +70,16 @@ describe('the report’s days', () => {
 });
 
 describe('reconciliation with receipts', () => {
-  it('counts the transfers sent per day, not the failed rows or the totals line', () => {
+  it('counts the offers made per day: not a failed row, a direct transfer (no offer) or the totals line', () => {
     const counts = countReceipts([
       {
         file: 'r.jsonl',
         text: [
           receipt({ status: 'offered', offer_cid: '00a', update_id: 'u1', at: '2026-03-21T10:00:00Z' }),
-          receipt({ status: 'offered', offerContractId: '00b', updateId: 'u2', at: '2026-03-21T23:59:59Z' }),
+          receipt({ status: 'returned', offer: '00b', update: 'u2', at: '2026-03-21T23:59:59Z' }),
           receipt({ status: 'failed', error: 'x', at: '2026-03-21T11:00:00Z' }),
           receipt({ status: 'offered', offer_cid: '00c', at: '2026-03-22T00:00:01Z' }),
+          receipt({ status: 'settled', offer: null, update: 'u4', at: '2026-03-22T00:00:02Z' }),
           JSON.stringify({ type: 'totals', sent: 3 }),
           '',
         ].join('\n'),

@@ -60,9 +60,10 @@ function str(record: Record<string, unknown>, keys: readonly string[]): string |
 }
 
 /**
- * Counts the transfers token.distribute's receipts (JSON lines: receiver, amount, reference, offer contract id,
- * update id, status) say were sent: a receipt with an update or offer id whose status is not a failure. A line
- * that is not JSON is an error naming the file and line.
+ * Counts the transfer offers token.distribute's receipts (JSON lines: receiver, amount, reference, line, status,
+ * offer, update, command) say were made: a receipt naming an offer whose status is not a failure (an offer the
+ * receiver rejected or the sender withdrew since was made all the same). A line that is not JSON is an error
+ * naming the file and line.
  */
 export function countReceipts(texts: ReadonlyArray<{ file: string; text: string }>): ReceiptCounts {
   const counts: ReceiptCounts = { byDay: new Map(), sent: 0, undated: 0, files: texts.length };

@@ -32,10 +32,9 @@ const withSchema = {
     },
     account_id: accountIdSchema,
     txid: {
-      type: 'string',
-      minLength: 1,
+      anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
       description:
-        'The Bitcoin transaction of the deposit, e.g. `${{ steps.send.outputs.txid }}`. With the sandbox’s chain (services.bitcoin) the step follows its confirmations and says so when the attestors refuse it.',
+        'The Bitcoin transaction of the deposit, e.g. `${{ steps.send.outputs.txid }}` (null: not known). With the sandbox’s chain (services.bitcoin) the step follows its confirmations and says so when the attestors refuse it.',
     },
     interval: intervalSchema,
     wait: waitSchema,
@@ -45,6 +44,10 @@ const withSchema = {
 } as const;
 
 type With = FromSchema<typeof withSchema>;
+
+function txidOf(w: With): string | undefined {
+  return w.txid ?? undefined;
+}
 
 interface Observed {
   party: string;
@@ -106,7 +109,7 @@ async function earlierMint(
   if (deposit?.status === 'minted' && deposit.holdingCid !== undefined) {
     if (await holdingWasCreated(party, deposit.holdingCid, ctx.signal)) {
       const mint: Mint = { updateId: '', offset: 0, holdingCid: deposit.holdingCid, amount: deposit.amount };
-      return { ...outputsOf(w, state.account, [mint], w.txid), update_ids: [] };
+      return { ...outputsOf(w, state.account, [mint], txidOf(w)), update_ids: [] };
     }
   }
   const previous = ctx.previous?.outputs;
@@ -123,7 +126,7 @@ async function observeMint(ctx: StepContext, w: With): Promise<Observed> {
   const instrument = instrumentOf(ctx);
   const accounts = await party.depositAccounts({ signal: ctx.signal });
   const account = selectAccount(accounts, w.account_id, { kind: 'deposit', party: w.party });
-  const deposit = await chainDeposit(ctx, w.txid);
+  const deposit = await chainDeposit(ctx, txidOf(w));
   const base = { party: party.party, instrument, account, deposit };
   return { ...base, minted: await earlierMint(ctx, w, base) };
 }
@@ -136,13 +139,13 @@ async function waitForMint(ctx: ItemContext, w: With, state: Observed, fromOffse
     w,
     `waiting for ${w.amount} to be minted to ${w.party}'s deposit account`,
     async () => {
-      const deposit = await chainDeposit(ctx, w.txid);
+      const deposit = await chainDeposit(ctx, txidOf(w));
       const refused = rejection(deposit);
       if (refused) throw refused;
       const mints = await mintsSince(party, state.instrument, state.account, fromOffset, ctx.signal);
       const total = mintedTotal(mints);
       if (mints.length > 0 && compareAmounts(total, w.amount) >= 0)
-        return { done: true, value: outputsOf(w, state.account, mints, w.txid) };
+        return { done: true, value: outputsOf(w, state.account, mints, txidOf(w)) };
       if (deposit?.status === 'minted' && deposit.holdingCid !== undefined) {
         // minted before this wait began (a fast chain): the chain names the holding, the ledger confirms it
         if (await holdingWasCreated(party, deposit.holdingCid, ctx.signal)) {
@@ -152,10 +155,10 @@ async function waitForMint(ctx: ItemContext, w: With, state: Observed, fromOffse
             holdingCid: deposit.holdingCid,
             amount: deposit.amount,
           };
-          return { done: true, value: { ...outputsOf(w, state.account, [mint], w.txid), update_ids: [] } };
+          return { done: true, value: { ...outputsOf(w, state.account, [mint], txidOf(w)), update_ids: [] } };
         }
       }
-      const chain = describeDeposit(deposit, w.txid);
+      const chain = describeDeposit(deposit, txidOf(w));
       return {
         done: false,
         seen: `${chain ? `${chain}; ` : ''}minted to the account since offset ${fromOffset}: ${total} of ${w.amount}`,
@@ -209,7 +212,7 @@ export const tokenWaitForMint = defineStep<With, Observed>({
       );
     }
     if (state.minted) return { changes: [], outputs: state.minted };
-    const chain = describeDeposit(state.deposit, w.txid);
+    const chain = describeDeposit(state.deposit, txidOf(w));
     return {
       changes: [
         {
