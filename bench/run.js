@@ -7,6 +7,8 @@ run(['scripts/build.mjs']);
 for (const bench of [
   'bench/cold-start.bench.mjs',
   'bench/validate-10k.bench.mjs',
+  'bench/validate-rich.bench.mjs',
+  'bench/validate-50mb.bench.mjs',
   'bench/journal.bench.mjs',
   'bench/rerun.bench.mjs',
   'bench/noop-latency.bench.mjs',

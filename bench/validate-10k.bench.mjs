@@ -1,59 +1,68 @@
-// Validation of a generated 10,000-step playbook, through the CLI (wall time, node start included) and
-// in-process (YAML parse vs our validation). Target: under 1 s.
-// Usage: npm run build && node bench/validate-10k.bench.mjs [steps]
+// Validation of a generated 10,000-step playbook, valid and with one error near the end: through the CLI (wall
+// time, node start included; the two alternated, the ratio taken pair by pair) and in-process (YAML reading, our
+// validation, and for the file with the error, finding the positions of its findings).
+// Targets: under 1 s; the run with an error at most 1.5× the valid run.
+// Usage: npm run build && node bench/validate-10k.bench.mjs [steps] [runs]
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { importTs } from '../scripts/import-ts.mjs';
-import { CLI, median, table, timeCommand } from './cli.mjs';
+import { median, table } from './cli.mjs';
+import { pairedRuns, plainPlaybook } from './validate-playbooks.mjs';
 
 const steps = Number(process.argv[2] ?? 10_000);
+const runs = Number(process.argv[3] ?? 7);
 const dir = mkdtempSync(join(tmpdir(), 'lb-bench-'));
-const file = join(dir, 'big.yaml');
-// A realistic shape: block style, an expression in every step, a mix of kinds.
-let text = `name: big\ninputs:\n  n: { type: integer, default: 3 }\nsteps:\n`;
-for (let i = 0; i < steps; i++) {
-  text +=
-    i % 2 === 0
-      ? `  - id: s${i}\n    uses: core.log\n    with:\n      message: "step ${i} of \${{ inputs.n }}"\n`
-      : `  - id: s${i}\n    uses: core.shell\n    with:\n      run: "echo ${i}"\n      creates: "out/${i}"\n`;
-}
-writeFileSync(file, text);
+const valid = join(dir, 'big.yaml');
+const invalid = join(dir, 'big-error.yaml');
+const text = plainPlaybook(steps);
+writeFileSync(valid, text);
+writeFileSync(invalid, plainPlaybook(steps, { error: true }));
 
 try {
-  const cli = median(timeCommand([CLI, 'validate', file], { runs: 5 }));
+  const cli = pairedRuns(['validate', valid], ['validate', invalid], runs);
   const { parseSource } = await importTs(new URL('../src/playbook/load.ts', import.meta.url).pathname);
   const { validatePlaybook } = await importTs(
     new URL('../src/playbook/validate.ts', import.meta.url).pathname,
   );
   const { stepKinds } = await importTs(new URL('../src/steps/index.ts', import.meta.url).pathname);
-  const parse = [];
-  const validate = [];
-  for (let i = 0; i < 5; i++) {
+  const time = (file, expectFindings) => {
     const source = readFileSync(file, 'utf8');
     let t = performance.now();
     const { doc } = parseSource(file, source);
-    parse.push(performance.now() - t);
+    const parse = performance.now() - t;
     t = performance.now();
     const result = validatePlaybook(doc, { registry: stepKinds });
-    validate.push(performance.now() - t);
-    if (result.diagnostics.length > 0)
-      throw new Error(`the generated playbook is invalid: ${result.diagnostics[0].message}`);
+    const validate = performance.now() - t;
+    if (result.diagnostics.length > 0 !== expectFindings)
+      throw new Error(`${file}: unexpected findings: ${JSON.stringify(result.diagnostics.slice(0, 3))}`);
+    return { parse, validate };
+  };
+  const inProcess = { valid: [], invalid: [] };
+  for (let i = 0; i < runs; i++) {
+    inProcess.valid.push(time(valid, false));
+    inProcess.invalid.push(time(invalid, true));
   }
+  const ms = (list, key) => `${median(list.map((r) => r[key])).toFixed(0)} ms`;
   console.log(
     table([
-      ['measure', `${steps} steps, ${text.split('\n').length - 1} lines`],
-      ['ledgerbook validate (CLI, wall, median of 5)', `${cli.toFixed(0)} ms`],
-      ['  YAML parse (fast path; positions mapped only for a finding)', `${median(parse).toFixed(0)} ms`],
+      ['measure', `${steps} steps, ${text.split('\n').length - 1} lines, median of ${runs}`],
+      ['ledgerbook validate (CLI, wall), valid', `${cli.valid.ms.toFixed(0)} ms`],
+      ['ledgerbook validate (CLI, wall), one error near the end', `${cli.error.ms.toFixed(0)} ms`],
+      ['  error / valid, paired', `${cli.ratio.toFixed(2)}×`],
+      ['  YAML parse (in-process)', ms(inProcess.valid, 'parse')],
       [
-        '  schemas + rules (in-process, median; validators compiled at first use)',
-        `${median(validate).toFixed(0)} ms`,
+        '  schemas + rules, valid (in-process; validators compiled at first use)',
+        ms(inProcess.valid, 'validate'),
       ],
+      ['  schemas + rules + positions of the findings, one error', ms(inProcess.invalid, 'validate')],
     ]),
   );
-  console.log(`\ntarget: under 1 s through the CLI: ${cli < 1000 ? 'met' : 'NOT met'}`);
+  console.log(`\nfindings: ${cli.findings.join(' / ')}`);
+  console.log(`target: under 1 s through the CLI: ${cli.valid.ms < 1000 ? 'met' : 'NOT met'}`);
+  console.log(`target: an error costs at most 1.5× a valid run: ${cli.ratio <= 1.5 ? 'met' : 'NOT met'}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -12,7 +12,8 @@ import type { AnyStepKind } from '../src/engine/step.js';
 import { ValidationError } from '../src/errors.js';
 import type { Diagnostic } from '../src/playbook/diagnostics.js';
 import { formatDiagnostics } from '../src/playbook/format.js';
-import { loadPlaybook } from '../src/playbook/validate.js';
+import { parseSource, parseWithPositions } from '../src/playbook/load.js';
+import { loadPlaybook, validatePlaybook } from '../src/playbook/validate.js';
 import { stepKinds } from '../src/steps/index.js';
 
 const dir = join(import.meta.dirname, 'fixtures', 'invalid');
@@ -98,6 +99,28 @@ describe('invalid playbooks', () => {
     }
     expect(unmatched.map(show), 'unexpected diagnostics').toEqual([]);
     for (const d of diagnostics) expect(d.file).toBe(file);
+  });
+
+  // Positions come from a position index built from the text (or, for what it does not cover, from the yaml
+  // Document): every finding must be where the yaml Document puts it, in each fixture as written and with CRLF
+  // line ends, tabs after the colons, a leading --- and an indented copy.
+  const variants: [string, (text: string) => string][] = [
+    ['as written', (text) => text],
+    ['CRLF', (text) => text.replace(/\n/g, '\r\n')],
+    ['tabs after colons', (text) => text.replace(/: /g, ':\t')],
+    ['a leading ---', (text) => `---\n${text}`],
+  ];
+  it.each(fixtures)('%s: findings at the same line:col as the yaml Document gives', (name) => {
+    const text = readFileSync(join(dir, name), 'utf8');
+    for (const [variant, write] of variants) {
+      const source = write(text);
+      const findings = (parse: typeof parseSource): string[] => {
+        const { doc, diagnostics } = parse(name, source);
+        const all = diagnostics.length > 0 ? diagnostics : validatePlaybook(doc, { registry }).diagnostics;
+        return all.map((d) => `${d.line}:${d.col} ${d.pointer} ${d.message}`);
+      };
+      expect(findings(parseSource), `${name}, ${variant}`).toEqual(findings(parseWithPositions));
+    }
   });
 
   it('never prints the value written into a secret field', async () => {

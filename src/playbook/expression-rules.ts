@@ -5,57 +5,58 @@
  */
 import { didYouMean } from './closest.js';
 import { ExpressionSyntaxError } from './expressions/errors.js';
-import { collectReferences, type Reference } from './expressions/references.js';
+import { collectReferences, templateReferences, type Reference } from './expressions/references.js';
 import { ROOTS } from './expressions/scope.js';
-import { hasExpression, parseTemplate } from './expressions/template.js';
+import { hasExpression } from './expressions/template.js';
 import { childPointer, isWithin } from './pointer.js';
-import { isRecord, strings, type RuleContext, type StepInfo } from './rule-context.js';
-import { annotate } from './schema-annotations.js';
+import { forEachExpressionString, isRecord, type RuleContext, type StepInfo } from './rule-context.js';
 
 /** Where a string is: in a var, or in a field of a step (`lazy`: a field the step evaluates itself). */
 type Place =
   | { in: 'var'; index: number; name: string }
   | { in: 'step'; step: StepInfo; field: 'with' | 'for_each' | 'key' | 'if'; lazy: boolean };
 
-export function checkExpressions(ctx: RuleContext): void {
+/** The expressions of the vars (before any step's: the first use of a secret is the first in the file). */
+export function checkVarExpressions(ctx: RuleContext): void {
   const vars = isRecord(ctx.data['vars']) ? ctx.data['vars'] : {};
   ctx.varNames.forEach((name, index) => {
-    for (const { pointer, text } of strings(vars[name], childPointer('/vars', name))) {
-      checkString(ctx, text, pointer, { in: 'var', index, name });
-    }
+    forEachExpressionString(vars[name], childPointer('/vars', name), (text, pointer) =>
+      checkString(ctx, text, pointer, { in: 'var', index, name }),
+    );
   });
-  for (const step of ctx.steps) {
-    const lazy = lazyPointers(step);
-    const withPointer = `${step.pointer}/with`;
-    for (const { pointer, text } of strings(step.raw['with'], withPointer)) {
-      const isLazy = lazy.some((p) => isWithin(pointer, p));
-      checkString(ctx, text, pointer, { in: 'step', step, field: 'with', lazy: isLazy });
-    }
-    for (const field of ['for_each', 'key'] as const) {
-      for (const { pointer, text } of strings(step.raw[field], `${step.pointer}/${field}`)) {
-        checkString(ctx, text, pointer, { in: 'step', step, field, lazy: false });
-      }
-    }
-    if (typeof step.raw['for_each'] === 'string')
-      checkForEachInput(ctx, step.raw['for_each'], `${step.pointer}/for_each`);
-    checkIf(ctx, step);
+}
+
+/** The expressions of one step: in `with`, `for_each`, `key` and `if`. */
+export function checkStepExpressions(ctx: RuleContext, step: StepInfo): void {
+  const lazy = lazyPointers(ctx, step);
+  forEachExpressionString(step.raw['with'], `${step.pointer}/with`, (text, pointer) => {
+    const isLazy = lazy.length > 0 && lazy.some((p) => isWithin(pointer, p));
+    checkString(ctx, text, pointer, { in: 'step', step, field: 'with', lazy: isLazy });
+  });
+  for (const field of ['for_each', 'key'] as const) {
+    forEachExpressionString(step.raw[field], `${step.pointer}/${field}`, (text, pointer) =>
+      checkString(ctx, text, pointer, { in: 'step', step, field, lazy: false }),
+    );
   }
+  if (typeof step.raw['for_each'] === 'string')
+    checkForEachInput(ctx, step.raw['for_each'], `${step.pointer}/for_each`);
+  checkIf(ctx, step);
 }
 
 /** Absolute pointers of the `with` fields the step kind evaluates itself (`x-lazy-expression`). */
-function lazyPointers(step: StepInfo): string[] {
-  const value = step.raw['with'];
-  if (!step.kind || !isRecord(value)) return [];
-  return [...annotate(step.kind.withSchema, value)]
-    .filter(([, annotations]) => annotations.lazy)
-    .map(([pointer]) => `${step.pointer}/with${pointer}`);
+function lazyPointers(ctx: RuleContext, step: StepInfo): string[] {
+  const found: string[] = [];
+  const fields = ctx.fields(step);
+  if (fields.size === 0) return found;
+  for (const [pointer, annotations] of fields)
+    if (annotations.lazy) found.push(`${step.pointer}/with${pointer}`);
+  return found;
 }
 
 function checkString(ctx: RuleContext, text: string, pointer: string, place: Place): void {
-  if (!hasExpression(text)) return;
-  let references: Reference[];
+  let references: readonly Reference[];
   try {
-    references = collectReferences(text);
+    references = templateReferences(ctx.template(text));
   } catch (error) {
     if (!(error instanceof ExpressionSyntaxError)) throw error;
     ctx.report({
@@ -80,7 +81,7 @@ function checkIf(ctx: RuleContext, step: StepInfo): void {
   const place: Place = { in: 'step', step, field: 'if', lazy: false };
   if (hasExpression(text)) {
     try {
-      if (!parseTemplate(text).whole) {
+      if (!ctx.template(text).whole) {
         ctx.report({
           pointer,
           rule: 'if-expression',
@@ -105,7 +106,7 @@ function checkIf(ctx: RuleContext, step: StepInfo): void {
     });
     return;
   }
-  let references: Reference[];
+  let references: readonly Reference[];
   try {
     references = collectReferences(text, { bare: true });
   } catch (error) {
@@ -123,6 +124,7 @@ function checkIf(ctx: RuleContext, step: StepInfo): void {
 }
 
 function checkReference(ctx: RuleContext, ref: Reference, text: string, pointer: string, place: Place): void {
+  noteName(ctx, ref, text, pointer);
   const report = (
     rule: string,
     message: string,
@@ -194,6 +196,14 @@ function checkReference(ctx: RuleContext, ref: Reference, text: string, pointer:
         hint: didYouMean(ref.root, ROOTS),
       });
   }
+}
+
+/** The first use of each secret and environment variable, for the checks that they are set. */
+function noteName(ctx: RuleContext, ref: Reference, text: string, pointer: string): void {
+  const name = ref.path[0];
+  const uses = ref.root === 'secrets' ? ctx.names.secrets : ref.root === 'env' ? ctx.names.env : undefined;
+  if (uses !== undefined && name !== undefined && !uses.has(name))
+    uses.set(name, { pointer, value: text, offset: ref.offset });
 }
 
 function checkStepReference(
@@ -276,7 +286,7 @@ function checkStepReference(
 function checkForEachInput(ctx: RuleContext, text: string, pointer: string): void {
   let whole;
   try {
-    whole = parseTemplate(text);
+    whole = ctx.template(text);
   } catch (error) {
     if (error instanceof ExpressionSyntaxError) return; // checkString reported it
     throw error;

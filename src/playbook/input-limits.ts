@@ -3,6 +3,7 @@
  * UTF-8, nesting deeper than any playbook needs (which would exhaust a recursive parser's stack), and more
  * aliases than any playbook uses (an alias bomb). Each is refused with the line and column where it happens.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Diagnostic } from './diagnostics.js';
 
 /** Deeper than any real playbook, target or inputs file nests; far below what exhausts the stack. */
@@ -28,6 +29,7 @@ function lineCol(text: string, offset: number): { line: number; col: number } {
 
 /** Offset of the first byte of `bytes` that is not part of a well-formed UTF-8 sequence, or -1. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
+  if (isUtf8(bytes)) return -1; // native, and what almost every file is: the loop below only says where
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i] ?? 0;
@@ -111,7 +113,8 @@ export function structureProblems(file: string, text: string): Diagnostic[] {
         continue;
       }
       if (!blank) scalarIndent = -1;
-      if (!blank && BLOCK_SCALAR.test(text.slice(i, lineEnd))) scalarIndent = i - lineStart;
+      if (!blank && hasIndicator(text, i, lineEnd) && BLOCK_SCALAR.test(text.slice(i, lineEnd)))
+        scalarIndent = i - lineStart;
       if (!blank) {
         const indent = i - lineStart;
         while (indents.length > 0 && (indents[indents.length - 1] ?? 0) > indent) indents.pop();
@@ -134,6 +137,9 @@ export function structureProblems(file: string, text: string): Diagnostic[] {
       }
     }
     for (; i < lineEnd; i++) {
+      const code = text.charCodeAt(i);
+      // letters, digits and most punctuation mean nothing here: the characters below do
+      if (!STRUCTURAL[code]) continue;
       const c = text[i];
       if (c === '"' || c === "'") {
         i = skipQuoted(text, i, c);
@@ -170,6 +176,19 @@ export function structureProblems(file: string, text: string): Diagnostic[] {
     lineStart = i > lineEnd ? text.indexOf('\n', i) + 1 || text.length + 1 : end + 1;
   }
   return problems;
+}
+
+/** The characters the loop over a line acts on: quotes, comments, brackets, aliases. */
+const STRUCTURAL = new Uint8Array(128);
+for (const c of `"'#[]{}*`) STRUCTURAL[c.charCodeAt(0)] = 1;
+
+/** Whether `text[from, to)` holds a `|` or `>`, without which no line opens a block scalar. */
+function hasIndicator(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7c || c === 0x3e) return true;
+  }
+  return false;
 }
 
 /** A line that ends by opening a block scalar: `key: |`, `- >-`, `run: |2` (a comment may follow). */

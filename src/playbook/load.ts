@@ -12,6 +12,7 @@ import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Position, SourceDoc } from './model.js';
 import { decodeUtf8, structureProblems } from './input-limits.js';
 import { childPointer, parsePointer } from './pointer.js';
+import { PositionIndex, UnsupportedYaml } from './position-index.js';
 
 type Code = 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID';
 
@@ -39,9 +40,10 @@ const ALIAS_OR_ANCHOR = /[&*][A-Za-z0-9_-]/;
 /**
  * Parse YAML text. The document's data is `null` when the text has a YAML error (every error is reported).
  *
- * Positions are only needed when there is something to report, so a well-formed file is first read by the fast
- * parser and mapped to positions (by the `yaml` parser, which keeps them) only on the first `positionOf` call.
- * Anything the fast parser refuses goes straight to `yaml`, whose diagnostics say exactly where and why.
+ * Positions are only needed when there is something to report, so a well-formed file is read by the fast
+ * parser, and mapped to positions only on the first `positionOf` call (position-index.ts, or the `yaml` parser,
+ * which keeps them, for what the index does not cover). Anything the fast parser refuses goes straight to
+ * `yaml`, whose diagnostics say exactly where and why.
  */
 export function parseSource(file: string, text: string): { doc: SourceDoc; diagnostics: Diagnostic[] } {
   const limits = structureProblems(file, text);
@@ -54,17 +56,30 @@ export function parseSource(file: string, text: string): { doc: SourceDoc; diagn
     if (!(error instanceof jsYaml.YAMLException)) throw error;
     return parseWithPositions(file, text);
   }
-  let located: SourceDoc | undefined;
-  const doc: SourceDoc = {
-    file,
-    text,
-    data,
-    positionOf: (pointer, which = 'value') => {
-      located ??= parseWithPositions(file, text).doc;
-      return located.positionOf(pointer, which);
-    },
-  };
+  const doc: SourceDoc = { file, text, data, positionOf: indexedPositions(file, text, data) };
   return { doc, diagnostics: [] };
+}
+
+/**
+ * Positions for a document the fast parser read: from a position index built by one pass over the text on the
+ * first call; from the `yaml` Document when the text uses what the index does not cover.
+ */
+function indexedPositions(file: string, text: string, data: unknown): SourceDoc['positionOf'] {
+  let index: PositionIndex | undefined;
+  let located: SourceDoc | undefined;
+  return (pointer, which = 'value') => {
+    if (!located) {
+      try {
+        index ??= PositionIndex.build(text);
+        return index.positionOf(pointer, which, data);
+      } catch (error) {
+        if (!(error instanceof UnsupportedYaml)) throw error;
+        index = undefined;
+        located = parseWithPositions(file, text).doc;
+      }
+    }
+    return located.positionOf(pointer, which);
+  };
 }
 
 /** The `yaml` parser: YAML diagnostics with positions, and a document that maps pointers to positions. */

@@ -61,4 +61,13 @@ export interface Playbook {
   /** sha256 of the file's text */
   digest: string;
   source: SourceDoc;
+  /** the secrets and environment variables it refers to, each with the place of its first use */
+  names: { secrets: ReadonlyMap<string, NameUse>; env: ReadonlyMap<string, NameUse> };
+}
+
+/** Where a playbook first refers to a name: the string's JSON pointer and the reference's offset in it. */
+export interface NameUse {
+  pointer: string;
+  value: string;
+  offset: number;
 }

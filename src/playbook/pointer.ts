@@ -1,7 +1,9 @@
 /** JSON pointers (RFC 6901): `/steps/0/with/run`, with `~0` for `~` and `~1` for `/` inside a segment. */
 
 function escapeSegment(segment: string | number): string {
-  return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+  if (typeof segment === 'number') return String(segment);
+  if (!segment.includes('~') && !segment.includes('/')) return segment;
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function unescapeSegment(segment: string): string {

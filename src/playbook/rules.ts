@@ -8,23 +8,15 @@ import { InvalidDurationError, parseDuration } from './duration.js';
 import { RETRY_DEFAULTS } from './defaults.js';
 import { durationSchema, inputSchema } from './playbook-schema.js';
 import { valueProblem } from './inputs.js';
-import { childPointer, parsePointer } from './pointer.js';
+import { childPointer } from './pointer.js';
 import { isRecord, type RuleContext, type StepInfo } from './rule-context.js';
-import { annotate } from './schema-annotations.js';
 
 const INPUT_TYPES: readonly unknown[] = inputSchema.properties.type.enum;
 const DURATION = new RegExp(durationSchema.anyOf[0].pattern);
 const SECRET_REFERENCE = /^\s*\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}\s*$/;
 
 export function duplicateStepIds(ctx: RuleContext): void {
-  const first = new Map<string, StepInfo>();
-  for (const step of ctx.steps) {
-    if (step.id === undefined) continue;
-    const earlier = first.get(step.id);
-    if (!earlier) {
-      first.set(step.id, step);
-      continue;
-    }
+  for (const { step, earlier } of ctx.duplicates) {
     const line = ctx.doc.positionOf(`${earlier.pointer}/id`).line;
     ctx.report({
       pointer: `${step.pointer}/id`,
@@ -73,9 +65,8 @@ export function secretsInPlainFields(ctx: RuleContext): void {
   for (const step of ctx.steps) {
     const value = step.raw['with'];
     if (!step.kind || !isRecord(value)) continue;
-    for (const [pointer, annotations] of annotate(step.kind.withSchema, value)) {
-      if (!annotations.secret) continue;
-      const field = valueAt(value, pointer);
+    for (const [pointer, { secret, value: field }] of ctx.fields(step)) {
+      if (!secret) continue;
       if (typeof field === 'string' && SECRET_REFERENCE.test(field)) continue;
       ctx.report({
         pointer: `${step.pointer}/with${pointer}`,
@@ -85,16 +76,6 @@ export function secretsInPlainFields(ctx: RuleContext): void {
       });
     }
   }
-}
-
-function valueAt(value: unknown, pointer: string): unknown {
-  let node = value;
-  for (const segment of parsePointer(pointer)) {
-    if (Array.isArray(node)) node = node[Number(segment)] as unknown;
-    else if (isRecord(node)) node = node[segment];
-    else return undefined;
-  }
-  return node;
 }
 
 /**
@@ -126,13 +107,8 @@ export function durations(ctx: RuleContext): void {
         });
       }
     }
-    const value = step.raw['with'];
-    if (step.kind && isRecord(value)) {
-      for (const [pointer, annotations] of annotate(step.kind.withSchema, value)) {
-        if (annotations.duration)
-          checkDuration(ctx, valueAt(value, pointer), `${step.pointer}/with${pointer}`);
-      }
-    }
+    for (const [pointer, { duration, value }] of ctx.fields(step))
+      if (duration) checkDuration(ctx, value, `${step.pointer}/with${pointer}`);
   }
 }
 

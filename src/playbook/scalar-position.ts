@@ -4,22 +4,23 @@
  * single- or double-quoted); otherwise the start of the string.
  */
 import type { Position, SourceDoc } from './model.js';
+import { LineTable } from './position-index.js';
 
-const lineCache = new WeakMap<SourceDoc, string[]>();
+const lineTables = new WeakMap<SourceDoc, LineTable>();
 
-function lines(doc: SourceDoc): string[] {
-  let cached = lineCache.get(doc);
-  if (!cached) {
-    cached = doc.text.split(/\r?\n/);
-    lineCache.set(doc, cached);
+function lines(doc: SourceDoc): LineTable {
+  let table = lineTables.get(doc);
+  if (!table) {
+    table = new LineTable(doc.text);
+    lineTables.set(doc, table);
   }
-  return cached;
+  return table;
 }
 
 /** Where character `offset` of the string at `pointer` (whose value is `value`) is in the source. */
 export function positionInString(doc: SourceDoc, pointer: string, value: string, offset: number): Position {
   const start = doc.positionOf(pointer, 'value');
-  const line = lines(doc)[start.line - 1];
+  const line = lines(doc).lineText(start.line);
   if (line === undefined) return start;
   const from = start.col - 1;
   const quote = line[from];

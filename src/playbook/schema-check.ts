@@ -13,7 +13,7 @@ import { childPointer, isWithin, parsePointer } from './pointer.js';
 import { precompiledValidator } from './precompiled.js';
 import { annotate, inlineLocalRefs } from './schema-annotations.js';
 import { ExpressionSyntaxError } from './expressions/errors.js';
-import { hasExpression, parseTemplate } from './expressions/template.js';
+import { hasExpression, type Template } from './expressions/template.js';
 
 /**
  * A new ajv instance as ledgerbook uses it: draft 2020-12, formats, our annotation keywords. `code` is for the
@@ -117,7 +117,7 @@ export function withWhere(kind: string, pointer: string): string {
   return `in ${kind} \`${pointer === '' ? 'with' : `with.${dotted(pointer)}`}\``;
 }
 
-export function secretPointers(kind: AnyStepKind, value: unknown): Set<string> {
+function secretPointers(kind: AnyStepKind, value: unknown): Set<string> {
   const found = new Set<string>();
   for (const [pointer, annotations] of annotate(kind.withSchema, value))
     if (annotations.secret) found.add(pointer);
@@ -130,23 +130,26 @@ export function secretPointers(kind: AnyStepKind, value: unknown): Set<string> {
  */
 export function expressionPointers(
   value: unknown,
+  parse: (text: string) => Template,
   pointer = '',
   found = { whole: new Set<string>(), templates: new Set<string>() },
 ): { whole: Set<string>; templates: Set<string> } {
   if (typeof value === 'string') {
-    if (hasExpression(value)) (isWholeExpression(value) ? found.whole : found.templates).add(pointer);
+    if (hasExpression(value)) (isWholeExpression(value, parse) ? found.whole : found.templates).add(pointer);
   } else if (Array.isArray(value)) {
-    value.forEach((element, i) => expressionPointers(element, childPointer(pointer, i), found));
+    value.forEach((element, i) => expressionPointers(element, parse, childPointer(pointer, i), found));
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, child] of Object.entries(value))
-      expressionPointers(child, childPointer(pointer, key), found);
+      expressionPointers(child, parse, childPointer(pointer, key), found);
   }
   return found;
 }
 
-function isWholeExpression(text: string): boolean {
+function isWholeExpression(text: string, parse: (text: string) => Template): boolean {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('${{') || !trimmed.endsWith('}}')) return false;
   try {
-    return parseTemplate(text).whole;
+    return parse(text).whole;
   } catch (error) {
     // A syntax error is reported by the expression rule; for the schema the value is a plain string.
     if (error instanceof ExpressionSyntaxError) return false;

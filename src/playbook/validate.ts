@@ -4,6 +4,8 @@
  *  2. each step's `with` against its kind's schema (values that are whole `${{ … }}` expressions are checked
  *     again, resolved, at run time with checkResolvedWith);
  *  3. named semantic rules (rules.ts, expression-rules.ts) and the step kinds' own `check()`.
+ * Pass 2 and the expression rules go step by step together, so that the strings both read are parsed once.
+ * Positions are looked up only for what is reported (load.ts): a valid file never pays for them.
  */
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
@@ -13,11 +15,11 @@ import { didYouMean } from './closest.js';
 import { RETRY_DEFAULTS } from './defaults.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import { parseDuration } from './duration.js';
-import { checkExpressions } from './expression-rules.js';
-import { collectReferences } from './expressions/references.js';
-import { hasExpression } from './expressions/template.js';
+import { checkStepExpressions, checkVarExpressions } from './expression-rules.js';
 import { readSource } from './load.js';
 import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from './model.js';
+
+export type { NameUse } from './model.js';
 import {
   playbookSchema,
   stepSchema,
@@ -26,7 +28,7 @@ import {
   type StepFile,
 } from './playbook-schema.js';
 import { parsePointer } from './pointer.js';
-import { RuleContext, isRecord, strings, type StepInfo } from './rule-context.js';
+import { RuleContext, isRecord, type StepInfo } from './rule-context.js';
 import {
   durations,
   duplicateStepIds,
@@ -40,7 +42,6 @@ import {
   checkSchema,
   explainErrors,
   genericWhere,
-  secretPointers,
   validatorFor,
   expressionPointers,
   withWhere,
@@ -77,12 +78,18 @@ export function validatePlaybook(
   const schemaFindings: Diagnostic[] = checkSchema(playbookSchema, doc.data, {
     where: playbookWhere(ctx),
   }).map((finding) => toDiagnostic(doc, '', finding));
-  const validWith = checkStepKinds(ctx, schemaFindings);
+  const checkKind = stepKindCheck(ctx, schemaFindings);
+  const validWith = new Set<StepInfo>();
+  checkVarExpressions(ctx);
+  for (const step of ctx.steps) {
+    // one after the other, so that the strings both parse are parsed once (the parser's cache still has them)
+    if (checkKind(step)) validWith.add(step);
+    checkStepExpressions(ctx, step);
+  }
 
   duplicateStepIds(ctx);
   reservedNames(ctx);
   keyWithoutForEach(ctx);
-  checkExpressions(ctx);
   secretsInPlainFields(ctx);
   durations(ctx);
   inputDefaults(ctx);
@@ -90,7 +97,7 @@ export function validatePlaybook(
 
   const diagnostics = [...schemaFindings, ...ctx.diagnostics].sort(compareDiagnostics);
   if (diagnostics.length > 0) return { diagnostics };
-  return { playbook: buildPlaybook(doc, doc.data as PlaybookFile), diagnostics };
+  return { playbook: buildPlaybook(doc, doc.data as PlaybookFile, ctx.names), diagnostics };
 }
 
 /** Load, parse and validate a playbook file; throws ValidationError('LB_PLAYBOOK_INVALID') with every problem. */
@@ -102,15 +109,17 @@ export async function loadPlaybook(file: string, opts: ValidateOptions): Promise
   return result.playbook;
 }
 
-/** Pass 2: `uses` names a registered kind, and `with` fits its schema. Returns the steps whose `with` fits. */
-function checkStepKinds(ctx: RuleContext, out: Diagnostic[]): Set<StepInfo> {
-  const valid = new Set<StepInfo>();
+/**
+ * Pass 2, one step at a time: `uses` names a registered kind, and `with` fits its schema. The check says
+ * whether the step's `with` fits.
+ */
+function stepKindCheck(ctx: RuleContext, out: Diagnostic[]): (step: StepInfo) => boolean {
   const kinds = [...ctx.registry.keys()].sort();
   const usesPattern = new RegExp(stepSchema.properties.uses.pattern);
-  for (const step of ctx.steps) {
-    if (step.uses === undefined) continue;
+  return (step) => {
+    if (step.uses === undefined) return false;
     if (!step.kind) {
-      if (!usesPattern.test(step.uses)) continue; // the schema reported it
+      if (!usesPattern.test(step.uses)) return false; // the schema reported it
       ctx.report({
         pointer: `${step.pointer}/uses`,
         rule: 'unknown-step-kind',
@@ -118,28 +127,28 @@ function checkStepKinds(ctx: RuleContext, out: Diagnostic[]): Set<StepInfo> {
         expected: `one of ${kinds.join(', ')}`,
         hint: didYouMean(step.uses, kinds) ?? 'run `ledgerbook schema --list` to see the step kinds',
       });
-      continue;
+      return false;
     }
     const value = step.raw['with'] ?? {};
-    if (!isRecord(value)) continue; // the schema reported it
+    if (!isRecord(value)) return false; // the schema reported it
     const validate = validatorFor(step.kind.withSchema);
-    if (validate(value)) {
-      valid.add(step);
-      continue;
-    }
+    if (validate(value)) return true;
+    const errors = validate.errors ?? [];
+    const expressions = expressionPointers(value, (text) => ctx.template(text));
+    // the usual failure: values that are whole expressions, whose type is known only at run time (explaining the
+    // errors would drop every one of them)
+    if (errors.every((error) => expressions.whole.has(error.instancePath))) return true;
     const kind = step.kind;
-    const secrets = secretPointers(kind, value);
-    const expressions = expressionPointers(value);
-    const findings = explainErrors(validate.errors ?? [], {
+    const fields = ctx.fields(step);
+    const findings = explainErrors(errors, {
       where: (pointer) => withWhere(kind.kind, pointer),
       expressions: expressions.whole,
       templates: expressions.templates,
-      secret: (pointer) => secrets.has(pointer),
+      secret: (pointer) => fields.get(pointer)?.secret === true,
     });
-    if (findings.length === 0) valid.add(step);
     for (const finding of findings) out.push(toDiagnostic(ctx.doc, `${step.pointer}/with`, finding));
-  }
-  return valid;
+    return findings.length === 0;
+  };
 }
 
 function toDiagnostic(doc: SourceDoc, base: string, finding: Finding): Diagnostic {
@@ -172,7 +181,7 @@ function playbookWhere(ctx: RuleContext): (pointer: string) => string {
   };
 }
 
-function buildPlaybook(doc: SourceDoc, data: PlaybookFile): Playbook {
+function buildPlaybook(doc: SourceDoc, data: PlaybookFile, names: Playbook['names']): Playbook {
   const file = doc.file;
   return {
     file,
@@ -184,6 +193,7 @@ function buildPlaybook(doc: SourceDoc, data: PlaybookFile): Playbook {
     steps: data.steps.map((step, index) => buildStep(step, index)),
     digest: createHash('sha256').update(doc.text).digest('hex'),
     source: doc,
+    names,
   };
 }
 
@@ -203,7 +213,15 @@ function buildStep(step: StepFile, index: number): StepSpec {
   };
 }
 
+/** The policy of a step without `retry:`, shared by all of them. */
+let defaultRetry: Readonly<RetryPolicy> | undefined;
+
 function retryPolicy(retry: RetryFile | undefined): RetryPolicy {
+  if (retry === undefined) return (defaultRetry ??= Object.freeze(policyOf(undefined)));
+  return policyOf(retry);
+}
+
+function policyOf(retry: RetryFile | undefined): RetryPolicy {
   return {
     attempts: retry?.attempts ?? RETRY_DEFAULTS.attempts,
     delayMs: parseDuration(retry?.delay ?? RETRY_DEFAULTS.delay),
@@ -213,43 +231,10 @@ function retryPolicy(retry: RetryFile | undefined): RetryPolicy {
   };
 }
 
-/** Where a playbook first refers to a name: the string's JSON pointer and the reference's offset in it. */
-export interface NameUse {
-  pointer: string;
-  value: string;
-  offset: number;
-}
-
 /**
  * The secrets and environment variables a playbook refers to, each with the place it is first used (so that a
- * missing one is reported at the line that needs it).
+ * missing one is reported at the line that needs it). Found while validating its expressions.
  */
-export function referencedNames(playbook: Playbook): {
-  secrets: Map<string, NameUse>;
-  env: Map<string, NameUse>;
-} {
-  const found = { secrets: new Map<string, NameUse>(), env: new Map<string, NameUse>() };
-  const visit = (text: string, pointer: string, bare = false): void => {
-    if (!bare && !hasExpression(text)) return;
-    for (const reference of collectReferences(text, { bare })) {
-      const name = reference.path[0];
-      if (name === undefined) continue;
-      const into =
-        reference.root === 'secrets' ? found.secrets : reference.root === 'env' ? found.env : undefined;
-      if (into !== undefined && !into.has(name))
-        into.set(name, { pointer, value: text, offset: reference.offset });
-    }
-  };
-  for (const { pointer, text } of strings(playbook.vars, '/vars')) visit(text, pointer);
-  for (const step of playbook.steps) {
-    for (const [field, value] of [
-      ['with', step.with],
-      ['for_each', step.forEach],
-      ['key', step.key],
-    ] as const) {
-      for (const { pointer, text } of strings(value, `${step.pointer}/${field}`)) visit(text, pointer);
-    }
-    if (typeof step.if === 'string') visit(step.if, `${step.pointer}/if`, !hasExpression(step.if));
-  }
-  return found;
+export function referencedNames(playbook: Playbook): Playbook['names'] {
+  return playbook.names;
 }

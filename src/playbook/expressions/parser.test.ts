@@ -86,3 +86,33 @@ describe('parseExpression', () => {
     expect(error.offset).toBe(offset);
   });
 });
+
+describe('paths (read without tokens)', () => {
+  // A path in parentheses goes through the full parser; one after a space is read as a path: the two trees,
+  // offsets included, must be the same.
+  it.each([
+    'inputs',
+    'inputs.env',
+    'steps.build-2.outputs.digest',
+    'steps.s9979.outputs.exit_code',
+    'inputs.nodes[2]',
+    'inputs.nodes[0].name',
+    'a[10][0]._x',
+    'vars.A_b-c',
+  ])('%s', (path) => {
+    expect(parseExpression(` ${path}\t`)).toEqual(parseExpression(`(${path})`));
+  });
+
+  it.each([
+    ['true', 'true'],
+    ['null.x', 'null.x'],
+    ['a[007]', 'a[7]'],
+    ["a['b']", 'a.b'],
+    ['a[1.5]', 'a[1.5]'],
+    ['a . b', 'a.b'],
+    ['a.b(1)', ''],
+  ])('leaves other shapes to the parser: %s', (text, expected) => {
+    if (expected === '') expect(() => parseExpression(text)).toThrow(ExpressionSyntaxError);
+    else expect(tree(text)).toBe(expected);
+  });
+});

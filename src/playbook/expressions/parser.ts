@@ -6,10 +6,12 @@ import { didYouMean } from '../closest.js';
 import type { Expr } from './ast.js';
 import { ExpressionSyntaxError } from './errors.js';
 import { FUNCTIONS } from './functions.js';
-import { tokenize, type Token } from './tokenizer.js';
+import { identifierEnd, tokenize, type Operator, type Token } from './tokenizer.js';
 
 /** Parse the expression in `text[from, to)`; offsets in the result and in errors are offsets in `text`. */
 export function parseExpression(text: string, from = 0, to = text.length): Expr {
+  const path = parsePath(text, from, to);
+  if (path) return path;
   const tokens = tokenize(text, from, to);
   if (tokens.length > MAX_EXPRESSION_TOKENS) {
     throw new ExpressionSyntaxError(
@@ -28,6 +30,80 @@ export const MAX_EXPRESSION_DEPTH = 32;
 
 const KEYWORDS: Readonly<Record<string, null | boolean>> = { true: true, false: false, null: null };
 
+type CompareOperator = Exclude<Operator, '!' | '&&' | '||'>;
+
+/** Binding strength of the binary operators, loosest first; `!` is unary (0: never binary). */
+const PRECEDENCE: Readonly<Record<Operator, number>> = {
+  '||': 1,
+  '&&': 2,
+  '==': 3,
+  '!=': 3,
+  '<': 4,
+  '<=': 4,
+  '>': 4,
+  '>=': 4,
+  '!': 0,
+};
+const LOOSEST = 1;
+
+/** Longer paths than this are left to the parser (which bounds their tokens). */
+const MAX_PATH_LENGTH = 256;
+
+/**
+ * `inputs.env`, `steps.build.outputs.digest`, `inputs.nodes[2]`: most expressions are a path, read here in one
+ * pass without tokens; anything else, or anything unusual about a path (spaces inside, a keyword, a quoted or
+ * computed index), is left to the parser. The tree is the one the parser builds.
+ */
+function parsePath(text: string, from: number, to: number): Expr | undefined {
+  let start = from;
+  while (start < to && isBlank(text.charCodeAt(start))) start++;
+  let end = to;
+  while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
+  if (end - start > MAX_PATH_LENGTH) return undefined;
+  let i = identifierEnd(text, start, end);
+  if (i === start) return undefined;
+  const name = text.slice(start, i);
+  if (Object.hasOwn(KEYWORDS, name)) return undefined;
+  let expr: Expr = { type: 'root', name, start, end: i };
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e) {
+      // .name
+      const next = identifierEnd(text, i + 1, end);
+      if (next === i + 1) return undefined;
+      expr = { type: 'member', object: expr, property: text.slice(i + 1, next), start, end: next };
+      i = next;
+    } else if (c === 0x5b) {
+      // [digits], without a leading zero
+      let close = i + 1;
+      while (close < end && isDigitCode(text.charCodeAt(close))) close++;
+      const digits = close - i - 1;
+      if (digits === 0 || text.charCodeAt(close) !== 0x5d) return undefined;
+      if (digits > 1 && text.charCodeAt(i + 1) === 0x30) return undefined;
+      const index: Expr = {
+        type: 'literal',
+        value: Number(text.slice(i + 1, close)),
+        start: i + 1,
+        end: close,
+      };
+      expr = { type: 'index', object: expr, index, start, end: close + 1 };
+      i = close + 1;
+    } else {
+      return undefined;
+    }
+  }
+  return expr;
+}
+
+/** What the tokenizer skips between tokens. */
+function isBlank(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
 class Parser {
   private position = 0;
   private depth = 0;
@@ -40,7 +116,7 @@ class Parser {
 
   parse(): Expr {
     if (this.peek().kind === 'eof') throw new ExpressionSyntaxError('empty expression', this.from);
-    const expr = this.or();
+    const expr = this.binary(LOOSEST);
     const rest = this.peek();
     if (rest.kind !== 'eof') throw this.unexpected(rest, 'an operator or the end of the expression');
     return expr;
@@ -56,9 +132,10 @@ class Parser {
     return token;
   }
 
-  private isOperator(...operators: string[]): boolean {
+  /** The next token is the operator `a` or `b`. */
+  private isOperator(a: Operator, b: Operator = a): boolean {
     const token = this.peek();
-    return token.kind === 'op' && operators.includes(token.value);
+    return token.kind === 'op' && (token.value === a || token.value === b);
   }
 
   private isPunct(value: string): boolean {
@@ -95,44 +172,25 @@ class Parser {
     return new ExpressionSyntaxError(`unexpected '${text}', expected ${expected}`, token.start);
   }
 
-  private or(): Expr {
-    let left = this.and();
-    while (this.isOperator('||')) {
-      this.next();
-      const right = this.and();
-      left = { type: 'logical', operator: '||', left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private and(): Expr {
-    let left = this.equality();
-    while (this.isOperator('&&')) {
-      this.next();
-      const right = this.equality();
-      left = { type: 'logical', operator: '&&', left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private equality(): Expr {
-    let left = this.comparison();
-    while (this.isOperator('==', '!=')) {
-      const operator = this.next().value as '==' | '!=';
-      const right = this.comparison();
-      left = { type: 'compare', operator, left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private comparison(): Expr {
+  /**
+   * Binary operators by precedence climbing: the operators that bind at least as tightly as `min`, all
+   * left-associative (the same trees as one function per level, with fewer calls per operand).
+   */
+  private binary(min: number): Expr {
     let left = this.unary();
-    while (this.isOperator('<', '<=', '>', '>=')) {
-      const operator = this.next().value as '<' | '<=' | '>' | '>=';
-      const right = this.unary();
-      left = { type: 'compare', operator, left, right, start: left.start, end: right.end };
+    for (;;) {
+      const token = this.peek();
+      if (token.kind !== 'op') return left;
+      const precedence = PRECEDENCE[token.value];
+      if (precedence < min) return left;
+      this.next();
+      const right = this.binary(precedence + 1);
+      const span = { left, right, start: left.start, end: right.end };
+      left =
+        token.value === '||' || token.value === '&&'
+          ? { type: 'logical', operator: token.value, ...span }
+          : { type: 'compare', operator: token.value as CompareOperator, ...span };
     }
-    return left;
   }
 
   private unary(): Expr {
@@ -154,7 +212,7 @@ class Parser {
         expr = { type: 'member', object: expr, property: name.value, start: expr.start, end: name.end };
       } else if (this.isPunct('[')) {
         const open = this.next();
-        const index = this.nested(open.start, () => this.or());
+        const index = this.nested(open.start, () => this.binary(LOOSEST));
         const close = this.expectPunct(']', "']'");
         expr =
           index.type === 'literal' && typeof index.value === 'string'
@@ -186,7 +244,7 @@ class Parser {
       }
       case 'punct':
         if (token.value === '(') {
-          const inner = this.nested(token.start, () => this.or());
+          const inner = this.nested(token.start, () => this.binary(LOOSEST));
           this.expectPunct(')', "')'");
           return inner;
         }
@@ -209,7 +267,7 @@ class Parser {
     const args: Expr[] = [];
     if (!this.isPunct(')')) {
       for (;;) {
-        args.push(this.nested(name.start, () => this.or()));
+        args.push(this.nested(name.start, () => this.binary(LOOSEST)));
         if (!this.isPunct(',')) break;
         this.next();
       }

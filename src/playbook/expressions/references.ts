@@ -1,6 +1,6 @@
 /** What an expression reads: `steps.build.outputs.digest` is root `steps`, path [build, outputs, digest]. */
 import type { Expr } from './ast.js';
-import { parseBare, parseTemplate } from './template.js';
+import { parseBare, parseTemplate, type Template } from './template.js';
 
 export interface Reference {
   root: string;
@@ -15,9 +15,16 @@ export interface Reference {
  * as `if:` accepts it). Throws ExpressionSyntaxError.
  */
 export function collectReferences(text: string, options: { bare?: boolean } = {}): Reference[] {
+  if (!options.bare) return templateReferences(parseTemplate(text));
   const found: Reference[] = [];
-  if (options.bare) visit(parseBare(text), found);
-  else for (const part of parseTemplate(text).parts) visit(part.expr, found);
+  visit(parseBare(text), found);
+  return found;
+}
+
+/** Every reference in the expressions of a parsed template. */
+export function templateReferences(template: Template): Reference[] {
+  const found: Reference[] = [];
+  for (const part of template.parts) visit(part.expr, found);
   return found;
 }
 

@@ -34,6 +34,8 @@ export function hasExpression(text: string): boolean {
 
 /** The end of the expression opened at `open` (the offset of its `}}`), skipping string literals. */
 function findClose(text: string, open: number): number {
+  const close = text.indexOf(CLOSE, open + OPEN.length);
+  if (close >= 0 && !hasQuoteBefore(text, open + OPEN.length, close)) return close; // the usual: no literal
   let i = open + OPEN.length;
   while (i < text.length) {
     const c = text[i];
@@ -54,13 +56,36 @@ function findClose(text: string, open: number): number {
   );
 }
 
+/** A quote in `text[from, to)` (searched there only: a string may hold many expressions and no quote). */
+function hasQuoteBefore(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) return true;
+  }
+  return false;
+}
+
 const cache = new Map<string, Template>();
 const CACHE_LIMIT = 20_000;
 
-/** Parse every `${{ … }}` of `text`; throws ExpressionSyntaxError with the offset in `text`. */
+/**
+ * Parse every `${{ … }}` of `text`; throws ExpressionSyntaxError with the offset in `text`. Cached: a string is
+ * parsed once however often it is evaluated.
+ */
 export function parseTemplate(text: string): Template {
   const cached = cache.get(text);
   if (cached) return cached;
+  const template = readTemplate(text);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(text, template);
+  return template;
+}
+
+/**
+ * Parse every `${{ … }}` of `text`, without the cache: for validation, which reads each string of a file once
+ * or twice in a row, and whose templates had better die young than fill the cache.
+ */
+export function readTemplate(text: string): Template {
   const parts: Embedded[] = [];
   let from = 0;
   for (let open = text.indexOf(OPEN); open >= 0; open = text.indexOf(OPEN, from)) {
@@ -78,10 +103,7 @@ export function parseTemplate(text: string): Template {
     first !== undefined &&
     text.slice(0, first.start).trim() === '' &&
     text.slice(first.end).trim() === '';
-  const template = { text, parts, whole };
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(text, template);
-  return template;
+  return { text, parts, whole };
 }
 
 /** The value of a string: its raw value when it is one expression, else the interpolated text. */

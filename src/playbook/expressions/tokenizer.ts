@@ -11,7 +11,15 @@ export type Token =
 
 export type Operator = '!' | '==' | '!=' | '<' | '<=' | '>' | '>=' | '&&' | '||';
 
-const TWO_CHAR_OPERATORS: ReadonlySet<string> = new Set(['==', '!=', '<=', '>=', '&&', '||']);
+/** `==` `!=` `<=` `>=` `&&` `||` starting with `first`, `second`: without building a string per character. */
+function twoCharOperator(first: string, second: string | undefined): Operator | undefined {
+  if (second === '=') {
+    if (first === '=' || first === '!' || first === '<' || first === '>') return `${first}=` as Operator;
+  } else if ((first === '&' || first === '|') && second === first) {
+    return first === '&' ? '&&' : '||';
+  }
+  return undefined;
+}
 const ONE_CHAR_OPERATORS: ReadonlySet<string> = new Set(['!', '<', '>']);
 const PUNCTUATION: ReadonlySet<string> = new Set(['(', ')', '[', ']', '.', ',']);
 const MISTAKES: Readonly<Record<string, string>> = {
@@ -29,23 +37,51 @@ const MISTAKES: Readonly<Record<string, string>> = {
 };
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
-const isIdentStart = (c: string | undefined): boolean => c !== undefined && /[A-Za-z_]/.test(c);
-const isIdentPart = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_-]/.test(c);
+const isLetter = (c: string): boolean => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
+const isIdentPart = (c: string | undefined): boolean =>
+  c !== undefined && c.length === 1 && (isLetter(c) || isDigit(c) || c === '-');
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isLetterCode(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
+/** The end of the identifier at `from` (letters, `_`, then digits and `-` too), or `from` when there is none. */
+export function identifierEnd(text: string, from: number, to: number): number {
+  if (from >= to || !isLetterCode(text.charCodeAt(from))) return from;
+  let i = from + 1;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (!isLetterCode(c) && !isDigitCode(c) && c !== 0x2d) break;
+    i++;
+  }
+  return i;
+}
 
 /** Tokens of `text` between `from` and `to`; offsets are offsets in `text`. */
 export function tokenize(text: string, from = 0, to = text.length): Token[] {
   const tokens: Token[] = [];
   let i = from;
   while (i < to) {
+    // identifiers first: most tokens are
+    const end = identifierEnd(text, i, to);
+    if (end > i) {
+      tokens.push({ kind: 'ident', value: text.slice(i, end), start: i, end });
+      i = end;
+      continue;
+    }
     const c = text[i] as string;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
       continue;
     }
     const start = i;
-    const two = text.slice(i, Math.min(i + 2, to));
-    if (TWO_CHAR_OPERATORS.has(two)) {
-      tokens.push({ kind: 'op', value: two as Operator, start, end: i + 2 });
+    const two = i + 1 < to ? twoCharOperator(c, text[i + 1]) : undefined;
+    if (two !== undefined) {
+      tokens.push({ kind: 'op', value: two, start, end: i + 2 });
       i += 2;
     } else if (ONE_CHAR_OPERATORS.has(c)) {
       tokens.push({ kind: 'op', value: c as Operator, start, end: i + 1 });
@@ -57,9 +93,6 @@ export function tokenize(text: string, from = 0, to = text.length): Token[] {
       i = readNumber(text, i, to, tokens);
     } else if (c === "'" || c === '"') {
       i = readString(text, i, to, tokens);
-    } else if (isIdentStart(c)) {
-      while (i < to && isIdentPart(text[i])) i++;
-      tokens.push({ kind: 'ident', value: text.slice(start, i), start, end: i });
     } else {
       throw new ExpressionSyntaxError(`unexpected character '${c}'`, start, MISTAKES[c]);
     }
@@ -68,13 +101,19 @@ export function tokenize(text: string, from = 0, to = text.length): Token[] {
   return tokens;
 }
 
+const NUMBER = /-?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][+-]?\d+)?)/y;
+
 function readNumber(text: string, start: number, to: number, tokens: Token[]): number {
-  const rest = text.slice(start, to);
-  const match = /^-?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(rest);
-  const literal = match?.[0] ?? '';
+  NUMBER.lastIndex = start;
+  let literal = NUMBER.exec(text)?.[0] ?? '';
+  // the expression ends at `}}` or the end of the text, where no number goes on; cut it there all the same
+  if (start + literal.length > to) {
+    NUMBER.lastIndex = 0;
+    literal = NUMBER.exec(text.slice(start, to))?.[0] ?? '';
+  }
   const end = start + literal.length;
   if (isIdentPart(text[end]) && end < to) {
-    throw new ExpressionSyntaxError(`malformed number '${rest.slice(0, literal.length + 1)}'`, start);
+    throw new ExpressionSyntaxError(`malformed number '${text.slice(start, end + 1)}'`, start);
   }
   if (text[end] === '.' && isDigit(text[end + 1])) {
     throw new ExpressionSyntaxError(`malformed number '${literal}.'`, start);
