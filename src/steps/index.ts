@@ -6,7 +6,7 @@ import { coreShell } from './core/shell.js';
 import { coreWait } from './core/wait.js';
 import { packageKinds } from './party/packages.js';
 import { topologyKinds } from './party/topology.js';
-import { sandboxBtcSend } from './sandbox/btc-send.js';
+import { sandboxBtcSend } from './simulated/btc-send.js';
 import { tokenAllocate } from './token/allocate.js';
 import { tokenCredentials } from './token/credentials.js';
 import { tokenDarCheck } from './token/dar-check.js';
