@@ -35,8 +35,8 @@ const depositSchema = {
 export type BitcoinDeposit = FromSchema<typeof depositSchema>;
 
 /**
- * The chain's wire contract: routes (at the root of `services.bitcoin`) and the request body of a send. Aligned
- * with the sandbox branch's chain API as it stood when written; change it here if the sandbox's differs.
+ * The chain's wire contract: routes (at the root of `services.bitcoin`) and the request body of a send, as the
+ * sandbox serves them (src/sandbox/README.md; test/sandbox/token-clients.test.ts holds the two together).
  */
 export const BITCOIN_WIRE = {
   send: {

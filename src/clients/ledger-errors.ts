@@ -27,7 +27,10 @@ export type LedgerErrorKind =
   | 'contract-not-found'
   /** DUPLICATE_COMMAND: this command id was already accepted; settle by reading the ledger */
   | 'duplicate-command'
-  /** the Daml code refused the command (insufficient funds, expired offer, limits, missing credential …) */
+  /**
+   * the Daml code refused the command (insufficient funds, expired offer, limits, missing credential …), or the
+   * command lacks the authority of a party it needs (`DAML_AUTHORIZATION_ERROR`)
+   */
   | 'interpretation'
   /** another FAILED_PRECONDITION: the ledger's state does not allow the request */
   | 'failed-precondition'
@@ -130,9 +133,15 @@ const STATUS_GRPC: Record<number, number> = {
   504: GRPC.DEADLINE_EXCEEDED,
 };
 
-/** Code ids of the Daml engine refusing a command (a Daml assert or a failed precondition of a choice). */
+/**
+ * Code ids of the Daml engine refusing a command: a Daml assert or a failed precondition of a choice, or a
+ * missing authorization (Canton reports it with category 8, which would otherwise read as a malformed request).
+ */
 const INTERPRETATION_CODES =
-  /^(?:DAML_INTERPRETATION_ERROR|UNHANDLED_EXCEPTION|DAML_FAILURE|INTERPRETATION_)/;
+  /^(?:DAML_INTERPRETATION_ERROR|UNHANDLED_EXCEPTION|DAML_FAILURE|INTERPRETATION_|DAML_AUTHORIZATION_ERROR$)/;
+
+const AUTHORIZATION_HINT =
+  "the command lacks the authority of a party it needs (a choice's controllers, a new contract's signatories): submit it acting as every one of them (actAs), e.g. an allocation's executor, sender and receiver together";
 
 const HINTS: Partial<Record<LedgerErrorKind, string>> = {
   unavailable: 'the participant is not ready or overloaded: retried after a delay',
@@ -262,6 +271,7 @@ function hintFor(
   fallback?: string,
 ) {
   if (kind === 'permission-denied') return permissionHint(call.parties);
+  if (canton?.code === 'DAML_AUTHORIZATION_ERROR') return AUTHORIZATION_HINT;
   if (kind === 'invalid-request' && canton?.code === 'DEPRECATED_API_DISABLED')
     return 'the participant refuses a deprecated request field: is its version newer than this ledgerbook supports?';
   if (kind === 'deadline-exceeded' || (kind === 'internal' && call.submission))

@@ -574,6 +574,19 @@ describe('error classification', () => {
       message: /Minter credential/,
     },
     {
+      name: 'a missing authorization (DAML_AUTHORIZATION_ERROR, category 8)',
+      status: 400,
+      body: cantonError(
+        'DAML_AUTHORIZATION_ERROR',
+        'Interpretation error: Error: node NodeId(0) requires authorizers venue, seller, buyer, but only venue were given',
+        8,
+      ),
+      kind: 'interpretation',
+      retryability: 'permanent',
+      message: /requires authorizers/,
+      hint: /acting as every one of them/,
+    },
+    {
       name: 'a submission with this id still in flight (ABORTED)',
       status: 409,
       body: cantonError('SUBMISSION_ALREADY_IN_FLIGHT', 'The submission is already in flight', 2),

@@ -109,7 +109,12 @@ export async function allocate(
   return party.submit(options.commandId, prepared, options);
 }
 
-/** Executes, withdraws or cancels an allocation with that choice's own context. */
+/**
+ * Executes, withdraws or cancels an allocation with that choice's own context, as one party. The token standard
+ * gives `Allocation_Withdraw` to the leg's sender alone, but `Allocation_ExecuteTransfer` and `Allocation_Cancel`
+ * to the executor, sender and receiver together: as one party they fail (`DAML_AUTHORIZATION_ERROR`); submit
+ * `allocationCommand` acting as all three (`LedgerClient.submitAndWaitForTransaction`) where one user may.
+ */
 export async function settleAllocation(
   party: PartyLedger,
   registry: RegistryClient,

@@ -13,6 +13,7 @@ import {
   settleOffers,
   tokenWorld,
   transfer,
+  transferArgument,
   walletFor,
   type TokenWorld,
 } from './token-helpers.js';
@@ -73,6 +74,30 @@ describe('devnet faucet', () => {
       expect(response.status).toBe(400);
       expect(response.body.success).toBe(false);
       expect(response.body.message).toMatch(message);
+    }
+  });
+});
+
+describe('registry factories', () => {
+  it('answer a request without expectedAdmin, or naming another admin, 400 with an error that names the field', async () => {
+    const argument = transferArgument(tokens.admin, tokens.minter, tokens.holders[2]!, '0.01', []);
+    const { expectedAdmin: _admin, ...withoutAdmin } = argument;
+    for (const path of [
+      '/transfer-instruction/v1/transfer-factory',
+      '/allocation-instruction/v1/allocation-factory',
+    ]) {
+      const missing = await registry.api.post(path, { choiceArguments: withoutAdmin });
+      expect(missing.status).toBe(400);
+      expect(missing.body).toEqual({
+        error: `choiceArguments.expectedAdmin is required (the instrument admin, ${tokens.admin})`,
+      });
+      const other = await registry.api.post(path, {
+        choiceArguments: { ...argument, expectedAdmin: tokens.faucet },
+      });
+      expect(other.status).toBe(400);
+      expect(other.body).toEqual({
+        error: `expectedAdmin ${tokens.faucet} is not the admin of this registry (${tokens.admin})`,
+      });
     }
   });
 });

@@ -18,13 +18,15 @@ const bad = (error: string): ServiceFailure => new ServiceFailure(400, { error }
 function describe(chain: BitcoinChain, attestors: Attestors, d: Deposit): Record<string, unknown> {
   const account = attestors.accountOfAddress(d.address);
   const due = attestors.dueAt(d);
+  const confirmations = chain.confirmations(d);
   return {
     txid: d.txid,
     vout: d.vout,
     address: d.address,
     amount: d.amount,
-    block: d.height,
-    confirmations: chain.confirmations(d),
+    // as a chain explorer reports it: no block until the transaction is mined
+    block: confirmations > 0 ? d.height : null,
+    confirmations,
     confirmationsRequired: CONFIRMATIONS,
     status: d.status,
     ...(d.reason !== undefined ? { reason: d.reason } : {}),

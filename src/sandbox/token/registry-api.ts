@@ -134,6 +134,15 @@ function factoryRequest(request: ServiceRequest): {
   };
 }
 
+/** `choiceArguments.expectedAdmin` names this registry's admin (a factory of another admin is not handed out) */
+function checkExpectedAdmin(env: Env, choiceArguments: Record<string, unknown>): void {
+  const expected = choiceArguments.expectedAdmin;
+  if (typeof expected !== 'string' || expected === '')
+    throw badRequest(`choiceArguments.expectedAdmin is required (the instrument admin, ${env.world.admin})`);
+  if (expected !== env.world.admin)
+    throw badRequest(`expectedAdmin ${expected} is not the admin of this registry (${env.world.admin})`);
+}
+
 /** GetChoiceContextRequest: `meta` a map of strings (the SDK's `{"meta":{"values":""}}` fits), `excludeDebugFields` */
 function contextRequest(request: ServiceRequest): boolean {
   if (request.body.toString('utf8').trim() === '') return true;
@@ -254,11 +263,7 @@ export function registryRoutes(env: Env): ServiceRoute[] {
       const transfer = choiceArguments.transfer as
         | { sender?: unknown; receiver?: unknown; instrumentId?: { admin?: unknown; id?: unknown } }
         | undefined;
-      if (choiceArguments.expectedAdmin !== env.world.admin) {
-        throw badRequest(
-          `expectedAdmin ${String(choiceArguments.expectedAdmin)} is not the admin of this registry (${env.world.admin})`,
-        );
-      }
+      checkExpectedAdmin(env, choiceArguments);
       if (
         typeof transfer !== 'object' ||
         transfer === null ||
@@ -312,11 +317,7 @@ export function registryRoutes(env: Env): ServiceRoute[] {
     ),
     route('POST', '/allocation-instruction/v1/allocation-factory', (request) => {
       const { choiceArguments, debug } = factoryRequest(request);
-      if (choiceArguments.expectedAdmin !== env.world.admin) {
-        throw badRequest(
-          `expectedAdmin ${String(choiceArguments.expectedAdmin)} is not the admin of this registry (${env.world.admin})`,
-        );
-      }
+      checkExpectedAdmin(env, choiceArguments);
       const { factory, config } = registryContracts(env);
       return {
         factoryId: factory.cid,
