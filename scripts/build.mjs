@@ -1,6 +1,7 @@
 // Builds the CLI into dist/cli/: one esbuild bundle (entry main.js, lazily loaded chunks per command), and the
-// JSON Schema validators compiled to code ahead of time (validators.generated.cjs), so `ledgerbook validate`
-// neither loads ajv's compiler nor compiles a schema at start-up. Type checking is `npm run typecheck`.
+// JSON Schema validators compiled to code ahead of time (validators.generated.cjs for playbooks, targets and
+// plans; wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a
+// run loads ajv's compiler or compiles a schema. Type checking is `npm run typecheck`.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,8 +45,14 @@ await build({
   logLevel: 'warning',
 });
 
-const { precompiledValidatorsSource } = await importTs(join(root, 'src', 'cli', 'precompile-validators.ts'));
+const { precompiledValidatorsSource, precompiledWireValidators } = await importTs(
+  join(root, 'src', 'cli', 'precompile-validators.ts'),
+);
 await writeFile(join(out, 'validators.generated.cjs'), await precompiledValidatorsSource());
+// the clients' wire schemas, one module each: the folder is WIRE_VALIDATORS_DIR of src/clients/schema-check.ts
+const wire = join(out, 'wire-validators');
+await mkdir(wire);
+for (const [key, code] of precompiledWireValidators()) await writeFile(join(wire, `${key}.cjs`), code);
 
 const retired = join(root, `.dist-old-${process.pid}`);
 await rename(join(root, 'dist'), retired).catch((error) => {

@@ -190,8 +190,8 @@ export class ServiceError extends LedgerbookError {
 export class AmbiguousOutcomeError extends LedgerbookError {
   readonly seen: string;
 
-  constructor(message: string, seen: string, hint?: string) {
-    super('LB_OUTCOME_AMBIGUOUS', message, { hint, retryability: 'ambiguous' });
+  constructor(message: string, seen: string, hint?: string, cause?: unknown) {
+    super('LB_OUTCOME_AMBIGUOUS', message, { hint, retryability: 'ambiguous', cause });
     this.seen = seen;
   }
 }

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, Journal, readJournal } from '../src/engine/journal.js';
 import { allRuns, lastFinishedStep, lastRun, summarizeRun } from '../src/engine/journal-state.js';
 import { Masker } from '../src/engine/masker.js';
+import { checkSamePlaybook } from '../src/engine/playbook-path.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'journals');
 
@@ -48,6 +49,14 @@ describe('v1-interrupted-fanout.ndjson', () => {
       status: 'reconciled',
       outputs: { updateId: '1220aa03' },
     });
+  });
+
+  it('recorded no playbook path: any file with its name carries it on, from any checkout', async () => {
+    const records = await readJournal(await load('v1-interrupted-fanout.ndjson'));
+    const state = lastRun(records);
+    expect(state?.path).toBeUndefined();
+    for (const file of ['playbooks/distribute-wbtc.yaml', '/home/ci/work/ops/playbooks/other.yaml'])
+      expect(() => checkSamePlaybook(state, { file, path: file }, 'test')).not.toThrow();
   });
 
   it('opens for resume: the torn line is dropped and appending continues after the whole lines', async () => {

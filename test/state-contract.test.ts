@@ -18,6 +18,7 @@ import type { Lock } from '../src/engine/lock.js';
 import type { RunKey, StateBackend } from '../src/engine/state/backend.js';
 import { copyState } from '../src/engine/state/copy.js';
 import { FileStateBackend } from '../src/engine/state/file.js';
+import { openRun, type RunOwner } from '../src/engine/open-run.js';
 import { PgStateBackend, PG_SCHEMA } from '../src/engine/state/postgres.js';
 import { createDatabase, startPgServer, type PgServer } from './pg-server.js';
 
@@ -100,8 +101,9 @@ const holder = { pid: process.pid, host: hostname(), user: 'alice', command: 'le
 let keyCount = 0;
 const newKey = (): RunKey => ({ playbook: `pb-${keyCount++}`, target: 'testnet' });
 const AT = '2026-01-01T00:00:00.000Z';
+const owner = (path: string): RunOwner => ({ file: path, path, fresh: false });
 
-function runRecord(run: string, key: RunKey): JournalRecord {
+function runRecord(run: string, key: RunKey): Extract<JournalRecord, { t: 'run' }> {
   return {
     t: 'run',
     v: 1,
@@ -258,6 +260,79 @@ describe.each(harnesses)('state contract: $name', (h) => {
     await h.leaveDeadLock(backend, key);
     expect((await backend.unlock(key))?.user).toBe('ghost');
     expect(await backend.inspectLock(key)).toEqual({ state: 'none' });
+    await backend.close();
+  });
+
+  it('a live run whose lock is removed by hand is not taken for stopped: the next run is refused (exit 75) naming it, nothing written; once it ends, the next run resumes', async () => {
+    const backend = await h.backend();
+    const key = newKey();
+    const alive = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const pid = alive.pid as number;
+    try {
+      const running = { ...holder, pid, user: 'bob' };
+      const lockA = await backend.acquireLock(key, running);
+      const journalA = await backend.openJournal(key, masker, { lock: lockA });
+      journalA.append({
+        ...runRecord('r1', key),
+        pid,
+        host: hostname(),
+        user: 'bob',
+        at: new Date().toISOString(),
+      });
+      await journalA.appendDurable(intent('r1', 'a'));
+      // `state unlock --force`: a lock file goes; a database session's lock cannot be taken from it
+      await backend.unlock(key, { force: true }).catch((error: unknown) => {
+        expect(error).toBeInstanceOf(LockedError);
+      });
+      const before = await read(backend, key);
+      const refused = await openRun(backend, key, holder, masker, owner('p.yaml')).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LockedError);
+      expect((refused as LockedError).exitCode).toBe(75);
+      expect((refused as LockedError).message).toContain(`(pid ${pid})`);
+      expect(await read(backend, key)).toEqual(before);
+      // the run goes on and ends; then its run is resumed
+      await journalA.appendDurable(done('r1', 'a'));
+      alive.kill();
+      await once(alive, 'exit');
+      await journalA.close();
+      await lockA.release();
+      const { lock, journal } = await openRun(backend, key, holder, masker, owner('p.yaml'));
+      expect(lastRun(journal.records)).toMatchObject({ run: 'r1', status: 'running' });
+      expect(journal.records.map((r) => r.t)).toEqual(['run', 'intent', 'done']);
+      await journal.close();
+      await lock.release();
+    } finally {
+      alive.kill();
+      await backend.close();
+    }
+  });
+
+  it('the state of another file with the same name is refused, naming both; the same file from another checkout, or --fresh, carries on', async () => {
+    const backend = await h.backend();
+    const key = newKey();
+    await write(backend, key, [{ ...runRecord('r1', key), path: 'playbooks/a.yaml' }, intent('r1', 'a')]);
+    const refused = await openRun(backend, key, holder, masker, owner('playbooks/b.yaml')).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(StateError);
+    expect((refused as StateError).message).toContain('playbooks/b.yaml and playbooks/a.yaml');
+    expect((refused as StateError).hint).toContain('--fresh');
+    expect(await backend.inspectLock(key)).toEqual({ state: 'none' });
+    for (const ok of [
+      { file: '/elsewhere/checkout/playbooks/a.yaml', path: 'playbooks/a.yaml', fresh: false },
+      { ...owner('playbooks/b.yaml'), fresh: true },
+    ]) {
+      const { lock, journal } = await openRun(backend, key, holder, masker, ok);
+      expect(lastRun(journal.records)?.run).toBe('r1');
+      await journal.close();
+      await lock.release();
+    }
+    // a journal written before paths were recorded is taken as this file's
+    const old = newKey();
+    await write(backend, old, [runRecord('r0', old)]);
+    const { lock, journal } = await openRun(backend, old, holder, masker, owner('playbooks/b.yaml'));
+    await journal.close();
+    await lock.release();
     await backend.close();
   });
 

@@ -20,6 +20,16 @@ function addOptions(command: Command, specs: readonly OptionSpec[]): Command {
   return command;
 }
 
+/** What Ctrl-C and SIGTERM do to a run (README "Stopping a run" says the same). */
+const STOPPING_HELP = `
+Stopping a run:
+  Ctrl-C (or SIGTERM)  no new step, item or retry starts; the items in flight, their commands included, run
+                       to their end and are journalled; then exit 130. A SIGTERM waits at most 5 s.
+  Ctrl-C again         stop at once: the items in flight are cancelled (commands get SIGTERM), exit 130;
+                       the next run reconciles them before anything is repeated.
+  Run the same command again to resume.
+`;
+
 const exitCodes = EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n');
 
 function build(setExit: (code: number) => void): Command {
@@ -33,7 +43,7 @@ function build(setExit: (code: number) => void): Command {
     .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',
-      `\nExit codes:\n${exitCodes}\n  130  interrupted (Ctrl-C): run the same command again to resume\n`,
+      `\nExit codes:\n${exitCodes}\n  130  interrupted (Ctrl-C, SIGTERM): run the same command again to resume\n`,
     );
   addOptions(program, globalOptions());
 
@@ -59,6 +69,7 @@ function build(setExit: (code: number) => void): Command {
     'run a playbook (running it again resumes an unfinished run or converges a finished one), or apply a saved plan',
   )
     .argument('<playbook>', 'playbook file, or a saved plan (plan --out)')
+    .addHelpText('after', STOPPING_HELP)
     .action(async (file: string, _opts, command: Command) => {
       const { runCommand } = await import('./commands/run.js');
       const targetGiven = command.getOptionValueSource('target') === 'cli';

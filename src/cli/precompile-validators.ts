@@ -1,9 +1,15 @@
 /**
  * Build time only (scripts/build.mjs): compiles every schema the CLI validates with — playbook, target, saved
- * plan, each step kind's `with` — to standalone JavaScript, so that start-up needs neither ajv's compiler nor a compile.
+ * plan, each step kind's `with`, and every wire schema the clients check bodies with — to standalone JavaScript,
+ * so that neither start-up nor a run needs ajv's compiler or a compile.
  */
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
+import { newAjv } from '../ajv.js';
+// Imported for their registrations: every client, and the token flows above them.
+import '../clients/factory.js';
+import '../clients/token-flows.js';
+import { WIRE_AJV_OPTIONS, registeredWireSchemas, wireSchemaKey } from '../clients/schema-check.js';
 import { planSchema } from '../engine/saved-plan.js';
 import type { JsonSchema } from '../engine/step.js';
 import { playbookSchema } from '../playbook/playbook-schema.js';
@@ -37,4 +43,19 @@ export function precompiledValidatorsSource(): string {
     exports[key] = key;
   }
   return standaloneCode(ajv, exports);
+}
+
+/**
+ * The clients' wire schemas, compiled with the options `wireProblems` uses: one module per schema, named as it
+ * looks them up (its key), so that a run loads only the validators it uses.
+ */
+export function precompiledWireValidators(): Map<string, string> {
+  const modules = new Map<string, string>();
+  for (const schema of registeredWireSchemas()) {
+    const key = wireSchemaKey(schema);
+    if (modules.has(key)) continue;
+    const ajv = newAjv({ ...WIRE_AJV_OPTIONS, code: { source: true } });
+    modules.set(key, standaloneCode(ajv, ajv.compile(schema)));
+  }
+  return modules;
 }

@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.js';
 import { amountProblem } from './amount.js';
 import type { HttpService } from './http.js';
 import { pathSegment } from './path.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 
 const depositSchema = {
   type: 'object',
@@ -130,3 +130,5 @@ function check(schema: object): (body: unknown) => string | undefined {
     return problems.length === 0 ? undefined : describeProblems(problems);
   };
 }
+
+registerWireSchemas(depositSchema);

@@ -13,6 +13,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { extraRouteResponseSchemas } from './dpm-wire-extra.js';
+import { registerWireSchemas } from './schema-check.js';
 
 // --- building blocks --------------------------------------------------------------------------------------------
 
@@ -1243,4 +1244,10 @@ export const routeSuccessStatus: Readonly<Record<RouteKey, number>> = Object.fro
 /** Method + route template → the request body schema, for the routes that take one. */
 export const routeRequestSchemas: Readonly<Record<RouteKey, object>> = Object.fromEntries(
   allRoutes.flatMap((r) => (r.request === undefined ? [] : [[keyOf(r), r.request]])),
+);
+
+registerWireSchemas(
+  ...Object.values(routeResponseSchemas),
+  ...Object.values(routeRequestSchemas),
+  onboardingMeshErrorResponseSchema,
 );

@@ -7,7 +7,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { ServiceError } from '../errors.js';
 import { amountProblem } from './amount.js';
 import type { HttpService } from './http.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 
 export const FAUCET_PATH = '/api/faucet';
 
@@ -70,3 +70,5 @@ export class FaucetClient {
     return body.message ?? undefined;
   }
 }
+
+registerWireSchemas(faucetResponseSchema);

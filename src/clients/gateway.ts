@@ -9,7 +9,7 @@ import { ServiceError } from '../errors.js';
 import type { HttpService } from './http.js';
 import type { DisclosedContract } from './ledger-wire.js';
 import { pathSegment } from './path.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -164,3 +164,10 @@ export class GatewayClient {
     return result.body;
   }
 }
+
+registerWireSchemas(
+  accountRulesSchema,
+  bitcoinAddressSchema,
+  tokenStandardContractsSchema,
+  addressCalculationSchema,
+);

@@ -8,6 +8,7 @@
  * validate every request shape against both documents.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { registerWireSchemas } from './schema-check.js';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -365,3 +366,19 @@ export interface EventFormat {
   filtersByParty: Record<string, { cumulative: Array<{ identifierFilter: IdentifierFilter }> }>;
   verbose: boolean;
 }
+
+registerWireSchemas(
+  cantonErrorSchema,
+  versionResponseSchema,
+  ledgerEndResponseSchema,
+  activeContractSchema,
+  activeContractsResponseSchema,
+  packagesResponseSchema,
+  userResponseSchema,
+  rightsResponseSchema,
+  partiesResponseSchema,
+  completionsResponseSchema,
+  updatesResponseSchema,
+  eventsByContractIdResponseSchema,
+  submitAndWaitForTransactionResponseSchema,
+);

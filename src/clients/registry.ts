@@ -13,7 +13,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { HttpService, RequestOptions } from './http.js';
 import type { DisclosedContract } from './ledger-wire.js';
 import { idSegment, pathSegment } from './path.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 import {
   EMPTY_EXTRA_ARGS,
   type AllocationFactoryArguments,
@@ -296,3 +296,12 @@ export class RegistryClient {
     }
   }
 }
+
+registerWireSchemas(
+  registryInfoSchema,
+  instrumentsSchema,
+  instrumentSchema,
+  transferFactorySchema,
+  choiceContextSchema,
+  allocationFactorySchema,
+);

@@ -8,7 +8,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { ServiceError } from '../errors.js';
 import { AmountDecimal, formatAmount } from './amount.js';
 import type { HttpService } from './http.js';
-import { describeProblems, wireProblems } from './schema-check.js';
+import { describeProblems, registerWireSchemas, wireProblems } from './schema-check.js';
 
 export const REWARDS_PATH = '/api/v1/analytics/daily-rewards';
 /** The service often needs 30–120 s; give it more. */
@@ -156,3 +156,5 @@ export class RewardsClient {
     };
   }
 }
+
+registerWireSchemas(dailyRewardsResponseSchema);

@@ -5,6 +5,7 @@
  * `:<Module>:<Entity>` suffix (`sameEntity`).
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import { registerWireSchemas } from './schema-check.js';
 
 /** Interfaces of the token standard (exercise their choices with the interface id in `templateId`). */
 export const TOKEN_INTERFACES = {
@@ -362,3 +363,14 @@ export interface AccountLimits {
   minAmount: string | null;
   maxAmount: string | null;
 }
+
+registerWireSchemas(
+  holdingViewSchema,
+  transferInstructionViewSchema,
+  transferInstructionResultSchema,
+  depositAccountPayloadSchema,
+  withdrawAccountPayloadSchema,
+  withdrawRequestPayloadSchema,
+  credentialPayloadSchema,
+  userServicePayloadSchema,
+);

@@ -155,10 +155,27 @@ const stepDone = event(
   {
     step: stepId,
     status: {
-      enum: ['applied', 'in-sync', 'skipped', 'resumed', 'planned', 'failed', 'paused', 'ambiguous'],
+      enum: [
+        'applied',
+        'in-sync',
+        'skipped',
+        'resumed',
+        'planned',
+        'failed',
+        'paused',
+        'ambiguous',
+        'interrupted',
+      ],
+      description:
+        '`interrupted`: the run was stopped (Ctrl-C, SIGTERM) before the step finished; a resumed run carries it on',
     },
     changes: { type: 'integer', description: 'changes applied (run) or planned (plan)' },
     outputs: { type: 'object' },
+    items: {
+      type: 'integer',
+      description:
+        'plan, a fan-out step known after apply: how many items it will have (when they do not depend on outputs known only after apply)',
+    },
     durationMs: { type: 'integer' },
     error: errorInfo,
   },

@@ -16,7 +16,14 @@ export interface RunState {
   target: string;
   digest: string;
   inputsDigest: string;
+  /** the process that carries the run on now (its latest `run` record) */
   pid: number;
+  host: string;
+  user: string;
+  /** when that process took the run up (its latest `run` record) */
+  invokedAt: string;
+  /** the playbook's path as every checkout names it (the latest `run` record's), when recorded */
+  path?: string;
   /** 'running' = no end record: either alive, or crashed (the lock tells which) */
   status: RunStatus;
   endedAt?: string;
@@ -48,6 +55,10 @@ function newRun(record: RunRecord): RunState {
     digest: record.digest,
     inputsDigest: record.inputsDigest,
     pid: record.pid,
+    host: record.host,
+    user: record.user,
+    invokedAt: record.at,
+    ...(record.path === undefined ? {} : { path: record.path }),
     status: 'running',
     steps: new Map(),
   };
@@ -76,6 +87,10 @@ function fold(records: readonly JournalRecord[], only?: string): RunState[] {
         runs.set(record.run, newRun(record));
       } else {
         known.pid = record.pid;
+        known.host = record.host;
+        known.user = record.user;
+        known.invokedAt = record.at;
+        if (record.path !== undefined) known.path = record.path;
         known.status = 'running';
         delete known.endedAt;
         delete known.exitCode;

@@ -25,7 +25,13 @@ export type JournalRecord =
       run: string;
       at: string;
       playbook: string;
+      /** the playbook file as the command line named it */
       file: string;
+      /**
+       * the playbook file as every checkout names it: its path in the git work tree it lives in, else its
+       * absolute path (see playbook-path.ts); absent in journals written before it was recorded
+       */
+      path?: string;
       target: string;
       digest: string;
       inputsDigest: string;
@@ -230,6 +236,8 @@ export interface JournalStats {
 export interface JournalOpenOptions {
   /** read the records only (plan, status): create nothing, and refuse appends */
   readOnly?: boolean;
+  /** called with the records as read, before anything is written: what it throws refuses the open */
+  check?: (records: readonly JournalRecord[]) => void;
 }
 
 /** What the engine needs of an open journal, whatever stores it (a file, PostgreSQL). */
@@ -383,6 +391,7 @@ export class Journal extends GroupCommitJournal {
       const bytes = await readBytes(file);
       const parsed =
         bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
+      options.check?.(parsed.records);
       return new Journal(file, undefined, masker, { ...parsed, tornBytes: 0 });
     }
     try {
@@ -393,6 +402,7 @@ export class Journal extends GroupCommitJournal {
     const bytes = await readBytes(file);
     let parsed =
       bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
+    options.check?.(parsed.records);
     const compacted = compactRecords(parsed.records);
     if (compacted) {
       // Written whole beside the journal, then renamed over it: a crash leaves the old or the new file.

@@ -94,7 +94,7 @@ describe('acquireLock', () => {
     const pid = await deadPid();
     const stale: LockInfo = { ...holder, pid, id: 'abc-123', at: '2025-01-01T00:00:00.000Z' };
     expect(lockedError(stale, join(dir, LOCK_FILE)).hint).toBe(
-      'the process that held it is gone: run `ledgerbook state unlock onboard-party --target testnet` (lock id abc-123)',
+      'the process that held it is gone: run `ledgerbook state unlock onboard-party --target testnet --id abc-123`',
     );
   });
 
@@ -109,7 +109,7 @@ describe('acquireLock', () => {
     expect(isStale(remote)).toBe(false);
     const error = await refusal(acquireLock(dir, holder));
     expect(error.hint).toContain('held from another host (elsewhere.example)');
-    expect(error.hint).toContain('(lock id r-1)');
+    expect(error.hint).toContain('`ledgerbook state unlock onboard-party --target testnet --id r-1 --force`');
   });
 
   it('reports a damaged lock file as a state problem with the unlock command', async () => {
@@ -119,7 +119,9 @@ describe('acquireLock', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(StateError);
-    expect((error as StateError).hint).toContain('ledgerbook state unlock onboard-party --target testnet');
+    expect((error as StateError).hint).toContain(
+      '`ledgerbook state unlock onboard-party --target testnet --force`',
+    );
   });
 });
 

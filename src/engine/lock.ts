@@ -12,6 +12,8 @@ import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, StateError } from '../errors.js';
+import { processExists } from './processes.js';
+import { stateCommand, type StateCommand } from './state-command.js';
 
 export interface LockInfo {
   id: string;
@@ -35,6 +37,12 @@ export interface Lock {
    * the error to stop with. A lock file cannot be lost while its process lives.
    */
   readonly lost?: AbortSignal;
+  /**
+   * whether the lock can be removed while its holder lives (a lock file, by `state unlock --force`); then the
+   * next run must ask the journal whether the run it would resume is still alive. A database session's lock
+   * cannot be: holding it proves that no other run of the key lives.
+   */
+  readonly removableWhileHeld: boolean;
   /** removes the lock file if it is still this lock; idempotent */
   release(): Promise<void>;
   /** the same, synchronously, for process exit handlers */
@@ -47,7 +55,15 @@ export const LOCK_FILE = 'lock.json';
 const PARTIAL_READ_RETRIES = 5;
 const PARTIAL_READ_DELAY_MS = 20;
 
-export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>): Promise<Lock> {
+/**
+ * Takes the lock of the run directory `dir`. `command` writes the `ledgerbook state unlock …` a refusal tells
+ * the operator to run (default: by the playbook's and target's names).
+ */
+export async function acquireLock(
+  dir: string,
+  info: Omit<LockInfo, 'id' | 'at'>,
+  command: StateCommand = stateCommand({ playbook: info.playbook, target: info.target }),
+): Promise<Lock> {
   const full: LockInfo = { ...info, id: randomUUID(), at: new Date().toISOString() };
   const path = join(dir, LOCK_FILE);
   try {
@@ -63,7 +79,7 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
       await removeStrayTemporaries(dir);
       return heldLock(path, full, replaced);
     }
-    const holder = await readLockSettled(path, info);
+    const holder = await readLockSettled(path, command);
     if (holder && isStale(holder)) {
       // Only the exact stale lock is removed: a run that took it meanwhile keeps its own.
       await unlock(dir, holder.id).catch((error: unknown) => {
@@ -72,7 +88,7 @@ export async function acquireLock(dir: string, info: Omit<LockInfo, 'id' | 'at'>
       replaced = holder;
       continue;
     }
-    if (holder) throw lockedError(holder, path);
+    if (holder) throw lockedError(holder, path, command);
   }
   throw new LockedError(
     `the lock ${path} is being taken and released by other runs right now`,
@@ -125,6 +141,7 @@ function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined):
   return {
     info,
     replaced,
+    removableWhileHeld: true,
     async release() {
       if (released) return;
       released = true;
@@ -171,11 +188,11 @@ export async function inspectLock(
 }
 
 /** Reads the lock, waiting briefly when it is caught between creation and content; corrupt → StateError. */
-async function readLockSettled(path: string, names?: RunNames): Promise<LockInfo | undefined> {
+async function readLockSettled(path: string, command?: StateCommand): Promise<LockInfo | undefined> {
   for (let tries = 0; ; tries++) {
     const current = parseLock(await readText(path));
     if (current !== 'corrupt') return current;
-    if (tries >= PARTIAL_READ_RETRIES) throw corruptLockError(path, names);
+    if (tries >= PARTIAL_READ_RETRIES) throw corruptLockError(path, command);
     await new Promise((resolve) => setTimeout(resolve, PARTIAL_READ_DELAY_MS));
   }
 }
@@ -188,8 +205,6 @@ async function readText(path: string): Promise<string | undefined> {
     throw stateIoError(`cannot read the lock file ${path}`, error);
   }
 }
-
-type RunNames = Pick<LockInfo, 'playbook' | 'target'>;
 
 /** undefined: no lock; 'corrupt': not a lock (or caught between creation and content). */
 function parseLock(text: string | undefined): LockInfo | 'corrupt' | undefined {
@@ -222,19 +237,6 @@ function isLockInfo(value: unknown): value is LockInfo {
 /** True when the holder ran on this host and its process no longer exists. Other hosts cannot be checked. */
 export function isStale(info: LockInfo): boolean {
   return info.host === hostname() && !processExists(info.pid);
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ESRCH') return false;
-    // EPERM: it exists, under another user.
-    if (code === 'EPERM') return true;
-    throw error;
-  }
 }
 
 /**
@@ -278,32 +280,35 @@ function describeHolder(info: LockInfo): string {
   return `${who} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
 }
 
-function unlockCommand(names: RunNames | undefined): string {
-  return `ledgerbook state unlock ${names?.playbook ?? '<playbook>'} --target ${names?.target ?? '<target>'}`;
-}
-
 /** The refusal a second run gets: who holds the lock, and what to do about it. */
-export function lockedError(info: LockInfo, path: string): LockedError {
+export function lockedError(
+  info: LockInfo,
+  path: string,
+  command: StateCommand = stateCommand({ playbook: info.playbook, target: info.target }),
+): LockedError {
   const message = `${info.playbook} on target ${info.target} is locked by ${describeHolder(info)} (${path})`;
   if (info.host !== hostname()) {
+    // a holder on another host cannot be checked from here: removing its lock takes --force
     return new LockedError(
       message,
-      `it is held from another host (${info.host}): wait for that run to finish; if it is certainly gone, run \`${unlockCommand(info)}\` (lock id ${info.id})`,
+      `it is held from another host (${info.host}): wait for that run to finish; if it is certainly gone, run \`${command('unlock', ['--id', info.id, '--force'])}\``,
     );
   }
   if (isStale(info)) {
     return new LockedError(
       message,
-      `the process that held it is gone: run \`${unlockCommand(info)}\` (lock id ${info.id})`,
+      `the process that held it is gone: run \`${command('unlock', ['--id', info.id])}\``,
     );
   }
   return new LockedError(message, `wait for it to finish, or stop it (pid ${info.pid})`);
 }
 
-function corruptLockError(path: string, names: RunNames | undefined): StateError {
+function corruptLockError(path: string, command: StateCommand | undefined): StateError {
   return new StateError(
     `the lock file ${path} is not a ledgerbook lock (empty or damaged)`,
-    `make sure no run of this playbook and target is active, then remove it with \`${unlockCommand(names)} --force\``,
+    command
+      ? `make sure no run of this playbook and target is active, then remove it with \`${command('unlock', ['--force'])}\``
+      : `make sure no run of this playbook and target is active, then remove the file`,
   );
 }
 

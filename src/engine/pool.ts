@@ -1,6 +1,7 @@
 /**
  * Run `work` over `units`, `concurrency` at a time, keeping input order in the results. After the first
- * failure no new unit starts; the ones in flight finish; then the first error is thrown.
+ * failure, or once `signal` is aborted, no new unit starts; the ones in flight finish; then the first error is
+ * thrown, or the signal's reason when units were left unstarted.
  */
 export async function pool<U, R>(
   units: readonly U[],
@@ -25,6 +26,6 @@ export async function pool<U, R>(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, units.length) }, worker));
   if (failure) throw failure.error;
-  if (signal.aborted) throw signal.reason;
+  if (next < units.length) throw signal.reason;
   return results;
 }

@@ -2,6 +2,7 @@
  * The run loop: steps in order; per step `if`, `with` resolution, observe, plan, apply with retry and timeout,
  * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Clients } from '../clients/index.js';
 import {
@@ -32,7 +33,10 @@ import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
 import { pool } from './pool.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
+import { openRun, stateCheck } from './open-run.js';
+import { playbookPath } from './playbook-path.js';
 import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
+import { itemArgs, stateCommand, type StateCommand } from './state-command.js';
 import type { StateBackend } from './state/backend.js';
 import { FileStateBackend } from './state/file.js';
 import type {
@@ -75,10 +79,23 @@ export interface EngineOptions {
   clock: Clock;
   masker: Masker;
   events: EventBus;
-  /** aborted on Ctrl-C / SIGTERM */
+  /**
+   * aborted to stop at once (a second Ctrl-C, or SIGTERM after its grace period): the items in flight are
+   * cancelled (a command gets SIGTERM), their intents left for the next run to reconcile
+   */
   signal: AbortSignal;
+  /**
+   * aborted to stop after what is in flight (the first Ctrl-C or SIGTERM): no new step, item or attempt
+   * starts; the items in flight run to their end, side effects journalled
+   */
+  stopping?: AbortSignal;
   /** the command line, for the lock */
   command: string;
+  /**
+   * the `ledgerbook state …` commands the run tells the operator to run, with the options that name this
+   * run's state; default: by the playbook file and the target file only
+   */
+  stateCommand?: StateCommand;
   actor: string;
   random?: () => number;
   /**
@@ -107,37 +124,57 @@ export interface EngineResult {
 export async function runPlaybook(options: EngineOptions): Promise<EngineResult> {
   const state = options.state ?? new FileStateBackend(options.stateDir);
   const key = { playbook: options.playbook.name, target: options.targetName };
-  const lock =
+  const owner = {
+    file: options.playbook.file,
+    path: playbookPath(options.playbook.file),
+    fresh: options.fresh,
+  };
+  const command =
+    options.stateCommand ?? stateCommand({ playbook: options.playbook.file, target: options.target?.file });
+  const opened =
     options.mode === 'run'
-      ? await state.acquireLock(key, {
-          pid: process.pid,
-          host: hostname(),
-          user: options.actor,
-          command: options.command,
-        })
+      ? await openRun(
+          state,
+          key,
+          { pid: process.pid, host: hostname(), user: options.actor, command: options.command },
+          options.masker,
+          owner,
+          command,
+        )
       : undefined;
+  const lock = opened?.lock;
   const releaseOnExit = (): void => lock?.releaseSync();
   process.once('exit', releaseOnExit);
   // A lock that is lost (a database session that ended) stops the steps in flight at once.
   const signal = lock?.lost ? AbortSignal.any([options.signal, lock.lost]) : options.signal;
+  // every request in flight listens to it: a fan-out has many more than ten at once
+  setMaxListeners(0, signal);
   try {
-    const journal = await state.openJournal(key, options.masker, {
-      readOnly: options.mode === 'plan',
-      ...(lock ? { lock } : {}),
-    });
+    const journal =
+      opened?.journal ??
+      (await state.openJournal(key, options.masker, {
+        readOnly: true,
+        check: stateCheck(state, undefined, owner),
+      }));
     try {
       const { savedPlan, ...unguarded } = options;
       if (savedPlan && options.mode === 'run') {
         // Planned again, without a side effect and without a word to the reporters, under this run's lock.
         const check = await new Run(
-          { ...unguarded, mode: 'plan', signal, events: new EventBus(options.masker) },
+          { ...unguarded, mode: 'plan', signal, events: new EventBus(options.masker), stateCommand: command },
           journal,
           undefined,
+          owner.path,
         ).execute();
         if (check.error) throw check.error;
         savedPlan.verify(check.planned ?? [], journal.records);
       }
-      const result = await new Run({ ...options, signal }, journal, lock?.replaced).execute();
+      const result = await new Run(
+        { ...options, signal, stateCommand: command },
+        journal,
+        lock?.replaced,
+        owner.path,
+      ).execute();
       return options.mode === 'plan' ? { ...result, lastRun: lastRunMark(journal.records) } : result;
     } finally {
       await journal.close();
@@ -166,24 +203,33 @@ class Run {
   private changes = 0;
   /** the current step's: aborted when one of its items failed for good (see StepContext.siblingFailed) */
   private siblingFailed: AbortSignal = new AbortController().signal;
-  /** plan mode: steps whose outputs are known only after they apply */
-  private readonly unknownOutputs = new Set<string>();
+  /**
+   * plan mode: the steps whose outputs are not all known before they apply, and which of their outputs are
+   * not (`all`: none is)
+   */
+  private readonly unknownOutputs = new Map<string, ReadonlySet<string> | 'all'>();
   /** plan mode: each step's plan */
   private readonly planned: PlannedStep[] = [];
   /** run mode: steps that changed something (a saved plan holds items strictly until one has) */
   private changedSteps = 0;
   private readonly random: () => number;
   private readonly fingerprint: string;
+  private readonly stopping: AbortSignal;
+  /** the items being worked on now (`step` or `step item`), for the message of a stop */
+  private readonly inFlight = new Set<string>();
   private readonly inputsDigest: string;
 
   constructor(
     options: EngineOptions,
     journal: RunJournal,
     private readonly replacedLock: LockInfo | undefined,
+    /** the playbook as every checkout names it, recorded in the run record */
+    private readonly playbookPath: string,
   ) {
     this.o = options;
     this.journal = journal;
     this.random = options.random ?? Math.random;
+    this.stopping = options.stopping ?? new AbortController().signal;
     this.inputsDigest = digestOf(options.inputs);
     this.fingerprint = sha256(`${options.playbook.digest}\n${this.inputsDigest}`);
     this.scope = {
@@ -228,10 +274,13 @@ class Run {
       );
     }
     let result: EngineResult;
+    const onStop = (): void => this.sayStopping();
+    this.stopping.addEventListener('abort', onStop, { once: true });
     try {
       this.resolveVars();
       for (const spec of o.playbook.steps) {
         if (o.signal.aborted) throw o.signal.reason;
+        if (this.stopping.aborted) throw this.stopping.reason;
         await this.step(spec);
       }
       result = {
@@ -243,6 +292,8 @@ class Run {
       };
     } catch (error) {
       result = this.failure(error);
+    } finally {
+      this.stopping.removeEventListener('abort', onStop);
     }
     if (o.mode === 'run') {
       const status = result.status === 'planned' ? 'succeeded' : result.status;
@@ -291,6 +342,7 @@ class Run {
         at: this.isoNow(),
         playbook: o.playbook.name,
         file: o.playbook.file,
+        path: this.playbookPath,
         target: o.targetName,
         digest: o.playbook.digest,
         inputsDigest: this.inputsDigest,
@@ -317,14 +369,35 @@ class Run {
     }
   }
 
+  /** The first Ctrl-C: say what the run waits for before it stops. */
+  private sayStopping(): void {
+    const waiting = [...this.inFlight];
+    this.log(
+      'warn',
+      waiting.length === 0
+        ? 'stopping: no new step or item starts'
+        : `stopping: no new step or item starts; waiting for what is in flight to finish and be journalled: ${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`,
+    );
+  }
+
+  /** Whether `error` ends the step or run because the run was told to stop (at once, or after what is in flight). */
+  private interrupted(error: unknown): boolean {
+    return (
+      !(error instanceof PausedError) &&
+      (this.o.signal.aborted || (this.stopping.aborted && error === this.stopping.reason))
+    );
+  }
+
   private failure(error: unknown): EngineResult {
     const base = { run: this.runId, changes: this.changes };
-    if (this.o.signal.aborted && !(error instanceof PausedError)) {
-      const reason =
-        error instanceof LedgerbookError
-          ? error
-          : new StepError('interrupted', { hint: 'run the same command again to resume' });
-      return { ...base, status: 'interrupted', exitCode: EXIT_INTERRUPTED, error: reason };
+    if (this.interrupted(error)) {
+      // a signal's own reason says nothing the outcome line does not; a service's or the state's error does
+      return {
+        ...base,
+        status: 'interrupted',
+        exitCode: EXIT_INTERRUPTED,
+        ...(error instanceof LedgerbookError ? { error } : {}),
+      };
     }
     if (error instanceof PausedError) return { ...base, status: 'paused', exitCode: EXIT.PAUSED, error };
     if (error instanceof LedgerbookError && isAmbiguous(error))
@@ -354,6 +427,7 @@ class Run {
       status: 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned',
       changes: number,
       outputs: Outputs,
+      items?: number,
     ): void => {
       this.scope.steps[spec.id] = { outputs };
       o.events.emit({
@@ -363,32 +437,42 @@ class Run {
         changes,
         outputs,
         durationMs: Math.round(o.clock.now() - started),
+        ...(items === undefined ? {} : { items }),
       });
     };
 
-    if (o.mode === 'plan') {
-      const waitingOn = this.unknownDependencies(spec);
-      if (waitingOn.length > 0) {
-        this.unknownOutputs.add(spec.id);
-        this.log(
-          'info',
-          `known after apply: depends on the outputs of ${waitingOn.map((s) => `'${s}'`).join(', ')}`,
-          spec.id,
-        );
-        this.planned.push({
-          id: spec.id,
-          uses: spec.uses,
-          status: 'known-after-apply',
-          dependsOn: waitingOn,
-          changes: 0,
-          items: [],
-        });
-        done('planned', 0, {});
-        return;
-      }
-    }
-
     try {
+      if (o.mode === 'plan') {
+        const waitingOn = this.unknownDependencies([spec.with, spec.if, spec.forEach, spec.key]);
+        // a step whose `if` is known and false is skipped below like any other
+        const ifKnown = this.unknownDependencies([spec.if]).length === 0;
+        if (
+          waitingOn.length > 0 &&
+          (!ifKnown || spec.if === undefined || evaluateCondition(spec.if, this.scope))
+        ) {
+          this.unknownOutputs.set(spec.id, 'all');
+          const keys = ifKnown ? await this.itemKeysBeforeApply(spec, kind) : undefined;
+          const on = waitingOn.map((s) => `'${s}'`).join(', ');
+          this.log(
+            'info',
+            keys === undefined
+              ? `known after apply: depends on the outputs of ${on}`
+              : `known after apply: ${plural(keys.length, 'item')}${keys.length > 0 ? ` (${listed(keys)})` : ''}; their changes depend on the outputs of ${on}`,
+            spec.id,
+          );
+          this.planned.push({
+            id: spec.id,
+            uses: spec.uses,
+            status: 'known-after-apply',
+            dependsOn: waitingOn,
+            ...(keys === undefined ? {} : { itemKeys: this.o.masker.maskDeep(keys) }),
+            changes: 0,
+            items: [],
+          });
+          done('planned', 0, {}, keys?.length);
+          return;
+        }
+      }
       if (spec.if !== undefined && !evaluateCondition(spec.if, this.scope)) {
         if (o.mode === 'plan')
           this.planned.push({ id: spec.id, uses: spec.uses, status: 'skipped', changes: 0, items: [] });
@@ -432,9 +516,17 @@ class Run {
       const stepChanges = results.reduce((n, r) => n + r.changes, 0);
       if (o.mode === 'plan') {
         await this.recordPlan(spec, kind, resolvedGroups, observed, results, stepChanges);
-        if (stepChanges > 0) this.unknownOutputs.add(spec.id);
-        const outputs = stepChanges > 0 ? {} : this.combine(spec, kind, resolvedGroups, results);
-        done(stepChanges > 0 ? 'planned' : 'in-sync', stepChanges, outputs);
+        if (stepChanges === 0) {
+          done('in-sync', 0, this.combine(spec, kind, resolvedGroups, results));
+          return;
+        }
+        // what a step that will change says of its outputs already (one item: fan-outs combine theirs)
+        const known = spec.forEach === undefined && results.length === 1 ? results[0]?.known : undefined;
+        this.unknownOutputs.set(
+          spec.id,
+          known ? new Set(Object.keys(kind.outputs).filter((name) => !(name in known))) : 'all',
+        );
+        done('planned', stepChanges, known ?? {});
         return;
       }
       const outputs = this.combine(spec, kind, resolvedGroups, results);
@@ -444,7 +536,14 @@ class Run {
       await this.finishStep(spec, status, outputs, withDigest);
       done(status, stepChanges, outputs);
     } catch (error) {
-      const status = error instanceof PausedError ? 'paused' : isAmbiguous(error) ? 'ambiguous' : 'failed';
+      const status =
+        error instanceof PausedError
+          ? 'paused'
+          : isAmbiguous(error)
+            ? 'ambiguous'
+            : this.interrupted(error)
+              ? 'interrupted'
+              : 'failed';
       o.events.emit({
         type: 'step.done',
         step: spec.id,
@@ -513,21 +612,45 @@ class Run {
     });
   }
 
-  /** Steps not yet applied (plan mode) whose outputs this step refers to. */
-  private unknownDependencies(spec: StepSpec): string[] {
+  /** Steps (plan mode) whose outputs that are not known yet `values` refer to. */
+  private unknownDependencies(values: readonly unknown[]): string[] {
     if (this.unknownOutputs.size === 0) return [];
     const found = new Set<string>();
+    const unknown = ([id, section, name]: readonly string[]): boolean => {
+      const outputs = id === undefined ? undefined : this.unknownOutputs.get(id);
+      if (outputs === undefined) return false;
+      // the whole step, or all its outputs, is unknown while any of them is
+      if (outputs === 'all' || section !== 'outputs' || name === undefined) return true;
+      return outputs.has(name);
+    };
     const visit = (value: unknown): void => {
       if (typeof value === 'string') {
         for (const ref of collectReferences(value)) {
-          const id = ref.path[0];
-          if (ref.root === 'steps' && id !== undefined && this.unknownOutputs.has(id)) found.add(id);
+          if (ref.root === 'steps' && unknown(ref.path)) found.add(ref.path[0] as string);
         }
       } else if (Array.isArray(value)) value.forEach(visit);
       else if (value && typeof value === 'object') Object.values(value).forEach(visit);
     };
-    visit([spec.with, spec.if, spec.forEach, spec.key]);
+    visit(values);
     return [...found];
+  }
+
+  /**
+   * Plan mode, a step known after apply: the keys of the items it will have, when they do not depend on what is
+   * unknown — a `for_each` over known values, or `items()` of a kind that says which fields it reads
+   * (`itemsFrom`) when those are known. Undefined when they cannot be told, and for a step of one item.
+   */
+  private async itemKeysBeforeApply(spec: StepSpec, kind: AnyStepKind): Promise<string[] | undefined> {
+    if (spec.forEach !== undefined) {
+      if (this.unknownDependencies([spec.forEach, spec.key]).length > 0) return undefined;
+      return this.forEachElements(spec).map((e) => e.key);
+    }
+    if (!kind.items || !kind.itemsFrom) return undefined;
+    const fields = kind.itemsFrom.filter((field) => field in spec.with);
+    if (this.unknownDependencies(fields.map((field) => spec.with[field])).length > 0) return undefined;
+    const w = Object.fromEntries(fields.map((field) => [field, resolveDeep(spec.with[field], this.scope)]));
+    const items = await kind.items(w, this.stepContext(spec, undefined, w));
+    return items.map((item) => item.key);
   }
 
   /** Resolve `with` (and `for_each`) against the scope; check the result against the kind's schema. */
@@ -551,9 +674,17 @@ class Run {
       return value;
     };
     if (spec.forEach === undefined) return [{ with: resolveWith(this.scope), items: [] }];
+    return this.forEachElements(spec).map(({ key, element }) => ({
+      with: resolveWith({ ...this.scope, item: element }),
+      items: [{ key, value: element }],
+    }));
+  }
+
+  /** The elements of a `for_each` step, each with its key (checkpoints are named by it). */
+  private forEachElements(spec: StepSpec): Array<{ key: string; element: unknown }> {
     const list = Array.isArray(spec.forEach)
       ? resolveDeep(spec.forEach, this.scope)
-      : evaluateString(spec.forEach, this.scope);
+      : evaluateString(spec.forEach as string, this.scope);
     if (!Array.isArray(list)) {
       const at = this.o.playbook.source.positionOf(`${spec.pointer}/for_each`);
       const where = `${this.o.playbook.file}:${at.line}:${at.col}`;
@@ -576,7 +707,7 @@ class Run {
         });
       }
       seen.add(key);
-      return { with: resolveWith(scope), items: [{ key, value: element }] };
+      return { key, element };
     });
   }
 
@@ -653,10 +784,18 @@ class Run {
           new StepError(`step '${spec.id}': stopped waiting, another item failed: ${error.message}`),
         );
     };
-    return pool(units, concurrency, this.o.signal, onFailure, async ({ group, item, groupIndex }) => {
-      const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
-      memory.progress.tick();
-      return outcome;
+    // after a stop, no new item starts; the ones in flight finish
+    const starting = AbortSignal.any([this.o.signal, this.stopping]);
+    return pool(units, concurrency, starting, onFailure, async ({ group, item, groupIndex }) => {
+      const label = item.key === '' ? spec.id : `${spec.id} ${item.key}`;
+      this.inFlight.add(label);
+      try {
+        const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
+        memory.progress.tick();
+        return outcome;
+      } finally {
+        this.inFlight.delete(label);
+      }
     });
   }
 
@@ -671,6 +810,51 @@ class Run {
       doneItems: StepState['done'];
       pending: StepState['pending'];
     },
+  ): Promise<ItemOutcome> {
+    // the intents the journal holds for this item after its last `done`: an earlier run's, then this run's
+    const recorded: Intent[] = [...(memory.pending.get(item.key) ?? [])];
+    try {
+      return await this.settleItem(spec, kind, group, item, observe, memory, recorded);
+    } catch (error) {
+      throw this.forOperator(error, spec, item, recorded);
+    }
+  }
+
+  /**
+   * An ambiguous outcome as the operator gets it (exit 4): what was recorded before the side effect, and the
+   * commands that record their decision about this very item.
+   */
+  private forOperator(error: unknown, spec: StepSpec, item: Item, recorded: readonly Intent[]): unknown {
+    if (!(error instanceof LedgerbookError) || !isAmbiguous(error) || recorded.length === 0) return error;
+    const resolve = (decision: '--done' | '--redo'): string =>
+      this.command('resolve', [...itemArgs(spec.id, item.key), decision]);
+    const seen = error instanceof AmbiguousOutcomeError ? error.seen : error.message;
+    return new AmbiguousOutcomeError(
+      error.message,
+      `${seen}; recorded before the side effect: ${recorded.map(describeIntent).join('; ')}`,
+      `${error.hint ? `${error.hint}; then` : 'check whether it took effect, then'} record your decision: \`${resolve('--done')}\` if it took effect, or \`${resolve('--redo')}\` to have the next run do it again`,
+      error,
+    );
+  }
+
+  private get command(): StateCommand {
+    return (
+      this.o.stateCommand ?? stateCommand({ playbook: this.o.playbook.file, target: this.o.target?.file })
+    );
+  }
+
+  private async settleItem(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    group: Group,
+    item: Item,
+    observe: () => Promise<unknown>,
+    memory: {
+      previous: { outputs: Outputs } | undefined;
+      doneItems: StepState['done'];
+      pending: StepState['pending'];
+    },
+    recorded: Intent[],
   ): Promise<ItemOutcome> {
     const { o } = this;
     const w = group.with;
@@ -736,10 +920,11 @@ class Run {
         changes: plan.changes.length,
         status: 'planned',
         planned: plan.changes,
+        ...(plan.knownOutputs ? { known: plan.knownOutputs } : {}),
       };
     let outputs: Outputs;
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous);
+      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, recorded);
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
@@ -773,6 +958,8 @@ class Run {
     firstPlan: ItemPlan,
     firstState: unknown,
     previous: { outputs: Outputs } | undefined,
+    /** receives the intents of every failed attempt: they stay in the journal until settled */
+    recorded: Intent[],
   ): Promise<Outputs> {
     const { o } = this;
     let plan = firstPlan;
@@ -784,7 +971,10 @@ class Run {
       try {
         return await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
       } catch (error) {
+        recorded.push(...intents);
         if (o.signal.aborted || !shouldRetry(error, attempt, spec.retry)) throw error;
+        // stopping: no new attempt; its intents are reconciled by the next run
+        if (this.stopping.aborted) throw this.stopping.reason;
         const delayMs = retryDelay(spec.retry, attempt, this.random);
         this.retryEvent(spec, item.key, attempt, delayMs, error);
         await o.clock.sleep(delayMs, o.signal);
@@ -935,6 +1125,8 @@ interface ItemOutcome {
   status: 'applied' | 'in-sync' | 'reconciled' | 'skipped' | 'planned';
   /** plan mode: the changes it would make */
   planned?: Change[];
+  /** plan mode: the outputs it says are known before it applies */
+  known?: Outputs;
 }
 
 /** Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs. */
@@ -970,7 +1162,9 @@ function timeoutSignal(
     () => controller.abort(new TimeoutError(`${what} took longer than its timeout (${spec.timeoutMs} ms)`)),
     spec.timeoutMs,
   );
-  return { signal: AbortSignal.any([parent, controller.signal]), clear: () => clearTimeout(timer) };
+  const signal = AbortSignal.any([parent, controller.signal]);
+  setMaxListeners(0, signal);
+  return { signal, clear: () => clearTimeout(timer) };
 }
 
 /** Settle with the promise, or reject as soon as the signal aborts (a step that ignores its signal cannot hang the run). */
@@ -984,6 +1178,13 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** An intent as the operator reads it: `start-workflow (node "node1", kind "Onboarding")`. */
+function describeIntent(intent: Intent): string {
+  const { action, ...fields } = intent;
+  const details = Object.entries(fields).map(([name, value]) => `${name} ${JSON.stringify(value)}`);
+  return details.length > 0 ? `${action} (${details.join(', ')})` : action;
 }
 
 /** A side effect that may or may not have happened: the run stops for the operator (exit 4). */
@@ -1015,6 +1216,17 @@ function lazyPointers(kind: AnyStepKind): Set<string> {
       .filter(([, schema]) => schema['x-lazy-expression'] === true)
       .map(([name]) => `/${name}`),
   );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The first few of `keys`, for a line of text. */
+function listed(keys: readonly string[], max = 5): string {
+  return keys.length > max
+    ? `${keys.slice(0, max).join(', ')} and ${keys.length - max} more`
+    : keys.join(', ');
 }
 
 function typeName(value: unknown): string {

@@ -113,6 +113,23 @@ describe('diffPlans', () => {
     ]);
   });
 
+  it('names a step known after apply whose items changed, or can no longer be told', () => {
+    const later = (itemKeys?: string[]): PlannedStep =>
+      step('credentials', {
+        status: 'known-after-apply',
+        dependsOn: ['onboard'],
+        ...(itemKeys ? { itemKeys } : {}),
+      });
+    const saved = { ...plan, steps: [later(['node1', 'node2'])] };
+    expect(diffPlans(saved, { ...plan, steps: [later(['node1', 'node2'])] })).toEqual([]);
+    expect(diffPlans(saved, { ...plan, steps: [later(['node1', 'node2', 'node3'])] })).toEqual([
+      "step 'credentials': its items were 'node1', 'node2', now 'node1', 'node2', 'node3'",
+    ]);
+    expect(diffPlans(saved, { ...plan, steps: [later()] })).toEqual([
+      "step 'credentials': its items were 'node1', 'node2', now known after apply",
+    ]);
+  });
+
   it('the error lists at most 50 differences and says nothing was applied', () => {
     const error = staleError(
       'plan.json',

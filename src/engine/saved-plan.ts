@@ -49,6 +49,12 @@ const plannedStep = {
       items: { type: 'string' },
       description: 'for known-after-apply: the steps it waits for',
     },
+    itemKeys: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'for known-after-apply, a fan-out step whose items do not depend on what is unknown: the keys of its items',
+    },
     withDigest: { ...digest, description: 'sha256 of the resolved `with` (masked) and the item keys' },
     stateDigest: { ...digest, description: 'sha256 of the live state the step observed (masked)' },
     changes: { type: 'integer', minimum: 0 },
@@ -196,6 +202,8 @@ export function diffPlans(
 function diffStep(old: PlannedStep, now: PlannedStep): string[] {
   const at = `step '${now.id}'`;
   if (old.status !== now.status) return [`${at}: was ${describe(old)}, now ${describe(now)}`];
+  if (digestOf(old.itemKeys ?? null) !== digestOf(now.itemKeys ?? null))
+    return [`${at}: its items were ${describeKeys(old.itemKeys)}, now ${describeKeys(now.itemKeys)}`];
   const lines: string[] = [];
   if (old.withDigest !== now.withDigest) lines.push(`${at}: its resolved \`with\` changed`);
   if (old.stateDigest !== now.stateDigest)
@@ -225,6 +233,12 @@ function describe(step: PlannedStep): string {
     default:
       return step.status;
   }
+}
+
+function describeKeys(keys: readonly string[] | undefined): string {
+  if (keys === undefined) return 'known after apply';
+  const shown = keys.slice(0, 5).map((k) => `'${k}'`);
+  return keys.length > 5 ? `${shown.join(', ')} and ${keys.length - 5} more` : shown.join(', ') || 'none';
 }
 
 function summaries(changes: readonly PlannedChange[]): string {

@@ -32,6 +32,11 @@ export interface Change {
 export interface ItemPlan {
   changes: Change[];
   outputs?: Outputs;
+  /**
+   * with changes: the outputs already known before they are applied (values the playbook declares, such as the
+   * members' node names); a plan lets later steps use them, and treats the others as known after apply
+   */
+  knownOutputs?: Outputs;
 }
 
 /**
@@ -156,6 +161,11 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
   check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
   /** fan-out steps: the items, with stable keys. Omitted: one item, key `""`, value `with` */
   items?(w: W, ctx: StepContext): Item<I>[] | Promise<Item<I>[]>;
+  /**
+   * the top-level `with` fields `items()` reads (and nothing else of `with`): a plan that cannot resolve the
+   * other fields yet (they read outputs of a step that will change first) still says which items there will be
+   */
+  readonly itemsFrom?: readonly string[];
   /** read live state; no side effect */
   observe(ctx: StepContext, w: W): Promise<S>;
   /** pure: from observed state, what this item would change */

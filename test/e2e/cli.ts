@@ -17,6 +17,8 @@ export interface CliOptions {
   cwd: string;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** its own process group, as a shell runs a foreground job: `process.kill(-pid, …)` signals it like a terminal */
+  processGroup?: boolean;
 }
 
 /** Environment of a pipeline: no terminal, CI set, no colours. */
@@ -31,6 +33,7 @@ export function spawnCli(args: string[], options: CliOptions): ChildProcess {
     cwd: options.cwd,
     env: childEnv(options.env),
     stdio: 'pipe',
+    detached: options.processGroup === true,
   });
 }
 

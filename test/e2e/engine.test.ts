@@ -115,50 +115,145 @@ steps:
     expect(await lines(join(dir, 'first.txt'))).toEqual(['once']);
   });
 
-  it('Ctrl-C stops the run with exit 130; the next run resumes it', async () => {
-    const dir = await tempDir();
-    const playbook = await writePlaybook(dir, 'fanout.yaml', fanout(20, 0.1, 1));
-    const child = spawnCli(['run', playbook], { cwd: dir });
-    const first = collect(child);
-    await waitFor(async () => (await lines(join(dir, 'effects.txt'))).length >= 3, child);
-    child.kill('SIGINT');
-    const interrupted = await first;
-    expect(interrupted.code).toBe(130);
-    expect(interrupted.stdout).toContain('Interrupted');
-    const second = await cli(['run', playbook], { cwd: dir });
-    expect(second.code).toBe(0);
-    const effects = await lines(join(dir, 'effects.txt'));
-    expect(effects).toHaveLength(20);
-    expect(new Set(effects).size).toBe(20);
+  /** Ten payments, two at a time; each writes a start line, takes a while, then an end line (its effect). */
+  const PAYMENTS = `name: payments
+steps:
+  - id: pay
+    uses: core.shell
+    for_each: [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9]
+    concurrency: 2
+    with:
+      run: "echo start-\${{ item }} >> effects.txt; sleep 1; echo end-\${{ item }} >> effects.txt"
+      unless: "grep -qx end-\${{ item }} effects.txt"
+`;
+  const pairs = (effects: string[]): { started: string[]; ended: string[] } => ({
+    started: effects.filter((l) => l.startsWith('start-')).map((l) => l.slice(6)),
+    ended: effects.filter((l) => l.startsWith('end-')).map((l) => l.slice(4)),
   });
 
-  it('a command without guards killed mid-way is an ambiguous outcome (exit 4) until an operator resolves it', async () => {
+  it('Ctrl-C at the terminal: the payments in flight finish and are journalled, none starts after, exit 130; the next run does the rest, each once', async () => {
     const dir = await tempDir();
+    const playbook = await writePlaybook(dir, 'payments.yaml', PAYMENTS);
+    const child = spawnCli(['run', playbook], { cwd: dir, processGroup: true });
+    const first = collect(child);
+    await waitFor(async () => pairs(await lines(join(dir, 'effects.txt'))).started.length >= 1, child);
+    // a terminal signals the whole foreground process group, the commands' shells included
+    process.kill(-(child.pid as number), 'SIGINT');
+    const stopped = await first;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain(
+      'SIGINT: stopping once the steps in flight finish (Ctrl-C again to stop at once)',
+    );
+    expect(stopped.stdout).toMatch(/stopping: no new step or item starts; waiting for .*pay p0/);
+    expect(stopped.stdout).toContain('pay: interrupted before it finished');
+    expect(stopped.stdout).toContain('Interrupted (exit 130)');
+    const { started, ended } = pairs(await lines(join(dir, 'effects.txt')));
+    // what was in flight finished; nothing started after the signal
+    expect([...ended].sort()).toEqual([...started].sort());
+    expect(started.length).toBeLessThanOrEqual(4);
+    const journal = await lines(join(dir, '.ledgerbook', 'payments@sandbox', 'journal.ndjson'));
+    const done = journal
+      .map((l) => JSON.parse(l) as { t: string; item?: string })
+      .filter((r) => r.t === 'done');
+    expect(done.map((r) => r.item).sort()).toEqual([...started].sort());
+
+    const second = await cli(['run', playbook], { cwd: dir });
+    expect(second.code, second.stdout).toBe(0);
+    expect(second.stdout).toContain('resume payments');
+    const all = pairs(await lines(join(dir, 'effects.txt')));
+    expect(all.ended).toHaveLength(10);
+    expect(new Set(all.ended).size).toBe(10);
+    expect(all.started).toHaveLength(10);
+  });
+
+  it('Ctrl-C twice stops at once: the commands in flight get SIGTERM, exit 130; the next run reconciles them and finishes every payment once', async () => {
+    const dir = await tempDir();
+    // each payment takes as long as delay.txt says: long now, short for the run that resumes
+    await writeFile(join(dir, 'delay.txt'), '5\n');
     const playbook = await writePlaybook(
       dir,
-      'unguarded.yaml',
-      `name: unguarded
+      'payments.yaml',
+      PAYMENTS.replace('sleep 1', 'sleep $(cat delay.txt)'),
+    );
+    const child = spawnCli(['run', playbook], { cwd: dir, processGroup: true });
+    const first = collect(child);
+    await waitFor(async () => pairs(await lines(join(dir, 'effects.txt'))).started.length >= 2, child);
+    const pressed = Date.now();
+    process.kill(-(child.pid as number), 'SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(-(child.pid as number), 'SIGINT');
+    const stopped = await first;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(Date.now() - pressed).toBeLessThan(4500); // not after the commands' 5 s
+    expect(stopped.stderr).toContain('SIGINT: stopping at once; the steps in flight are cancelled');
+    const { started, ended } = pairs(await lines(join(dir, 'effects.txt')));
+    expect(started).toHaveLength(2);
+    expect(ended).toEqual([]);
+
+    await writeFile(join(dir, 'delay.txt'), '0\n');
+    const second = await cli(['run', playbook], { cwd: dir });
+    expect(second.code, second.stdout).toBe(0);
+    const all = pairs(await lines(join(dir, 'effects.txt')));
+    expect([...all.ended].sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
+  });
+
+  it('SIGTERM (a cancelled CI job): the payments in flight get 5 s to finish, then are stopped; exit 130', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'delay.txt'), '30\n');
+    const playbook = await writePlaybook(
+      dir,
+      'payments.yaml',
+      PAYMENTS.replace('sleep 1', 'sleep $(cat delay.txt)'),
+    );
+    const child = spawnCli(['run', playbook], { cwd: dir });
+    const first = collect(child);
+    await waitFor(async () => pairs(await lines(join(dir, 'effects.txt'))).started.length >= 2, child);
+    const sent = Date.now();
+    child.kill('SIGTERM');
+    const stopped = await first;
+    const took = Date.now() - sent;
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(130);
+    expect(took).toBeGreaterThanOrEqual(4900);
+    expect(took).toBeLessThan(20_000);
+    expect(stopped.stderr).toContain('SIGTERM: stopping once the steps in flight finish for up to 5 s');
+    expect(stopped.stderr).toContain('SIGTERM 5 s ago: stopping at once');
+    expect(pairs(await lines(join(dir, 'effects.txt'))).ended).toEqual([]);
+  });
+
+  it('a command without guards killed mid-way is an ambiguous outcome (exit 4): the report shows the command that ran and the exact command that resolves it', async () => {
+    const dir = await tempDir();
+    const text = `name: unguarded
 steps:
   - id: slow
     uses: core.shell
     with: { run: "echo started >> ran.txt; sleep 0.5; echo ran >> ran.txt" }
-`,
-    );
-    const child = spawnCli(['run', playbook], { cwd: dir });
+`;
+    await writePlaybook(dir, 'unguarded.yaml', text);
+    const child = spawnCli(['run', 'unguarded.yaml', '--state-dir', 'state'], { cwd: dir });
     const first = collect(child);
     // the command itself is running (its gate opened) once it wrote its first line
     await waitFor(async () => (await lines(join(dir, 'ran.txt'))).length > 0, child);
 
     child.kill('SIGKILL');
     await first;
-    const stopped = await cli(['run', playbook], { cwd: dir });
+    // the playbook changes meanwhile: the report is about what ran, not what the playbook says now
+    await writePlaybook(dir, 'unguarded.yaml', text.replace('echo ran >>', 'echo changed >>'));
+    const stopped = await cli(['run', 'unguarded.yaml', '--state-dir', 'state'], { cwd: dir });
     expect(stopped.code).toBe(4);
-    expect(stopped.stdout).toContain('seen:');
+    expect(stopped.stdout).toContain(
+      'seen: `echo started >> ran.txt; sleep 0.5; echo ran >> ran.txt` started (pid',
+    );
+    expect(stopped.stdout).toContain('recorded before the side effect: started (pid ');
+    expect(stopped.stdout).not.toContain('echo changed');
+    expect(stopped.stdout).not.toMatch(/<playbook>|<id>|<target>/);
+    const resolve = /`(ledgerbook state resolve [^`]* --done)`/.exec(stopped.stdout)?.[1];
+    expect(resolve).toBe('ledgerbook state resolve unguarded.yaml --state-dir state --step slow --done');
     expect(await lines(join(dir, 'ran.txt'))).toEqual(['started', 'ran']); // the orphaned command finished, once
 
-    const resolved = await cli(['state', 'resolve', playbook, '--step', 'slow', '--done'], { cwd: dir });
-    expect(resolved.code).toBe(0);
-    const after = await cli(['run', playbook], { cwd: dir });
+    // the command as printed, run as printed
+    const resolved = await cli((resolve as string).split(' ').slice(1), { cwd: dir });
+    expect(resolved.code, resolved.stderr).toBe(0);
+    const after = await cli(['run', 'unguarded.yaml', '--state-dir', 'state'], { cwd: dir });
     expect(after.code).toBe(0);
     expect(await lines(join(dir, 'ran.txt'))).toEqual(['started', 'ran']);
   });

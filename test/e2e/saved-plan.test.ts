@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, tempDir } from './cli.js';
+import { cli, events, tempDir } from './cli.js';
 
 const SECRET = 'plan-secret-value-0123';
 const env = { LB_PLAN_TOKEN: SECRET };
@@ -148,5 +148,105 @@ describe('saved plans', () => {
     const unwritable = await cli(['plan', 'p.yaml', '--out', 'missing/plan.json'], { cwd: dir, env });
     expect(unwritable.code).toBe(64);
     expect(unwritable.stderr).toContain('--out missing/plan.json: the folder');
+  });
+});
+
+describe('steps known after apply', () => {
+  it('say how many items they will have when those do not depend on what is unknown, in the plan, --json and the saved plan', async () => {
+    const dir = await tempDir('lb-plan-e2e-');
+    dirs.push(dir);
+    await writeFile(
+      join(dir, 'p.yaml'),
+      `name: counted
+steps:
+  - id: make
+    uses: core.shell
+    with: { run: "echo '[1, 2]' > made.txt; cat made.txt", creates: made.txt }
+  - id: each
+    uses: core.shell
+    for_each: [a, b, c]
+    with: { run: "echo \${{ item }} \${{ steps.make.outputs.exit_code }} >> each.txt" }
+  - id: unknown
+    uses: core.log
+    for_each: \${{ fromJSON(steps.make.outputs.stdout) }}
+    with: { message: "\${{ item }}" }
+  - id: gated
+    uses: core.log
+    if: \${{ steps.make.outputs.exit_code == 0 }}
+    for_each: [x]
+    with: { message: hi }
+  - id: off
+    uses: core.log
+    if: \${{ false }}
+    with: { message: "\${{ steps.make.outputs.stdout }}" }
+`,
+    );
+    const planned = await cli(['plan', 'p.yaml', '--out', 'plan.json'], { cwd: dir });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain(
+      "known after apply: 3 items (a, b, c); their changes depend on the outputs of 'make'",
+    );
+    expect(planned.stdout).toContain('✔ each: 3 items; changes known after apply');
+    expect(planned.stdout).toContain('✔ unknown: known after apply');
+    expect(planned.stdout).toContain('✔ gated: known after apply');
+    expect(planned.stdout).toContain('✔ off: skipped');
+
+    const json = await cli(['plan', 'p.yaml', '--json'], { cwd: dir });
+    const done = events(json.stdout).filter((e) => e.type === 'step.done');
+    expect(done.map((e) => [e['step'], e['status'], e['items']])).toEqual([
+      ['make', 'planned', undefined],
+      ['each', 'planned', 3],
+      ['unknown', 'planned', undefined],
+      ['gated', 'planned', undefined],
+      ['off', 'skipped', undefined],
+    ]);
+
+    const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as {
+      steps: Array<Record<string, unknown>>;
+    };
+    expect(plan.steps.map((s) => [s['id'], s['status'], s['itemKeys']])).toEqual([
+      ['make', 'changes', undefined],
+      ['each', 'known-after-apply', ['a', 'b', 'c']],
+      ['unknown', 'known-after-apply', undefined],
+      ['gated', 'known-after-apply', undefined],
+      ['off', 'skipped', undefined],
+    ]);
+    const shown = await cli(['show', 'plan.json'], { cwd: dir });
+    expect(shown.stdout).toContain(
+      '| `each` | `core.shell` | 3 items: `a`, `b`, `c`; changes known after apply (reads outputs of `make`) |',
+    );
+  });
+
+  it('onboard-party on a fresh sandbox: its credentials step will configure 3 nodes, and the saved plan applies', async () => {
+    const dir = await tempDir('lb-plan-e2e-');
+    dirs.push(dir);
+    const playbook = join(import.meta.dirname, '../../playbooks/onboard-party.yaml');
+    const planned = await cli(['plan', playbook, '--out', 'plan.json', '--json'], {
+      cwd: dir,
+      timeoutMs: 120_000,
+    });
+    expect(planned.code, planned.stderr).toBe(0);
+    const done = events(planned.stdout).filter((e) => e.type === 'step.done');
+    expect(done.find((e) => e['step'] === 'credentials')).toMatchObject({
+      status: 'planned',
+      changes: 0,
+      items: 3,
+    });
+    // the onboarding declares its nodes and threshold, not its party id or members' ids
+    expect(done.find((e) => e['step'] === 'onboard')).toMatchObject({
+      outputs: { nodes: ['node1', 'node2', 'node3'], threshold: 2 },
+    });
+    expect(done.find((e) => e['step'] === 'done')).not.toHaveProperty('items');
+    const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as {
+      steps: Array<Record<string, unknown>>;
+    };
+    expect(plan.steps.find((s) => s['id'] === 'credentials')).toMatchObject({
+      status: 'known-after-apply',
+      dependsOn: ['onboard'],
+      itemKeys: ['node1', 'node2', 'node3'],
+    });
+    const applied = await cli(['run', 'plan.json'], { cwd: dir, timeoutMs: 120_000 });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('✔ credentials: applied 3 changes');
   });
 });

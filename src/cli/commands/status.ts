@@ -2,11 +2,14 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import jsYaml from 'js-yaml';
 import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../engine/journal-state.js';
+import { isLive } from '../../engine/live-run.js';
 import type { LockInfo } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
 import type { LockState } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
+import { stateCommand } from '../../engine/state-command.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
+import { stateOptions } from '../state-options.js';
 
 export interface StatusOptions extends GlobalOptions {
   target?: string;
@@ -49,7 +52,14 @@ function liveStatus(state: RunState, lock: LockState): string {
   if (state.status !== 'running') return state.status;
   if (lock.state === 'held' && lock.holder !== 'gone')
     return `running (pid ${lock.info.pid} on ${lock.info.host})`;
+  if (isLive(state))
+    return `running (pid ${state.pid} on ${state.host}), though its lock was removed: no lock keeps other runs out`;
   return 'interrupted (the process died; run the same command again to resume)';
+}
+
+/** How a command line here names a run's playbook: the file its last run named, if it is that playbook, else its name. */
+async function playbookArgument(r: RunReport): Promise<string> {
+  return r.file !== undefined && (await playbookName(r.file)) === r.playbook ? r.file : r.playbook;
 }
 
 /** `ledgerbook status [playbook]`: the runs in the state (dir or database) and where each stands. */
@@ -105,15 +115,20 @@ export async function statusCommand(playbook: string | undefined, options: Statu
           out.human.write(`  ${step.step}: ${step.status}${items}${pending}\n`);
         }
       }
+      const command = stateCommand({
+        playbook: await playbookArgument(r),
+        target: r.target,
+        state: stateOptions(options),
+      });
       if (r.damagedLock) {
         out.human.write(
-          `  lock file ${r.damagedLock} is damaged (not a ledgerbook lock): if no run of it is active, remove it with \`ledgerbook state unlock ${r.playbook} --target ${r.target} --force\`\n`,
+          `  lock file ${r.damagedLock} is damaged (not a ledgerbook lock): if no run of it is active, remove it with \`${command('unlock', ['--force'])}\`\n`,
         );
       }
       if (r.lock) {
         const stale =
           r.lockHolder === 'gone'
-            ? ` — stale: its process is gone; the next run takes it over, or clear it with \`ledgerbook state unlock ${r.playbook} --target ${r.target}\``
+            ? ` — stale: its process is gone; the next run takes it over, or clear it with \`${command('unlock', ['--id', r.lock.id])}\``
             : '';
         out.human.write(
           `  lock ${r.lock.id}: ${r.lock.user} on ${r.lock.host}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`,

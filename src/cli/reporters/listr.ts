@@ -1,5 +1,5 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome, unreportedError } from './outcome.js';
+import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
 import { seconds } from './style.js';
 
 type Outcome =
@@ -131,17 +131,26 @@ export async function listrReporter(write: (text: string) => void): Promise<{
             kind: 'fail',
             message: `${event.step}: ${event.error?.message ?? event.status}${seen}${hint}`,
           });
-        } else if (event.status === 'skipped' || event.status === 'paused') {
-          settle(event.step, {
-            kind: 'skip',
-            message: `${event.step}: ${event.status === 'paused' ? (event.error?.message ?? 'paused') : 'skipped (if: false)'}`,
-          });
+        } else if (
+          event.status === 'skipped' ||
+          event.status === 'paused' ||
+          event.status === 'interrupted'
+        ) {
+          const why =
+            event.status === 'paused'
+              ? (event.error?.message ?? 'paused')
+              : event.status === 'interrupted'
+                ? 'interrupted before it finished'
+                : 'skipped (if: false)';
+          settle(event.step, { kind: 'skip', message: `${event.step}: ${why}` });
         } else {
           const what =
             event.status === 'applied'
               ? `applied ${event.changes}`
               : event.status === 'planned'
-                ? `${event.changes} to apply`
+                ? event.changes > 0
+                  ? `${event.changes} to apply`
+                  : knownAfterApply(event.items)
                 : event.status;
           settle(event.step, { kind: 'ok', title: `${event.step}: ${what} (${time})` });
         }

@@ -32,3 +32,10 @@ export function unreportedError(event: EventOf<'run.done'>, stepFailed: boolean)
   if (stepFailed || !event.error || event.status === 'succeeded' || event.status === 'planned') return [];
   return [`error: ${event.error.message}`, ...(event.error.hint ? [`  hint: ${event.error.hint}`] : [])];
 }
+
+/** A step a plan cannot plan yet: how many items it will have, when that is known. */
+export function knownAfterApply(items: number | undefined): string {
+  return items === undefined
+    ? 'known after apply'
+    : `${items} item${items === 1 ? '' : 's'}; changes known after apply`;
+}

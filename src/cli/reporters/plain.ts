@@ -1,5 +1,5 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome, unreportedError } from './outcome.js';
+import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
 import { seconds, style as makeStyle } from './style.js';
 
 /**
@@ -65,7 +65,7 @@ export function plainReporter(
         const mark =
           event.status === 'failed' || event.status === 'ambiguous'
             ? s.bad('✖')
-            : event.status === 'paused'
+            : event.status === 'paused' || event.status === 'interrupted'
               ? s.warn('‖')
               : s.ok('✔');
         const what =
@@ -74,8 +74,10 @@ export function plainReporter(
             : event.status === 'planned'
               ? event.changes > 0
                 ? `${event.changes} change${event.changes === 1 ? '' : 's'} to apply`
-                : 'known after apply'
-              : event.status;
+                : knownAfterApply(event.items)
+              : event.status === 'interrupted'
+                ? 'interrupted before it finished'
+                : event.status;
         line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
         if (event.error) {
           stepFailed = true;

@@ -1,5 +1,5 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
-import { describeOutcome } from './outcome.js';
+import { describeOutcome, knownAfterApply } from './outcome.js';
 import { seconds } from './style.js';
 
 const ICON: Record<EventOf<'step.done'>['status'], string> = {
@@ -11,6 +11,7 @@ const ICON: Record<EventOf<'step.done'>['status'], string> = {
   failed: '❌',
   paused: '⏸️',
   ambiguous: '⚠️',
+  interrupted: '⏹️',
 };
 
 function cell(text: string): string {
@@ -45,7 +46,11 @@ export class SummaryReporter {
     ];
     for (const step of start.steps) {
       const done = this.steps.get(step.id);
-      const result = done ? `${ICON[done.status]} ${done.status}` : 'not reached';
+      const result = !done
+        ? 'not reached'
+        : done.status === 'planned' && done.changes === 0
+          ? `${ICON.planned} ${knownAfterApply(done.items)}`
+          : `${ICON[done.status]} ${done.status}`;
       const changes = done?.changes ?? this.changes.get(step.id) ?? 0;
       lines.push(
         `| ${cell(step.id)} | ${cell(step.kind)} | ${result} | ${changes} | ${done ? seconds(done.durationMs) : ''} |`,

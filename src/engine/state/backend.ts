@@ -5,9 +5,10 @@
  * before a side effect, one run at a time per (playbook, target), a dead holder's lock taken over, a failed
  * write stops the run with nothing durable lost.
  */
-import type { RunJournal } from '../journal.js';
+import type { JournalRecord, RunJournal } from '../journal.js';
 import type { Lock, LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
+import type { StateCommand } from '../state-command.js';
 
 /** One run's identity in a state: the playbook's and the target's names. */
 export interface RunKey {
@@ -19,6 +20,11 @@ export interface JournalOptions {
   /** read the records only; opened for writing, a journal is compacted first (see compactRecords) */
   readOnly?: boolean;
   lock?: Lock;
+  /**
+   * called with the records as read, before anything is written (compaction included): what it throws refuses
+   * the open and leaves the journal as it was
+   */
+  check?: (records: readonly JournalRecord[]) => void;
 }
 
 /**
@@ -36,8 +42,11 @@ export type LockRequest = Omit<LockInfo, 'id' | 'at' | 'playbook' | 'target'>;
 export interface StateBackend {
   /** where the state lives, for messages; never a password */
   readonly where: string;
-  /** One run at a time per key: the lock, or a LockedError (exit 75) naming the holder. */
-  acquireLock(key: RunKey, info: LockRequest): Promise<Lock>;
+  /**
+   * One run at a time per key: the lock, or a LockedError (exit 75) naming the holder. `command` writes the
+   * `ledgerbook state unlock …` a refusal tells the operator to run, when there is one to run.
+   */
+  acquireLock(key: RunKey, info: LockRequest, command?: StateCommand): Promise<Lock>;
   /**
    * The key's journal; open it for writing only while holding its lock, and pass that lock: a database
    * backend then writes on the lock's own connection, so a lost connection loses the lock and the writes

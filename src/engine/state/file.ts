@@ -4,6 +4,7 @@ import { LockedError } from '../../errors.js';
 import { Journal, type RunJournal } from '../journal.js';
 import { acquireLock, inspectLock, isStale, unlock, type Lock, type LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
+import type { StateCommand } from '../state-command.js';
 import { listRunDirs, runDir } from '../state-dir.js';
 import type { JournalOptions, LockRequest, LockState, RunKey, StateBackend } from './backend.js';
 
@@ -18,12 +19,15 @@ export class FileStateBackend implements StateBackend {
     return runDir(this.stateDir, key.playbook, key.target);
   }
 
-  acquireLock(key: RunKey, info: LockRequest): Promise<Lock> {
-    return acquireLock(this.dir(key), { ...info, playbook: key.playbook, target: key.target });
+  acquireLock(key: RunKey, info: LockRequest, command?: StateCommand): Promise<Lock> {
+    return acquireLock(this.dir(key), { ...info, playbook: key.playbook, target: key.target }, command);
   }
 
   openJournal(key: RunKey, masker: Masker, options: JournalOptions = {}): Promise<RunJournal> {
-    return Journal.open(this.dir(key), masker, { readOnly: options.readOnly ?? false });
+    return Journal.open(this.dir(key), masker, {
+      readOnly: options.readOnly ?? false,
+      ...(options.check ? { check: options.check } : {}),
+    });
   }
 
   async inspectLock(key: RunKey): Promise<LockState> {

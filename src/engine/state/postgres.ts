@@ -237,13 +237,14 @@ export class PgStateBackend implements StateBackend {
     const shared = options.lock instanceof PgLock ? options.lock.connection : undefined;
     const client = shared ?? (await this.connect());
     try {
+      let records = await readRecords(client, k, where);
+      options.check?.(records);
       if (!options.readOnly) {
         await client.query(
           `INSERT INTO ${PG_SCHEMA}.journals (key, playbook, target) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`,
           [k, key.playbook, key.target],
         );
       }
-      let records = await readRecords(client, k, where);
       const compacted = options.readOnly ? undefined : compactRecords(records);
       if (compacted) {
         await replaceRecords(client, k, compacted);
@@ -399,6 +400,8 @@ function lockedByOther(key: RunKey, holder: LockInfo | undefined, where: string)
 
 class PgLock implements Lock {
   readonly lost: AbortSignal;
+  /** the advisory lock ends with its session only: while it is held, no other run of the key lives */
+  readonly removableWhileHeld = false;
   private released = false;
 
   constructor(

@@ -138,7 +138,17 @@ async function guardHolds(
       reject: false,
       cancelSignal: ctx.signal,
       stdin: 'ignore',
+      // its own process group: a Ctrl-C at the terminal (which stops the run after what is in flight) must not
+      // kill the check and make the step's guard look false
+      detached: true,
     });
+    if (check.signal !== undefined) {
+      if (ctx.signal.aborted)
+        throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
+      throw new StepError(`\`${w.unless}\` was killed by ${check.signal}: the guard cannot be told`, {
+        hint: 'run again; a check that cannot finish is no answer',
+      });
+    }
     return check.exitCode === 0
       ? { holds: true, reason: `\`${w.unless}\` succeeded` }
       : { holds: false, reason: `\`${w.unless}\` exited ${String(check.exitCode)}` };
@@ -238,17 +248,18 @@ export const coreShell = defineStep<With, Observed>({
       return { status: 'not-done', note: 'the command never started: its gate was not opened' };
     }
     const pid = Number(started['pid']);
-    while (processAlive(pid)) {
+    if (processAlive(pid))
       ctx.progress(`waiting for the command of the interrupted run (pid ${pid}) to finish`);
-      await ctx.clock.sleep(200, ctx.signal);
-    }
+    while (processAlive(pid)) await ctx.clock.sleep(200, ctx.signal);
     const guard = await guardHolds(ctx, w);
     if (guard?.holds) return { status: 'done', outputs: NO_OUTPUTS };
     if (guard) return { status: 'not-done', note: guard.reason };
+    // what ran is what the intent recorded, whatever the playbook says now
+    const ran = typeof started['command'] === 'string' ? started['command'] : commandText(w.run);
     return {
       status: 'ambiguous',
-      seen: `\`${commandText(w.run)}\` ran (pid ${pid}) but its result was not recorded: the run stopped meanwhile`,
-      hint: `check by hand; then \`ledgerbook state resolve <playbook> --step ${ctx.stepId} --done\` (or --redo). Adding \`creates:\` or \`unless:\` lets ledgerbook check by itself`,
+      seen: `\`${ran}\` started (pid ${pid}) and has ended, but its result was not recorded: the run that started it stopped before it finished`,
+      hint: 'check by hand whether it took effect (with `creates:` or `unless:` ledgerbook checks by itself)',
     };
   },
 });

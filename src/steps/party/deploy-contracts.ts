@@ -582,7 +582,7 @@ async function follow(ctx: ItemContext, w: With, at: NodeRun, competitors: Compe
     throw new AmbiguousOutcomeError(
       `the Contracts run ${instance} completed on ${at.node}, but the party does not list every contract`,
       `${state.party?.party_id ?? w.party} lists ${(state.party?.contracts ?? []).map((c) => c.template_id).join(', ') || 'no contracts'}; missing ${missing.map((c) => c.template).join(', ')}`,
-      'check the party on every node (GET /decentralized-parties?refresh=true) and the run; then `ledgerbook state resolve` (--done or --redo)',
+      'check the party on every node (GET /decentralized-parties?refresh=true) and the run',
     );
   }
   return doneOutputs(state);
@@ -709,7 +709,7 @@ async function reconcileContracts(ctx: ItemContext, w: With, intents: readonly I
     return {
       status: 'ambiguous' as const,
       seen,
-      hint: 'the run completed but the contracts are not listed: check the party on every node; then `ledgerbook state resolve` (--done or --redo)',
+      hint: 'the run completed but the contracts are not listed: check the party on every node',
     };
   }
   if (run) return { status: 'not-done' as const, note: `${describeRun(run)}; nothing was created` };

@@ -15,6 +15,7 @@ import {
   defineStep,
   type Change,
   type ItemContext,
+  type ItemPlan,
   type Outputs,
   type StaticFinding,
   type StepContext,
@@ -251,51 +252,60 @@ function decide(w: With, state: Observed): Decision {
   }
 }
 
-function plan(w: With, state: Observed): { changes: Change[]; outputs?: Outputs } {
+function plan(w: With, state: Observed): ItemPlan {
   const names = (ids: readonly string[]): string => ids.map((p) => state.names[p] ?? p).join(', ');
   const decision = decide(w, state);
+  return decision.action === 'in-sync'
+    ? { changes: [], outputs: decision.outputs }
+    : // what the playbook declares is known before the party exists; its id and member order are not
+      { changes: changesOf(w, state, decision, names), knownOutputs: declaredOutputs(w, state) };
+}
+
+/** The outputs a party that is still to be made will have as declared: its nodes and threshold. */
+function declaredOutputs(w: With, state: Observed): Outputs {
+  return { nodes: [w.coordinator, ...w.peers], threshold: state.threshold };
+}
+
+function changesOf(
+  w: With,
+  state: Observed,
+  decision: Exclude<Decision, { action: 'in-sync' }>,
+  names: (ids: readonly string[]) => string,
+): Change[] {
   const peers = names(state.members.slice(1));
   const details = { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold };
   const others =
     state.uncontrolled.length > 0 ? `; ${state.uncontrolled.join(', ')} must accept on their own` : '';
   switch (decision.action) {
-    case 'in-sync':
-      return { changes: [], outputs: decision.outputs };
     case 'start':
-      return {
-        changes: [
-          {
-            action: 'start',
-            summary: `start the onboarding of party '${w.prefix}' on ${w.coordinator} with ${peers} (threshold ${state.threshold} of ${state.members.length})${others}`,
-            details: { ...details, peers: w.peers },
-          },
-        ],
-      };
+      return [
+        {
+          action: 'start',
+          summary: `start the onboarding of party '${w.prefix}' on ${w.coordinator} with ${peers} (threshold ${state.threshold} of ${state.members.length})${others}`,
+          details: { ...details, peers: w.peers },
+        },
+      ];
     case 'adopt':
-      return {
-        changes: [
-          {
-            action: 'wait',
-            summary:
-              decision.at.node === w.coordinator
-                ? `adopt ${describeRun(decision.at.run)} on ${w.coordinator} and wait for it${others}`
-                : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, (p) => state.names[p] ?? p)}): the same onboarding, coordinated there; accept it and wait for it${others}`,
-            details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
-          },
-        ],
-      };
+      return [
+        {
+          action: 'wait',
+          summary:
+            decision.at.node === w.coordinator
+              ? `adopt ${describeRun(decision.at.run)} on ${w.coordinator} and wait for it${others}`
+              : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, (p) => state.names[p] ?? p)}): the same onboarding, coordinated there; accept it and wait for it${others}`,
+          details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
+        },
+      ];
     case 'retry':
-      return { changes: [retryChange(decision.run, w.coordinator, details)] };
+      return [retryChange(decision.run, w.coordinator, details)];
     case 'verify':
-      return {
-        changes: [
-          {
-            action: 'wait',
-            summary: `run ${decision.run.instance_name} completed: wait until ${w.coordinator} sees party '${w.prefix}'`,
-            details: { ...details, instance: decision.run.instance_name },
-          },
-        ],
-      };
+      return [
+        {
+          action: 'wait',
+          summary: `run ${decision.run.instance_name} completed: wait until ${w.coordinator} sees party '${w.prefix}'`,
+          details: { ...details, instance: decision.run.instance_name },
+        },
+      ];
   }
 }
 

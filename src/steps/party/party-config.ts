@@ -332,6 +332,7 @@ export const dpmPartyConfig = defineStep<With, Observed, string>({
   needsTarget: true,
   check,
   items: (w, ctx) => nodesOrControlled(w.nodes, ctx.target).map((node) => ({ key: node, value: node })),
+  itemsFrom: ['nodes'],
   observe,
   plan,
   apply: (ctx, w, item, _plan, state) => apply(ctx, w, item, state),

@@ -457,7 +457,7 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
       throw new AmbiguousOutcomeError(
         `the ${match.kind} start on ${node} got no answer, and GET /workflows does not show a run started since then`,
         `${error.message}; no ${match.kind} run on ${node} created after ${new Date(at * 1000).toISOString()}`,
-        'the run may still appear: run the playbook again to look once more, or check the node and `ledgerbook state resolve`',
+        'the run may still appear: run the playbook again to look once more, or check the node',
       );
     }
     // the coordinator started the same change in the moment between the re-observation and this POST

@@ -1,0 +1,31 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { processExists, startedAfter } from './processes.js';
+
+describe('processes named by a lock or a journal', () => {
+  it('tells a live process from one that exited', async () => {
+    expect(processExists(process.pid)).toBe(true);
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    await once(child, 'exit');
+    expect(processExists(child.pid as number)).toBe(false);
+    expect(processExists(0)).toBe(false);
+    expect(processExists(-1)).toBe(false);
+  });
+
+  it('tells a process that started after a time (a reused pid) from one running since then', () => {
+    const hasProc = existsSync('/proc/self/stat');
+    expect(startedAfter(process.pid, '2000-01-01T00:00:00.000Z')).toBe(hasProc);
+    expect(startedAfter(process.pid, new Date().toISOString())).toBe(false);
+    const before = new Date(Date.now() - 10_000).toISOString();
+    const child = spawn('sleep', ['5'], { stdio: 'ignore' });
+    try {
+      expect(startedAfter(child.pid as number, before)).toBe(hasProc);
+      expect(startedAfter(child.pid as number, new Date(Date.now() + 60_000).toISOString())).toBe(false);
+    } finally {
+      child.kill();
+    }
+    expect(startedAfter(process.pid, 'not a time')).toBe(false);
+  });
+});
