@@ -131,4 +131,4 @@ function check(schema: object): (body: unknown) => string | undefined {
   };
 }
 
-registerWireSchemas(depositSchema);
+registerWireSchemas(depositSchema, BITCOIN_WIRE.deposits.response);

@@ -367,6 +367,7 @@ export interface AccountLimits {
 registerWireSchemas(
   holdingViewSchema,
   transferInstructionViewSchema,
+  allocationViewSchema,
   transferInstructionResultSchema,
   depositAccountPayloadSchema,
   withdrawAccountPayloadSchema,
