@@ -221,14 +221,18 @@ steps:
       on_difference: ${onDifference}
 `;
 
+  /** a receipt in token.distribute's format (docs/architecture.md "Distributing tokens") */
   const receipt = (i: number): string =>
     JSON.stringify({
-      receiver: 'alice',
+      receiver: `holder-00${i}::1220aa`,
       amount: '0.001',
-      offer_cid: `00${i}`,
-      update_id: `u${i}`,
-      status: 'offered',
-      at: new Date().toISOString(),
+      reference: null,
+      line: i + 1,
+      status: i <= 2 ? 'settled' : 'offered',
+      offer: `00${i}`,
+      update: `u${i}`,
+      command: `lb-pay-transfer-${i}`,
+      distribution: 'rewards/pay/1',
     });
 
   it('prints the table and writes the CSV and the chart from the service’s figures, which match the ledger', async () => {
@@ -263,7 +267,7 @@ steps:
     expect(result.stdout).toContain('Nothing to do');
   });
 
-  it('reconciles with the receipts: agrees when they count the same transfers, names the day when not', async () => {
+  it('reconciles with receipts: agrees when they name the same transfers, says what differs when not', async () => {
     await writeFile(join(w.dir, 'agree.jsonl'), [1, 2, 3].map(receipt).join('\n'));
     await writeFile(join(w.dir, 'short.jsonl'), [1, 2].map(receipt).join('\n'));
     await w.playbook('rewards.yaml', report('[agree.jsonl]'));
@@ -279,7 +283,7 @@ steps:
     expectExit(differ, 0);
     expect(stepOutputs(differ.stdout, 'report')).toMatchObject({
       agrees: false,
-      differences: [`${today}: the service counts 3 transfers created, our receipts 2`],
+      differences: ['the service counts 3 transfers created in the period, the receipts 2 offers'],
     });
     await w.playbook('rewards.yaml', report('[short.jsonl]', 'fail'));
     const failed = await w.run('rewards.yaml');

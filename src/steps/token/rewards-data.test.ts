@@ -31,8 +31,20 @@ const rewards: DailyRewards = {
   clientReward: '18.81',
 };
 
-const receipt = (fields: Record<string, unknown>): string =>
-  JSON.stringify({ receiver: 'bob::1220bb', amount: '0.1', ...fields });
+/** A receipt as token.distribute writes it (docs/architecture.md "Distributing tokens"). */
+const receipt = (receiver: string, fields: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    receiver,
+    amount: '0.1',
+    reference: null,
+    line: 2,
+    status: 'offered',
+    offer: `00${receiver}`,
+    update: `u${receiver}`,
+    command: `lb-pay-transfer-${receiver}`,
+    distribution: 'airdrop/pay/4f46',
+    ...fields,
+  });
 
 describe('the report’s days', () => {
   it('cover every date of the range: a day the service did not report has no figures, not zeros', () => {
@@ -42,83 +54,83 @@ describe('the report’s days', () => {
       '2026-03-01',
       '2026-03-02',
     ]);
-    const days = reportDays(rewards, '2026-03-21', '2026-03-23', undefined);
-    expect(days.map((d) => [d.date, d.transferCreationCount, d.totalReward, d.ours])).toEqual([
-      ['2026-03-21', 15, '47.03', null],
-      ['2026-03-22', null, null, null],
-      ['2026-03-23', 2, null, null],
+    const days = reportDays(rewards, '2026-03-21', '2026-03-23');
+    expect(days.map((d) => [d.date, d.transferCreationCount, d.totalReward])).toEqual([
+      ['2026-03-21', 15, '47.03'],
+      ['2026-03-22', null, null],
+      ['2026-03-23', 2, null],
     ]);
   });
 
   it('print as a table with totals and as CSV with empty cells for missing figures', () => {
-    const days = reportDays(rewards, '2026-03-21', '2026-03-23', new Map([['2026-03-21', 15]]));
-    const table = formatTable(days, rewards, true).split('\n');
-    expect(table[0]).toMatch(/^date\s+created\s+accepted\s+total reward\s+client reward\s+our receipts$/);
-    expect(table[1]).toMatch(/^2026-03-21\s+15\s+13\s+47\.03\s+18\.81\s+15$/);
-    expect(table[2]).toMatch(/^2026-03-22\s+–\s+–\s+–\s+–\s+0$/);
-    expect(table.at(-1)).toMatch(/^total\s+17\s+13\s+47\.03\s+18\.81\s+15$/);
-    expect(formatCsv(days, true)).toBe(
+    const days = reportDays(rewards, '2026-03-21', '2026-03-23');
+    const table = formatTable(days, rewards).split('\n');
+    expect(table[0]).toMatch(/^date\s+created\s+accepted\s+total reward\s+client reward$/);
+    expect(table[1]).toMatch(/^2026-03-21\s+15\s+13\s+47\.03\s+18\.81$/);
+    expect(table[2]).toMatch(/^2026-03-22\s+–\s+–\s+–\s+–$/);
+    expect(table.at(-1)).toMatch(/^total\s+17\s+13\s+47\.03\s+18\.81$/);
+    expect(formatCsv(days)).toBe(
       [
-        'date,transfer_creation_count,accepted_transfer_count,total_reward,client_reward,our_transfers',
-        '2026-03-21,15,13,47.03,18.81,15',
-        '2026-03-22,,,,,0',
-        '2026-03-23,2,0,,,0',
+        'date,transfer_creation_count,accepted_transfer_count,total_reward,client_reward',
+        '2026-03-21,15,13,47.03,18.81',
+        '2026-03-22,,,,',
+        '2026-03-23,2,0,,',
         '',
       ].join('\n'),
     );
   });
 });
 
-describe('reconciliation with receipts', () => {
-  it('counts the offers made per day: not a failed row, a direct transfer (no offer) or the totals line', () => {
+describe('reconciliation with token.distribute’s receipts', () => {
+  it('counts each recipient of a distribution once across files, by status; a transfer settled at once made no offer', () => {
+    const first = [
+      receipt('a'),
+      receipt('b', { status: 'returned' }),
+      receipt('c', { status: 'settled' }),
+      receipt('d', { status: 'settled', offer: null, update: null }),
+      '',
+    ].join('\n');
+    // a later run of the same distribution: the same recipients, one of them accepted since
+    const second = [receipt('a', { status: 'settled' }), receipt('e', { distribution: 'other/pay/1' })].join(
+      '\n',
+    );
     const counts = countReceipts([
-      {
-        file: 'r.jsonl',
-        text: [
-          receipt({ status: 'offered', offer_cid: '00a', update_id: 'u1', at: '2026-03-21T10:00:00Z' }),
-          receipt({ status: 'returned', offer: '00b', update: 'u2', at: '2026-03-21T23:59:59Z' }),
-          receipt({ status: 'failed', error: 'x', at: '2026-03-21T11:00:00Z' }),
-          receipt({ status: 'offered', offer_cid: '00c', at: '2026-03-22T00:00:01Z' }),
-          receipt({ status: 'settled', offer: null, update: 'u4', at: '2026-03-22T00:00:02Z' }),
-          JSON.stringify({ type: 'totals', sent: 3 }),
-          '',
-        ].join('\n'),
-      },
+      { file: 'r1.jsonl', text: first },
+      { file: 'r2.jsonl', text: second },
     ]);
-    expect(counts.sent).toBe(3);
-    expect([...counts.byDay]).toEqual([
-      ['2026-03-21', 2],
-      ['2026-03-22', 1],
-    ]);
-    expect(counts.undated).toBe(0);
+    expect(counts).toEqual({
+      offers: 4,
+      byStatus: { offered: 2, settled: 1, returned: 1 },
+      direct: 1,
+      repeated: 1,
+      files: 2,
+    });
   });
 
-  it('says per day where the service and the receipts differ', () => {
-    const counts = countReceipts([
-      {
-        file: 'r',
-        text: [15, 14].map((_, i) => receipt({ offer_cid: `00${i}`, at: '2026-03-21T10:00:00Z' })).join('\n'),
-      },
+  it('says where the service and the receipts differ: transfers created in the period, acceptances', () => {
+    const days = reportDays(rewards, '2026-03-21', '2026-03-23');
+    const seventeen = Array.from({ length: 17 }, (_, i) =>
+      receipt(`r${i}`, { status: i < 13 ? 'settled' : 'offered' }),
+    );
+    const agree = countReceipts([{ file: 'r', text: seventeen.join('\n') }]);
+    expect(differences(days, agree, 13)).toEqual([]);
+    expect(differences(days, undefined, 13)).toEqual([]);
+    const short = countReceipts([{ file: 'r', text: seventeen.slice(0, 16).join('\n') }]);
+    expect(differences(days, short, 13)).toEqual([
+      'the service counts 17 transfers created in the period, the receipts 16 offers',
     ]);
-    const days = reportDays(rewards, '2026-03-21', '2026-03-23', counts.byDay);
-    expect(differences(days, counts)).toEqual([
-      '2026-03-21: the service counts 15 transfers created, our receipts 2',
-      '2026-03-23: the service counts 2 transfers created, our receipts 0',
-    ]);
-    expect(differences(days, undefined)).toEqual([]);
-  });
-
-  it('compares totals only when the receipts carry no times', () => {
-    const counts = countReceipts([{ file: 'r', text: receipt({ offer_cid: '00a' }) }]);
-    const days = reportDays(rewards, '2026-03-21', '2026-03-23', counts.byDay);
-    expect(differences(days, counts)).toEqual([
-      'the service counts 17 transfers created in the period, our receipts 1 (receipts carry no dates)',
+    // the service cannot have counted fewer acceptances than the receipts saw
+    expect(differences(days, agree, 12)).toEqual([
+      'the service counts 12 accepted transfers, the receipts 13 offers settled',
     ]);
   });
 
-  it('names the file and line of a receipt that is not JSON', () => {
+  it('names the file and line of a line that is not a receipt', () => {
+    expect(() => countReceipts([{ file: 'r.jsonl', text: `${receipt('a')}\n{oops` }])).toThrow(
+      'r.jsonl:2: not a JSON receipt',
+    );
     expect(() =>
-      countReceipts([{ file: 'r.jsonl', text: `${receipt({ offer_cid: '00a' })}\n{oops` }]),
-    ).toThrow('r.jsonl:2: not a JSON receipt');
+      countReceipts([{ file: 'r.jsonl', text: JSON.stringify({ type: 'totals', sent: 3 }) }]),
+    ).toThrow('r.jsonl:1: not a receipt of token.distribute');
   });
 });

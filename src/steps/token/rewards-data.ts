@@ -6,11 +6,6 @@
 import { readFileSync } from 'node:fs';
 import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
 
-export interface ReportDay extends DayRewards {
-  /** transfers our receipts say were sent that day; null when no receipts were given or they carry no time */
-  ours: number | null;
-}
-
 /** Every date from start to end inclusive (UTC, YYYY-MM-DD). */
 export function datesBetween(start: string, end: string): string[] {
   const dates: string[] = [];
@@ -19,12 +14,7 @@ export function datesBetween(start: string, end: string): string[] {
   return dates;
 }
 
-export function reportDays(
-  rewards: DailyRewards,
-  start: string,
-  end: string,
-  ours: ReadonlyMap<string, number> | undefined,
-): ReportDay[] {
+export function reportDays(rewards: DailyRewards, start: string, end: string): DayRewards[] {
   const byDate = new Map(rewards.days.map((d) => [d.date, d]));
   return datesBetween(start, end).map((date) => ({
     date,
@@ -32,41 +22,48 @@ export function reportDays(
     acceptedTransferCount: byDate.get(date)?.acceptedTransferCount ?? null,
     totalReward: byDate.get(date)?.totalReward ?? null,
     clientReward: byDate.get(date)?.clientReward ?? null,
-    ours: ours === undefined ? null : (ours.get(date) ?? 0),
   }));
 }
 
 // --- receipts ----------------------------------------------------------------------------------------------------
 
 export interface ReceiptCounts {
-  /** transfers sent per UTC day (receipts with a time) */
-  byDay: Map<string, number>;
-  /** every receipt of a transfer that was sent */
-  sent: number;
-  /** receipts without a time (counted in the total only) */
-  undated: number;
+  /** receipts of transfers that created an offer (what the service counts as transfers created) */
+  offers: number;
+  /** of those, by the status the receipt gives: offered (pending), settled (accepted), returned */
+  byStatus: { offered: number; settled: number; returned: number };
+  /** transfers that settled at once (a preapproved receiver): no offer, nothing the service counts */
+  direct: number;
+  /** recipients named more than once across the files (counted once) */
+  repeated: number;
   files: number;
 }
 
-const FAILED = new Set(['failed', 'error', 'rejected', 'skipped', 'invalid']);
-const TIME_KEYS = ['at', 'time', 'timestamp', 'sent_at', 'sentAt', 'created_at', 'createdAt', 'record_time'];
+const STATUSES = ['offered', 'settled', 'returned'] as const;
+type Status = (typeof STATUSES)[number];
 
-function str(record: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const value = record[key];
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  return undefined;
+function receiptProblem(file: string, line: number, what: string): SyntaxError {
+  return new SyntaxError(`${file}:${line}: ${what}`);
 }
 
 /**
- * Counts the transfer offers token.distribute's receipts (JSON lines: receiver, amount, reference, line, status,
- * offer, update, command) say were made: a receipt naming an offer whose status is not a failure (an offer the
- * receiver rejected or the sender withdrew since was made all the same). A line that is not JSON is an error
- * naming the file and line.
+ * Counts what token.distribute's receipts (JSON lines `{receiver, amount, reference, line, status, offer, update,
+ * command, distribution}`, docs/architecture.md "Distributing tokens") say was sent: each recipient of a
+ * distribution once, however many files name it (each run of a distribution writes a whole file). A transfer made
+ * an offer when the receipt names one or says `offered` or `returned` (an offer the receiver rejected was made all
+ * the same); a `settled` receipt without an offer settled at once and created none. Receipts carry no time: the
+ * count is compared with the service's over the whole period. A line that is not a receipt is an error naming its
+ * file and line.
  */
 export function countReceipts(texts: ReadonlyArray<{ file: string; text: string }>): ReceiptCounts {
-  const counts: ReceiptCounts = { byDay: new Map(), sent: 0, undated: 0, files: texts.length };
+  const counts: ReceiptCounts = {
+    offers: 0,
+    byStatus: { offered: 0, settled: 0, returned: 0 },
+    direct: 0,
+    repeated: 0,
+    files: texts.length,
+  };
+  const seen = new Set<string>();
   for (const { file, text } of texts) {
     text.split('\n').forEach((line, index) => {
       if (line.trim() === '') return;
@@ -74,29 +71,28 @@ export function countReceipts(texts: ReadonlyArray<{ file: string; text: string 
       try {
         record = JSON.parse(line);
       } catch (error) {
-        throw new SyntaxError(`${file}:${index + 1}: not a JSON receipt`, { cause: error });
+        throw Object.assign(receiptProblem(file, index + 1, 'not a JSON receipt'), { cause: error });
       }
-      if (typeof record !== 'object' || record === null || Array.isArray(record)) return;
-      const r = record as Record<string, unknown>;
-      if (r['type'] !== undefined && r['type'] !== 'receipt') return; // a totals line
-      const status = str(r, ['status'])?.toLowerCase();
-      const id = str(r, [
-        'update_id',
-        'updateId',
-        'offer_cid',
-        'offer_contract_id',
-        'offerContractId',
-        'offer',
-      ]);
-      if (id === undefined || (status !== undefined && FAILED.has(status))) return;
-      counts.sent++;
-      const time = str(r, TIME_KEYS);
-      const date =
-        time !== undefined && !Number.isNaN(Date.parse(time))
-          ? new Date(time).toISOString().slice(0, 10)
-          : undefined;
-      if (date === undefined) counts.undated++;
-      else counts.byDay.set(date, (counts.byDay.get(date) ?? 0) + 1);
+      const r = (typeof record === 'object' && record !== null ? record : {}) as Record<string, unknown>;
+      const { receiver, status, offer, distribution } = r;
+      if (typeof receiver !== 'string' || !STATUSES.includes(status as Status))
+        throw receiptProblem(
+          file,
+          index + 1,
+          'not a receipt of token.distribute (it has a receiver and a status offered, settled or returned)',
+        );
+      const key = `${typeof distribution === 'string' ? distribution : ''}\u0000${receiver}`;
+      if (seen.has(key)) {
+        counts.repeated++;
+        return;
+      }
+      seen.add(key);
+      if (status === 'settled' && (offer === null || offer === undefined)) {
+        counts.direct++;
+        return;
+      }
+      counts.offers++;
+      counts.byStatus[status as Status]++;
     });
   }
   return counts;
@@ -106,25 +102,27 @@ export function readReceipts(paths: readonly string[]): ReceiptCounts {
   return countReceipts(paths.map((file) => ({ file, text: readFileSync(file, 'utf8') })));
 }
 
-/** Where the service's count of transfers created differs from our receipts (per day when they carry times). */
-export function differences(days: readonly ReportDay[], receipts: ReceiptCounts | undefined): string[] {
+/**
+ * Where the service's figures differ from the receipts: the transfers it counts as created in the period against
+ * the offers the receipts name, and its acceptances against the offers the receipts saw accepted (the service
+ * cannot count fewer; it may count more, when the parties sent other transfers too).
+ */
+export function differences(
+  days: readonly DayRewards[],
+  receipts: ReceiptCounts | undefined,
+  accepted: number | null,
+): string[] {
   if (receipts === undefined) return [];
   const found: string[] = [];
-  if (receipts.undated === 0) {
-    for (const day of days) {
-      const theirs = day.transferCreationCount ?? 0;
-      const ours = day.ours ?? 0;
-      if (theirs !== ours)
-        found.push(
-          `${day.date}: the service counts ${theirs} transfer${theirs === 1 ? '' : 's'} created, our receipts ${ours}`,
-        );
-    }
-    return found;
-  }
-  const theirs = days.reduce((n, d) => n + (d.transferCreationCount ?? 0), 0);
-  if (theirs !== receipts.sent)
+  const created = days.reduce((n, d) => n + (d.transferCreationCount ?? 0), 0);
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (created !== receipts.offers)
     found.push(
-      `the service counts ${theirs} transfers created in the period, our receipts ${receipts.sent} (receipts carry no dates)`,
+      `the service counts ${plural(created, 'transfer')} created in the period, the receipts ${plural(receipts.offers, 'offer')}`,
+    );
+  if (accepted !== null && accepted < receipts.byStatus.settled)
+    found.push(
+      `the service counts ${plural(accepted, 'accepted transfer')}, the receipts ${receipts.byStatus.settled} offers settled`,
     );
   return found;
 }
@@ -133,22 +131,14 @@ export function differences(days: readonly ReportDay[], receipts: ReceiptCounts 
 
 const dash = (v: string | number | null): string => (v === null ? '–' : String(v));
 
-export function formatTable(days: readonly ReportDay[], rewards: DailyRewards, withOurs: boolean): string {
-  const header = [
-    'date',
-    'created',
-    'accepted',
-    'total reward',
-    'client reward',
-    ...(withOurs ? ['our receipts'] : []),
-  ];
+export function formatTable(days: readonly DayRewards[], rewards: DailyRewards): string {
+  const header = ['date', 'created', 'accepted', 'total reward', 'client reward'];
   const rows = days.map((d) => [
     d.date,
     dash(d.transferCreationCount),
     dash(d.acceptedTransferCount),
     dash(d.totalReward),
     dash(d.clientReward),
-    ...(withOurs ? [dash(d.ours)] : []),
   ]);
   const created = days.reduce((n, d) => n + (d.transferCreationCount ?? 0), 0);
   rows.push([
@@ -157,7 +147,6 @@ export function formatTable(days: readonly ReportDay[], rewards: DailyRewards, w
     dash(rewards.totalAcceptedTransferCount),
     dash(rewards.totalReward),
     dash(rewards.clientReward),
-    ...(withOurs ? [String(days.reduce((n, d) => n + (d.ours ?? 0), 0))] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
@@ -176,24 +165,16 @@ function csvCell(value: string | number | null): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function formatCsv(days: readonly ReportDay[], withOurs: boolean): string {
+export function formatCsv(days: readonly DayRewards[]): string {
   const header = [
     'date',
     'transfer_creation_count',
     'accepted_transfer_count',
     'total_reward',
     'client_reward',
-    ...(withOurs ? ['our_transfers'] : []),
   ];
   const rows = days.map((d) =>
-    [
-      d.date,
-      d.transferCreationCount,
-      d.acceptedTransferCount,
-      d.totalReward,
-      d.clientReward,
-      ...(withOurs ? [d.ours] : []),
-    ]
+    [d.date, d.transferCreationCount, d.acceptedTransferCount, d.totalReward, d.clientReward]
       .map(csvCell)
       .join(','),
   );

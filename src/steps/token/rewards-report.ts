@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { DailyRewards } from '../../clients/rewards.js';
+import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
 import { StepError } from '../../errors.js';
 import { defineStep, type Change, type Outputs, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
@@ -14,7 +14,6 @@ import {
   readReceipts,
   reportDays,
   type ReceiptCounts,
-  type ReportDay,
 } from './rewards-data.js';
 
 const dateSchema = {
@@ -55,10 +54,12 @@ const withSchema = {
       description: 'Write the chart here as SVG (relative to the playbook): both reward series per day.',
     },
     receipts: {
-      type: 'array',
-      items: { type: 'string', minLength: 1 },
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        { type: 'array', items: { type: 'string', minLength: 1 } },
+      ],
       description:
-        'token.distribute receipt files (JSON lines) to reconcile the service’s count of transfers created with, e.g. `${{ steps.distribute.outputs.receipts }}`.',
+        'The receipts file token.distribute wrote (its `receipts` output, e.g. `${{ steps.distribute.outputs.receipts }}`), or a list of them: the transfers the service counts as created in the period are compared with the offers the receipts name (each recipient of a distribution once), and its acceptances with the offers they saw accepted.',
     },
     on_difference: {
       enum: ['warn', 'fail'],
@@ -85,7 +86,7 @@ interface Observed {
   start: string;
   end: string;
   rewards: DailyRewards;
-  days: ReportDay[];
+  days: DayRewards[];
   receipts: ReceiptCounts | undefined;
   differences: string[];
   files: RenderedFile[];
@@ -114,6 +115,11 @@ function dateRange(w: With, now: number): { start: string; end: string } {
   return { start, end };
 }
 
+function describeReceipts(r: ReceiptCounts): string {
+  const { offered, settled, returned } = r.byStatus;
+  return `${r.offers} offer${r.offers === 1 ? '' : 's'} (${offered} pending, ${settled} accepted, ${returned} returned)${r.direct > 0 ? `, ${r.direct} settled at once without one` : ''}`;
+}
+
 async function rendered(path: string, content: string): Promise<RenderedFile> {
   const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
@@ -132,7 +138,7 @@ function outputs(state: Observed): Outputs {
     created_transfers: created,
     accepted_transfers: state.rewards.totalAcceptedTransferCount,
     days_without_figures: state.days.filter((d) => d.totalReward === null).map((d) => d.date),
-    receipt_offers: state.receipts?.sent ?? null,
+    receipt_offers: state.receipts?.offers ?? null,
     agrees: state.receipts === undefined ? null : state.differences.length === 0,
     differences: state.differences,
     files: state.files.map((f) => f.path),
@@ -142,7 +148,7 @@ function outputs(state: Observed): Outputs {
 /**
  * rewards.report: asks the rewards service once for the parties and dates, fills the days it did not report,
  * prints the table, and renders the CSV and the SVG chart; with receipts, compares the transfers the service
- * counts per day with those the receipts say were sent. In sync when the files hold what it would write; it
+ * counts in the period with the offers the receipts name (rewards-data.ts). In sync when the files hold what it would write; it
  * writes only files, never to a service.
  */
 export const rewardsReport = defineStep<With, Observed>({
@@ -178,9 +184,10 @@ export const rewardsReport = defineStep<With, Observed>({
     const parties = [...new Set(w.parties.map((ref) => partyIdOf(ctx, ref)))];
     const { start, end } = dateRange(w, ctx.clock.now());
     let receipts: ReceiptCounts | undefined;
-    if (w.receipts !== undefined && w.receipts.length > 0) {
+    const receiptFiles = typeof w.receipts === 'string' ? [w.receipts] : (w.receipts ?? []);
+    if (receiptFiles.length > 0) {
       try {
-        receipts = readReceipts(w.receipts.map((p) => resolve(ctx.baseDir, p)));
+        receipts = readReceipts(receiptFiles.map((p) => resolve(ctx.baseDir, p)));
       } catch (error) {
         throw new StepError(`cannot read the receipts: ${(error as Error).message}`, {
           hint: 'name the receipt files token.distribute wrote (its `receipts` output)',
@@ -194,10 +201,10 @@ export const rewardsReport = defineStep<With, Observed>({
     const rewards = await ctx.clients
       .rewards()
       .dailyRewards({ parties, startDate: start, endDate: end }, { signal: ctx.signal });
-    const days = reportDays(rewards, start, end, receipts?.byDay);
-    const found = differences(days, receipts);
+    const days = reportDays(rewards, start, end);
+    const found = differences(days, receipts, rewards.totalAcceptedTransferCount);
     const who = parties.map(short).join(', ');
-    const table = formatTable(days, rewards, receipts !== undefined)
+    const table = formatTable(days, rewards)
       .split('\n')
       .map((line) => `  ${line}`)
       .join('\n');
@@ -206,13 +213,12 @@ export const rewardsReport = defineStep<With, Observed>({
       ctx.log(
         found.length === 0 ? 'info' : 'warn',
         found.length === 0
-          ? `the service's transfer counts agree with the ${receipts.sent} transfers of the receipts`
-          : `the service and the receipts differ:\n  ${found.join('\n  ')}`,
+          ? `the service's transfer counts agree with the receipts: ${describeReceipts(receipts)}`
+          : `the service and the receipts differ (${describeReceipts(receipts)}):\n  ${found.join('\n  ')}`,
       );
     }
     const files: RenderedFile[] = [];
-    if (w.csv !== undefined)
-      files.push(await rendered(resolve(ctx.baseDir, w.csv), formatCsv(days, receipts !== undefined)));
+    if (w.csv !== undefined) files.push(await rendered(resolve(ctx.baseDir, w.csv), formatCsv(days)));
     if (w.svg !== undefined) {
       const svg = rewardsChartSvg(
         days.map((d) => ({ date: d.date, total: d.totalReward, client: d.clientReward })),
