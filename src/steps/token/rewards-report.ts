@@ -59,7 +59,7 @@ const withSchema = {
         { type: 'array', items: { type: 'string', minLength: 1 } },
       ],
       description:
-        'The receipts file token.distribute wrote (its `receipts` output, e.g. `${{ steps.distribute.outputs.receipts }}`), or a list of them: the transfers the service counts as created in the period are compared with the offers the receipts name (each recipient of a distribution once), and its acceptances with the offers they saw accepted.',
+        'The receipts file token.distribute wrote (its `receipts` output, e.g. `${{ steps.distribute.outputs.receipts }}`), or a list of them, relative to the working directory: the transfers the service counts as created in the period are compared with the offers the receipts name (each recipient of a distribution once), and its acceptances with the offers they saw accepted.',
     },
     on_difference: {
       enum: ['warn', 'fail'],
@@ -187,7 +187,8 @@ export const rewardsReport = defineStep<With, Observed>({
     const receiptFiles = typeof w.receipts === 'string' ? [w.receipts] : (w.receipts ?? []);
     if (receiptFiles.length > 0) {
       try {
-        receipts = readReceipts(receiptFiles.map((p) => resolve(ctx.baseDir, p)));
+        // relative to the working directory, as token.distribute's `receipts` output names its file
+        receipts = readReceipts(receiptFiles.map((p) => resolve(p)));
       } catch (error) {
         throw new StepError(`cannot read the receipts: ${(error as Error).message}`, {
           hint: 'name the receipt files token.distribute wrote (its `receipts` output)',
