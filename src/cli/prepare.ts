@@ -16,7 +16,7 @@ import { loadTarget } from '../playbook/target-load.js';
 import { positionInString } from '../playbook/scalar-position.js';
 import { loadPlaybook, referencedNames, type NameUse } from '../playbook/validate.js';
 import { stepKinds } from '../steps/index.js';
-import { startEmbeddedSandbox, type EmbeddedSandbox } from './embedded-sandbox.js';
+import { BUILTIN_SANDBOX_SECRETS, startEmbeddedSandbox, type EmbeddedSandbox } from './embedded-sandbox.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -123,7 +123,11 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       return { file: target.file, ...inTarget, pointer: '' };
     return { file: playbook.file, line: 1, col: 1, pointer: '' };
   };
-  const problems: Diagnostic[] = found.missing.map((m) => ({
+  // validate with the built-in target starts no sandbox: the secrets it will supply are not missing
+  const missing = found.missing.filter(
+    (m) => target !== undefined || !builtinTarget || !BUILTIN_SANDBOX_SECRETS.has(m.name),
+  );
+  const problems: Diagnostic[] = missing.map((m) => ({
     ...where(m.name, names.secrets),
     rule: 'missing-secret',
     message: `secret '${m.name}' is not set`,
