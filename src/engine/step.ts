@@ -141,6 +141,11 @@ export interface StaticFinding {
   message: string;
   expected?: string;
   hint?: string;
+  /**
+   * A problem only if the step runs (it needs something this target lacks): not reported for a step with an `if:`,
+   * which may be the playbook's way of skipping it on such a target; the step refuses at run time instead.
+   */
+  onlyIfRuns?: boolean;
 }
 
 export interface StepKind<W = unknown, S = unknown, I = unknown> {

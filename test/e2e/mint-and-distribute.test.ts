@@ -7,9 +7,10 @@
  * receivers accept (playbooks/accept-offers.yaml) each holds one holding of its amount, and the report, run
  * again, agrees with the acceptances; a second run of the playbook sends nothing and exits 0.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
+import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestCounts } from '../sandbox/helpers.js';
 import { cli, events, type CliResult } from './cli.js';
@@ -50,7 +51,11 @@ let reports: string;
 /** Ledger submissions and BTC payments the sandbox received, from its own request log. */
 async function sends(): Promise<number> {
   return (await requestCounts(sb.world))
-    .filter((r) => r.method === 'POST' && (r.route === '/v2/commands/submit-and-wait-for-transaction' || r.route === '/send'))
+    .filter(
+      (r) =>
+        r.method === 'POST' &&
+        (r.route === '/v2/commands/submit-and-wait-for-transaction' || r.route === '/send'),
+    )
     .reduce((n, r) => n + r.count, 0);
 }
 
@@ -105,7 +110,8 @@ describe('mint-and-distribute to the 200 shipped recipients', () => {
     const chain = await fetch(
       `${sb.world.sandbox.urls.bitcoin}/deposits?address=${encodeURIComponent(String(send['address']))}`,
     );
-    const deposits = ((await chain.json()) as { deposits: Array<{ amount: string; status: string }> }).deposits;
+    const deposits = ((await chain.json()) as { deposits: Array<{ amount: string; status: string }> })
+      .deposits;
     expect(deposits.map((d) => [new Decimal(d.amount).toFixed(), d.status])).toEqual([[MINTED, 'minted']]);
 
     // the ledger: exactly one offer of its amount per recipient, nothing else of this distribution
@@ -172,5 +178,29 @@ describe('mint-and-distribute to the 200 shipped recipients', () => {
       receipt_offers: 200,
       agrees: true,
     });
+  });
+
+  it('on a target without the simulated chain, the run stops at the approval gate with the address, and sends no BTC', async () => {
+    const target = parse(await readFile(sb.targetFile, 'utf8')) as { services: Record<string, string> };
+    delete target.services['bitcoin'];
+    const file = join(sb.dir, 'no-chain.yaml');
+    await writeFile(file, stringify(target));
+    const sent = await sends();
+    const result = await cli(
+      [
+        'run',
+        PLAYBOOK,
+        '--target',
+        file,
+        '--state-dir',
+        join(sb.dir, 'no-chain-state'),
+        '--input',
+        'amount=0.5',
+      ],
+      { cwd: sb.dir },
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(3);
+    expect(result.stdout + result.stderr).toMatch(/send 0\.5 BTC to tb1\w+ [\s\S]*--approve deposit/);
+    expect(await sends()).toBe(sent);
   });
 });

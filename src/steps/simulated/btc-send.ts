@@ -2,6 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { BitcoinDeposit } from '../../clients/bitcoin.js';
 import { compareAmounts } from '../../clients/amount.js';
 import { defineStep, type Outputs, type StaticFinding, type StepContext } from '../../engine/step.js';
+import { StepError } from '../../errors.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { btcAddressSchema } from '../token/common.js';
 
@@ -25,6 +26,12 @@ const withSchema = {
 } as const;
 
 type With = FromSchema<typeof withSchema>;
+
+const NO_CHAIN = {
+  message:
+    'sandbox.btc-send needs the sandbox’s Bitcoin chain, and this target names none (services.bitcoin)',
+  hint: 'run it against the sandbox; on a real network send the BTC from a wallet (guard the step with `if:`)',
+};
 
 interface Observed {
   /** an earlier payment of this amount to this address */
@@ -69,19 +76,18 @@ export const sandboxBtcSend = defineStep<With, Observed>({
   needsTarget: true,
   check(w, target) {
     const findings: StaticFinding[] = [];
-    if (target !== undefined && target.services?.bitcoin === undefined) {
-      findings.push({
-        pointer: '',
-        message:
-          'sandbox.btc-send needs the sandbox’s Bitcoin chain, and this target names none (services.bitcoin)',
-        hint: 'run it against the sandbox; on a real network send the BTC from a wallet (guard the step with `if:`)',
-      });
-    }
+    if (target !== undefined && target.services?.bitcoin === undefined)
+      findings.push({ pointer: '', ...NO_CHAIN, onlyIfRuns: true });
     if (typeof w.amount === 'string' && !hasExpression(w.amount) && /^0+(\.0+)?$/.test(w.amount))
       findings.push({ pointer: '/amount', message: 'the amount must be more than 0' });
     return findings;
   },
-  observe: async (ctx, w) => ({ sent: await findPayment(ctx, w) }),
+  async observe(ctx, w) {
+    // a step with an `if:` is not held to the target statically: it refuses here, before anything is sent
+    if (ctx.target?.services?.bitcoin === undefined)
+      throw new StepError(NO_CHAIN.message, { hint: NO_CHAIN.hint });
+    return { sent: await findPayment(ctx, w) };
+  },
   plan(w, state) {
     if (state.sent) return { changes: [], outputs: outputs(state.sent) };
     return {
