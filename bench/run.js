@@ -14,6 +14,7 @@ for (const bench of [
   'bench/noop-latency.bench.mjs',
   'bench/ledger-throughput.bench.mjs',
   'bench/ledger-memory.bench.mjs',
+  'bench/distribute.bench.mjs',
 ]) {
   console.log(`\n## ${bench}\n`);
   run([bench]);

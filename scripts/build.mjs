@@ -24,7 +24,6 @@ const external = [
   'listr2',
   'execa',
   'fflate',
-  'csv-parse',
   'decimal.js',
 ];
 

@@ -82,17 +82,29 @@ export function exitCodeOf(error: unknown): ExitCode {
  */
 export type Retryability = 'transient' | 'permanent' | 'ambiguous';
 
+/**
+ * A service that says it is overloaded or contended (429 RESOURCE_EXHAUSTED, ABORTED contention): the engine
+ * slows the whole step down (fewer items at once, nothing new before `retryAfterMs`) instead of only this item.
+ */
+export interface Backpressure {
+  /** how long the service asks to wait before the next request, when it says */
+  retryAfterMs?: number | undefined;
+}
+
 export interface LedgerbookErrorOptions {
   cause?: unknown;
   /** what to do next, shown under the message */
   hint?: string | undefined;
   retryability?: Retryability;
+  /** only with `transient`: the service is overloaded or contended */
+  backpressure?: Backpressure | undefined;
 }
 
 export class LedgerbookError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly retryability: Retryability;
+  readonly backpressure: Backpressure | undefined;
 
   constructor(code: ErrorCode, message: string, options: LedgerbookErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -100,6 +112,7 @@ export class LedgerbookError extends Error {
     this.code = code;
     this.hint = options.hint;
     this.retryability = options.retryability ?? 'permanent';
+    this.backpressure = this.retryability === 'transient' ? options.backpressure : undefined;
   }
 
   /** by code, except that an outcome that may or may not have happened always stops for the operator (4) */
@@ -164,6 +177,7 @@ export class ServiceError extends LedgerbookError {
       retryability: Retryability;
       hint?: string | undefined;
       body?: unknown;
+      backpressure?: Backpressure | undefined;
     },
     cause?: unknown,
   ) {
@@ -176,6 +190,7 @@ export class ServiceError extends LedgerbookError {
       cause,
       hint: fields.hint,
       retryability: fields.retryability,
+      backpressure: fields.backpressure,
     });
     this.service = fields.service;
     this.method = fields.method;

@@ -172,7 +172,9 @@ describe.each(harnesses)('state contract: $name', (h) => {
     await journal.close();
     await lock.release();
     const again = await read(backend, key);
-    expect(again).toEqual(journal.records);
+    // in memory only the run-level records stay; the store has every one
+    expect(journal.records.map((r) => r.t)).toEqual(['run']);
+    expect(again[0]).toEqual(journal.records[0]);
     expect(again.map((r) => r.t)).toEqual(['run', ...Array<string>(50).fill('intent')]);
     expect(await backend.listRuns()).toEqual([key]);
     await backend.close();

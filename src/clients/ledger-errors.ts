@@ -67,7 +67,17 @@ export class LedgerError extends ServiceError {
   readonly retryAfterMs: number | undefined;
 
   constructor(fields: ConstructorParameters<typeof ServiceError>[0] & LedgerErrorFields, cause?: unknown) {
-    super(fields, cause);
+    super(
+      {
+        ...fields,
+        backpressure:
+          fields.backpressure ??
+          (fields.kind === 'resource-exhausted' || fields.kind === 'contention'
+            ? { retryAfterMs: fields.retryAfterMs }
+            : undefined),
+      },
+      cause,
+    );
     this.kind = fields.kind;
     this.canton = fields.canton;
     this.retryAfterMs = fields.retryAfterMs;

@@ -71,6 +71,11 @@ export interface ActiveContractsQuery {
 export interface ActiveContractsOptions extends CallOptions {
   /** `websocket` (default: one frame per contract, no size limit) or `http` (one array, bounded by the node) */
   transport?: 'websocket' | 'http';
+  /**
+   * Receives each active contract as it arrives instead of the result's `contracts` (which stays empty): a big
+   * snapshot read in constant memory.
+   */
+  onContract?: (contract: ActiveContract) => void;
 }
 
 export interface ActiveContractsResult {
@@ -363,7 +368,7 @@ export class LedgerClient {
         timeoutMs: this.streamTimeoutMs,
         check: checker(activeContractsResponseSchema),
       });
-      for (const element of elements) this.collect(result, element, 'POST', call);
+      for (const element of elements) this.collect(result, element, 'POST', call, options.onContract);
       return result;
     }
 
@@ -391,7 +396,7 @@ export class LedgerClient {
             body: element,
           });
         }
-        this.collect(result, element, 'WS', call);
+        this.collect(result, element, 'WS', call, options.onContract);
       },
     });
     return result;
@@ -603,7 +608,13 @@ export class LedgerClient {
   }
 
   /** One element of an active-contracts answer, added to `result`; an error element throws. */
-  private collect(result: ActiveContractsResult, element: unknown, method: string, call: LedgerCall): void {
+  private collect(
+    result: ActiveContractsResult,
+    element: unknown,
+    method: string,
+    call: LedgerCall,
+    onContract: ((contract: ActiveContract) => void) | undefined,
+  ): void {
     const path = LEDGER_PATHS.activeContracts;
     const canton = parseCantonError(element);
     if (canton !== undefined)
@@ -616,7 +627,8 @@ export class LedgerClient {
       const problems = wireProblems(activeContractSchema, active);
       if (problems.length > 0)
         throw this.unexpected(method, `an active contract: ${describeProblems(problems)}`);
-      result.contracts.push(active as ActiveContract);
+      if (onContract) onContract(active as ActiveContract);
+      else result.contracts.push(active as ActiveContract);
       return;
     }
     const variant = variants.length === 1 ? variants[0] : undefined;

@@ -5,7 +5,7 @@
  * standard interface views (an interface query returns `createArgument: null`); instruments are matched on admin
  * and id exactly, and only the party's own contracts count.
  */
-import { amountProblem, sumAmounts } from './amount.js';
+import { AmountDecimal, amountProblem, amountValue, formatAmount, sumAmounts } from './amount.js';
 import type {
   ActiveContractsOptions,
   CallOptions,
@@ -23,6 +23,7 @@ import {
   allocationViewSchema,
   credentialPayloadSchema,
   depositAccountPayloadSchema,
+  executedTransferPayloadSchema,
   holdingViewSchema,
   sameEntity,
   transferInstructionViewSchema,
@@ -33,6 +34,7 @@ import {
   type AllocationView,
   type CredentialPayload,
   type DepositAccountPayload,
+  type ExecutedTransferPayload,
   type HoldingView,
   type InstrumentId,
   type TransferInstructionView,
@@ -65,10 +67,14 @@ export interface Holdings {
   activeAtOffset: number;
   /** spendable: no lock */
   unlocked: Holding[];
-  /** locked (e.g. to the registrar while an offer is pending): not spendable, not in `unlockedTotal` */
+  /**
+   * locked (e.g. to the registrar while an offer is pending): not spendable, not in `unlockedTotal`. Empty when
+   * the read was asked `withLocked: false` (only counted and summed then).
+   */
   locked: Holding[];
   unlockedTotal: string;
   lockedTotal: string;
+  lockedCount: number;
   /** holdings of the party whose view the participant could not compute, with its reason */
   unreadable: Array<{ contractId: string; reason: string }>;
 }
@@ -105,6 +111,17 @@ export interface Allocation {
   allocateBefore: string | undefined;
   settleBefore: string | undefined;
   holdingCids: string[];
+}
+
+/** A settled transfer (accepted by the receiver, or direct to a preapproved one), as the registry records it. */
+export interface ExecutedTransfer {
+  contractId: string;
+  sender: string;
+  receiver: string;
+  amount: string;
+  instrumentId: InstrumentId;
+  executedAt: string | undefined;
+  meta: Record<string, string>;
 }
 
 interface ContractRef {
@@ -164,6 +181,11 @@ export interface UserService extends ContractRef {
 export interface ReadOptions extends ActiveContractsOptions {
   /** default: the ledger end */
   activeAtOffset?: number;
+  /**
+   * holdings: keep the locked ones (default), or only count and sum them — a sender with 100,000 pending offers
+   * has 100,000 locked holdings, which a distribution needs the total of, not the list
+   */
+  withLocked?: boolean;
 }
 
 export interface PartySubmitOptions extends SubmitOptions {
@@ -196,6 +218,28 @@ function sameInstrument(a: InstrumentId, b: InstrumentId): boolean {
   return a.admin === b.admin && a.id === b.id;
 }
 
+/** `<admin>|<id>`: how holdings of different instruments are told apart */
+export function instrumentKey(instrument: InstrumentId): string {
+  return `${instrument.admin}|${instrument.id}`;
+}
+
+type HoldingsRead = Map<string, Holdings | undefined> & {
+  activeAtOffset: number;
+  unreadable: Holdings['unreadable'];
+};
+
+function emptyHoldings(activeAtOffset: number): Holdings {
+  return {
+    activeAtOffset,
+    unlocked: [],
+    locked: [],
+    unlockedTotal: '0',
+    lockedTotal: '0',
+    lockedCount: 0,
+    unreadable: [],
+  };
+}
+
 export class PartyLedger {
   constructor(
     readonly ledger: LedgerClient,
@@ -205,71 +249,121 @@ export class PartyLedger {
 
   /** The party's holdings of exactly this instrument, unlocked and locked, with exact totals. */
   async holdings(instrument: InstrumentId, options: ReadOptions = {}): Promise<Holdings> {
-    const { activeAtOffset, contracts } = await this.ledger.activeContracts(
+    const key = instrumentKey(instrument);
+    const all = await this.readHoldings((i) => instrumentKey(i) === key, options);
+    return all.get(key) ?? { ...emptyHoldings(all.activeAtOffset), unreadable: all.unreadable };
+  }
+
+  /**
+   * The party's holdings of every instrument, by instrument (`<admin>|<id>`); holdings whose view is unreadable
+   * are listed with each instrument's result and in `unreadable`.
+   */
+  async holdingsByInstrument(options: ReadOptions = {}): Promise<{
+    activeAtOffset: number;
+    byInstrument: Map<string, Holdings>;
+    unreadable: Holdings['unreadable'];
+  }> {
+    const all = await this.readHoldings(() => true, options);
+    const byInstrument = new Map(
+      [...all].filter((entry): entry is [string, Holdings] => entry[1] !== undefined),
+    );
+    return { activeAtOffset: all.activeAtOffset, byInstrument, unreadable: all.unreadable };
+  }
+
+  private async readHoldings(
+    wanted: (instrument: InstrumentId) => boolean,
+    options: ReadOptions,
+  ): Promise<HoldingsRead> {
+    const unreadable: Holdings['unreadable'] = [];
+    const groups = new Map<
+      string,
+      { unlocked: Holding[]; locked: Holding[]; lockedSum: AmountDecimal; lockedCount: number }
+    >();
+    const withLocked = options.withLocked !== false;
+    const { activeAtOffset } = await this.ledger.activeContracts(
       {
         parties: [this.party],
         filters: [{ interfaceId: TOKEN_INTERFACES.holding, includeInterfaceView: true }],
         ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
       },
-      options,
+      {
+        ...options,
+        onContract: (contract) => {
+          const event = contract.createdEvent;
+          const view = (event.interfaceViews ?? []).find((v) =>
+            sameEntity(v.interfaceId, TOKEN_INTERFACES.holding),
+          );
+          const status = view?.viewStatus;
+          if (
+            view === undefined ||
+            (status !== undefined && status.code !== 0) ||
+            view.viewValue === undefined
+          ) {
+            const reason = status?.message || 'the participant returned no Holding view';
+            unreadable.push({ contractId: event.contractId, reason });
+            return;
+          }
+          const problems = wireProblems(holdingViewSchema, view.viewValue);
+          if (problems.length > 0) {
+            unreadable.push({ contractId: event.contractId, reason: `view ${describeProblems(problems)}` });
+            return;
+          }
+          const value = view.viewValue as HoldingView;
+          if (value.owner !== this.party || !wanted(value.instrumentId)) return;
+          const amountIssue = amountProblem(value.amount);
+          if (amountIssue !== undefined) {
+            unreadable.push({ contractId: event.contractId, reason: amountIssue });
+            return;
+          }
+          const lock = value.lock ?? null;
+          const key = instrumentKey(value.instrumentId);
+          let group = groups.get(key);
+          if (group === undefined)
+            groups.set(
+              key,
+              (group = { unlocked: [], locked: [], lockedSum: new AmountDecimal(0), lockedCount: 0 }),
+            );
+          if (lock !== null) {
+            group.lockedSum = group.lockedSum.plus(amountValue(value.amount));
+            group.lockedCount++;
+            if (!withLocked) return;
+          }
+          (lock === null ? group.unlocked : group.locked).push({
+            contractId: event.contractId,
+            templateId: event.templateId,
+            owner: value.owner,
+            instrumentId: { admin: value.instrumentId.admin, id: value.instrumentId.id },
+            amount: value.amount,
+            lock:
+              lock === null
+                ? null
+                : {
+                    holders: lock.holders ?? [],
+                    expiresAt: lock.expiresAt ?? null,
+                    context: lock.context ?? null,
+                  },
+            meta: value.meta?.values ?? {},
+            synchronizerId: contract.synchronizerId,
+            createdEventBlob: event.createdEventBlob,
+          });
+        },
+      },
     );
-    const result: Holdings = {
+    const result: HoldingsRead = Object.assign(new Map<string, Holdings | undefined>(), {
       activeAtOffset,
-      unlocked: [],
-      locked: [],
-      unlockedTotal: '0',
-      lockedTotal: '0',
-      unreadable: [],
-    };
-    for (const contract of contracts) {
-      const event = contract.createdEvent;
-      const view = (event.interfaceViews ?? []).find((v) =>
-        sameEntity(v.interfaceId, TOKEN_INTERFACES.holding),
-      );
-      const status = view?.viewStatus;
-      if (view === undefined || (status !== undefined && status.code !== 0) || view.viewValue === undefined) {
-        const reason = status?.message || 'the participant returned no Holding view';
-        result.unreadable.push({ contractId: event.contractId, reason });
-        continue;
-      }
-      const problems = wireProblems(holdingViewSchema, view.viewValue);
-      if (problems.length > 0) {
-        result.unreadable.push({
-          contractId: event.contractId,
-          reason: `view ${describeProblems(problems)}`,
-        });
-        continue;
-      }
-      const value = view.viewValue as HoldingView;
-      if (value.owner !== this.party || !sameInstrument(value.instrumentId, instrument)) continue;
-      const amountIssue = amountProblem(value.amount);
-      if (amountIssue !== undefined) {
-        result.unreadable.push({ contractId: event.contractId, reason: amountIssue });
-        continue;
-      }
-      const lock = value.lock ?? null;
-      const holding: Holding = {
-        contractId: event.contractId,
-        templateId: event.templateId,
-        owner: value.owner,
-        instrumentId: { admin: value.instrumentId.admin, id: value.instrumentId.id },
-        amount: value.amount,
-        lock:
-          lock === null
-            ? null
-            : {
-                holders: lock.holders ?? [],
-                expiresAt: lock.expiresAt ?? null,
-                context: lock.context ?? null,
-              },
-        meta: value.meta?.values ?? {},
-        synchronizerId: contract.synchronizerId,
-        createdEventBlob: event.createdEventBlob,
-      };
-      (holding.lock === null ? result.unlocked : result.locked).push(holding);
+      unreadable,
+    });
+    for (const [key, group] of groups) {
+      result.set(key, {
+        activeAtOffset,
+        unlocked: group.unlocked,
+        locked: group.locked,
+        unlockedTotal: sumAmounts(group.unlocked.map((h) => h.amount)),
+        lockedTotal: formatAmount(group.lockedSum),
+        lockedCount: group.lockedCount,
+        unreadable,
+      });
     }
-    result.unlockedTotal = sumAmounts(result.unlocked.map((h) => h.amount));
-    result.lockedTotal = sumAmounts(result.locked.map((h) => h.amount));
     return result;
   }
 
@@ -278,49 +372,105 @@ export class PartyLedger {
    * TransferInstruction view. Expired ones are included.
    */
   async transferOffers(instrument: InstrumentId, options: ReadOptions = {}): Promise<TransferOffer[]> {
-    const { contracts } = await this.ledger.activeContracts(
+    const offers: TransferOffer[] = [];
+    await this.eachTransferOffer(instrument, (offer) => offers.push(offer), options);
+    return offers;
+  }
+
+  /** `transferOffers`, one at a time as they arrive (a sender with 100,000 pending offers in constant memory). */
+  async eachTransferOffer(
+    instrument: InstrumentId,
+    visit: (offer: TransferOffer) => void,
+    options: ReadOptions = {},
+  ): Promise<{ activeAtOffset: number }> {
+    const { activeAtOffset } = await this.ledger.activeContracts(
       {
         parties: [this.party],
         filters: [{ interfaceId: TOKEN_INTERFACES.transferInstruction, includeInterfaceView: true }],
         ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
       },
-      options,
+      {
+        ...options,
+        onContract: (contract) => {
+          const event = contract.createdEvent;
+          const view = (event.interfaceViews ?? []).find((v) =>
+            sameEntity(v.interfaceId, TOKEN_INTERFACES.transferInstruction),
+          );
+          if (view === undefined) return; // not a transfer instruction
+          const problems = wireProblems(transferInstructionViewSchema, view.viewValue);
+          if (problems.length > 0) {
+            throw this.unreadable(event.contractId, 'TransferInstruction view', describeProblems(problems));
+          }
+          const { transfer, status, meta } = view.viewValue as TransferInstructionView;
+          if (!sameInstrument(transfer.instrumentId, instrument)) return;
+          const direction =
+            transfer.receiver === this.party
+              ? 'incoming'
+              : transfer.sender === this.party
+                ? 'outgoing'
+                : undefined;
+          if (direction === undefined) return;
+          visit({
+            contractId: event.contractId,
+            templateId: event.templateId,
+            direction,
+            sender: transfer.sender,
+            receiver: transfer.receiver,
+            amount: transfer.amount,
+            instrumentId: { admin: transfer.instrumentId.admin, id: transfer.instrumentId.id },
+            requestedAt: transfer.requestedAt,
+            executeBefore: transfer.executeBefore,
+            status: status?.tag,
+            meta: { ...(meta?.values ?? {}), ...(transfer.meta?.values ?? {}) },
+          });
+        },
+      },
     );
-    const offers: TransferOffer[] = [];
-    for (const contract of contracts) {
-      const event = contract.createdEvent;
-      const view = (event.interfaceViews ?? []).find((v) =>
-        sameEntity(v.interfaceId, TOKEN_INTERFACES.transferInstruction),
-      );
-      if (view === undefined) continue; // not a transfer instruction
-      const problems = wireProblems(transferInstructionViewSchema, view.viewValue);
-      if (problems.length > 0) {
-        throw this.unreadable(event.contractId, 'TransferInstruction view', describeProblems(problems));
-      }
-      const { transfer, status, meta } = view.viewValue as TransferInstructionView;
-      if (!sameInstrument(transfer.instrumentId, instrument)) continue;
-      const direction =
-        transfer.receiver === this.party
-          ? 'incoming'
-          : transfer.sender === this.party
-            ? 'outgoing'
-            : undefined;
-      if (direction === undefined) continue;
-      offers.push({
-        contractId: event.contractId,
-        templateId: event.templateId,
-        direction,
-        sender: transfer.sender,
-        receiver: transfer.receiver,
-        amount: transfer.amount,
-        instrumentId: { admin: transfer.instrumentId.admin, id: transfer.instrumentId.id },
-        requestedAt: transfer.requestedAt,
-        executeBefore: transfer.executeBefore,
-        status: status?.tag,
-        meta: meta?.values ?? transfer.meta?.values ?? {},
-      });
-    }
-    return offers;
+    return { activeAtOffset };
+  }
+
+  /**
+   * The registry's records of settled transfers of the instrument the party sent or received (accepted offers,
+   * and transfers that settled at once), one at a time as they arrive.
+   */
+  async eachExecutedTransfer(
+    instrument: InstrumentId,
+    visit: (transfer: ExecutedTransfer) => void,
+    options: ReadOptions = {},
+  ): Promise<{ activeAtOffset: number }> {
+    const { activeAtOffset } = await this.ledger.activeContracts(
+      {
+        parties: [this.party],
+        filters: [{ templateId: TOKEN_TEMPLATES.executedTransfer }],
+        ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
+      },
+      {
+        ...options,
+        onContract: (contract) => {
+          const event = contract.createdEvent;
+          const problems = wireProblems(executedTransferPayloadSchema, event.createArgument);
+          if (problems.length > 0)
+            throw this.unreadable(
+              event.contractId,
+              TOKEN_TEMPLATES.executedTransfer,
+              describeProblems(problems),
+            );
+          const payload = event.createArgument as ExecutedTransferPayload;
+          if (!sameInstrument(payload.instrumentId, instrument)) return;
+          if (payload.sender !== this.party && payload.receiver !== this.party) return;
+          visit({
+            contractId: event.contractId,
+            sender: payload.sender,
+            receiver: payload.receiver,
+            amount: payload.amount,
+            instrumentId: { admin: payload.instrumentId.admin, id: payload.instrumentId.id },
+            executedAt: payload.executedAt,
+            meta: payload.meta?.values ?? {},
+          });
+        },
+      },
+    );
+    return { activeAtOffset };
   }
 
   /**

@@ -225,17 +225,28 @@ describe('choice contexts', () => {
   });
 });
 
-describe('errors and the retry policy (§7.5: only a missing answer is transient)', () => {
+describe('errors and the retry policy (every call is a read: what may answer otherwise later is transient)', () => {
   it.each([
     [400, 'Invalid transfer: amount must be positive', /refused the request/],
     [404, 'Transfer instruction 00fadd not found', /read the live state again/],
-    [409, 'Contract 00eca7 is being reassigned', /reassigned/],
-    [503, 'maintenance', undefined],
   ] as const)('%i {"error": …} is permanent with the registry’s text', async (status, text, hint) => {
     fake.on('POST', /\/choice-contexts\//, { status, body: { error: text } });
     const error = await failure(registry().transferInstructionContext('00fadd', 'accept'));
     expect(error).toMatchObject({ status, retryability: 'permanent', serviceMessage: text });
+    expect(error.hint).toMatch(hint);
+  });
+
+  it.each([
+    [409, 'Contract 00eca7 is being reassigned', /reassigned/],
+    [429, 'too many requests', undefined],
+    [500, 'internal error', undefined],
+    [503, 'maintenance', undefined],
+  ] as const)('%i {"error": …} is transient with the registry’s text', async (status, text, hint) => {
+    fake.on('POST', /\/transfer-factory$/, { status, body: { error: text } });
+    const error = await failure(registry().transferFactory({ expectedAdmin: ADMIN, transfer }));
+    expect(error).toMatchObject({ status, retryability: 'transient', serviceMessage: text });
     if (hint) expect(error.hint).toMatch(hint);
+    expect(error.backpressure !== undefined).toBe(status === 429);
   });
 
   it('a hung registry is bounded by the timeout and transient; so are a refused connection and a lost answer', async () => {

@@ -5,8 +5,12 @@
  * its `::` as is, every other path value percent-encoded.
  *
  * A factory or choice context is ephemeral: fetch it right before the submission that uses it, once per exercise.
- * Retries (§7.5): only a failure to get any answer (refused, lost, timed out) is transient; every status the
- * registry answers with is permanent. A registry that hangs is bounded by the request timeout.
+ * Retries: every registry call is a read with no side effect, so a failure to get any answer (refused, lost,
+ * timed out), a 5xx (the registry or a proxy in front of it failing), a 429 and a 409 (a contract in the middle of
+ * a reassignment: "retry later", the token-standard documents say) are transient; the engine retries them with the
+ * step's policy. A 400 or 404 is the registry's verdict on the request: permanent. A registry that hangs is bounded
+ * by the request timeout. (The vendor SDK retries only missing answers, §7.5; a read is as safe to repeat after a
+ * 503 as after a refused connection.)
  */
 import { ServiceError } from '../errors.js';
 import type { FromSchema } from 'json-schema-to-ts';
@@ -124,7 +128,7 @@ const TRANSFER_KINDS: ReadonlySet<string> = new Set(['self', 'direct', 'offer'])
 const STATUS_HINTS: Record<number, string> = {
   400: 'the registry refused the request (its message above): check the instrument, the parties and the amounts',
   404: 'the registry does not know this admin, instrument or contract (an offer or allocation already settled?): read the live state again',
-  409: 'a contract is being reassigned between synchronizers: run again later',
+  409: 'a contract is being reassigned between synchronizers: retried after a delay',
 };
 
 function toDisclosed(contract: FromSchema<typeof registryDisclosedSchema>): DisclosedContract {
@@ -285,9 +289,10 @@ export class RegistryClient {
             path: error.path,
             status: error.status,
             serviceMessage: error.serviceMessage,
-            retryability: 'permanent',
+            retryability: registryRetryability(error.status),
             hint: STATUS_HINTS[error.status] ?? error.hint,
             body: error.body,
+            ...(error.status === 429 ? { backpressure: {} } : {}),
           },
           error.cause,
         );
@@ -295,6 +300,11 @@ export class RegistryClient {
       throw error;
     }
   }
+}
+
+/** A status the registry answered with: transient when asking again later can give another answer. */
+function registryRetryability(status: number): 'transient' | 'permanent' {
+  return status >= 500 || status === 409 || status === 429 ? 'transient' : 'permanent';
 }
 
 registerWireSchemas(

@@ -294,6 +294,21 @@ export const transferInstructionResultSchema = {
   },
 } as const;
 
+/** The registry's record of a settled transfer (accepted, or direct to a preapproved receiver), seen by both sides. */
+export const executedTransferPayloadSchema = {
+  type: 'object',
+  required: ['sender', 'receiver', 'amount', 'instrumentId'],
+  properties: {
+    sender: str,
+    receiver: str,
+    amount: str,
+    instrumentId: instrumentIdSchema,
+    executedAt: str,
+    meta: metadataSchema,
+  },
+} as const;
+export type ExecutedTransferPayload = FromSchema<typeof executedTransferPayloadSchema>;
+
 export const depositAccountPayloadSchema = {
   type: 'object',
   required: ['owner', 'operator', 'registrar', 'lastProcessedBitcoinBlock'],

@@ -33,17 +33,6 @@ export const EVENT_STRUCTURE: ReadonlySet<string> = new Set([
 
 const time = { type: 'string', description: 'ISO-8601 time the event was emitted' } as const;
 const stepId = { type: 'string' } as const;
-const errorInfo = {
-  type: 'object',
-  properties: {
-    code: { type: 'string' },
-    message: { type: 'string' },
-    hint: { type: 'string' },
-    seen: { type: 'string', description: 'for ambiguous outcomes: what was observed' },
-  },
-  required: ['code', 'message'],
-  additionalProperties: false,
-} as const;
 const diagnostic = {
   type: 'object',
   properties: {
@@ -57,6 +46,22 @@ const diagnostic = {
     rule: { type: 'string' },
   },
   required: ['file', 'line', 'col', 'pointer', 'message', 'rule'],
+  additionalProperties: false,
+} as const;
+const errorInfo = {
+  type: 'object',
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    hint: { type: 'string' },
+    seen: { type: 'string', description: 'for ambiguous outcomes: what was observed' },
+    diagnostics: {
+      type: 'array',
+      items: diagnostic,
+      description: 'for bad input found while running (a recipients file): every problem with its position',
+    },
+  },
+  required: ['code', 'message'],
   additionalProperties: false,
 } as const;
 const change = {
@@ -125,13 +130,28 @@ const itemDone = event(
     step: stepId,
     item: { type: 'string' },
     status: { enum: ['applied', 'in-sync', 'skipped', 'reconciled', 'failed'] },
+    outputs: {
+      type: 'object',
+      description: "the item's outputs, when it has any (a distribution's receipt of one recipient)",
+    },
     error: errorInfo,
   },
   ['step', 'item', 'status'],
 );
 const stepProgress = event(
   'step.progress',
-  { step: stepId, done: { type: 'integer' }, total: { type: 'integer' }, message: { type: 'string' } },
+  {
+    step: stepId,
+    done: { type: 'integer' },
+    total: { type: 'integer' },
+    rate: {
+      type: 'number',
+      description:
+        'items finished per second over the last seconds (not counting items an earlier invocation finished)',
+    },
+    etaMs: { type: 'integer', description: 'the time the remaining items take at that rate' },
+    message: { type: 'string' },
+  },
   ['step', 'done', 'total'],
 );
 const retryEvent = event(

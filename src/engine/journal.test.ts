@@ -88,7 +88,8 @@ describe('Journal', () => {
     journal.append(intent('alice'));
     journal.append(done('alice'));
     await journal.close();
-    expect(journal.records).toHaveLength(3);
+    // item records are written, not kept in memory (a 100,000-item step must not hold them all)
+    expect(journal.records).toEqual([runRecord]);
     const again = await Journal.open(runDir, new Masker());
     expect(again.records).toEqual([runRecord, intent('alice'), done('alice')]);
     await again.close();
@@ -116,7 +117,7 @@ describe('Journal', () => {
     const text = await readFile(join(dir, JOURNAL_FILE), 'utf8');
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain(Buffer.from('hunter2').toString('base64'));
-    expect(journal.records[1]).toMatchObject({
+    expect((await readJournal(dir))[1]).toMatchObject({
       item: 'user-1',
       outputs: { note: 'password *** accepted', encoded: '***' },
     });

@@ -245,7 +245,11 @@ export interface RunJournal {
   /** where it lives, for messages (a path, or a masked database address and key) */
   readonly file: string;
   readonly stats: JournalStats;
-  /** every record read at open and appended since, as written (masked) */
+  /**
+   * every record read at open, and the run-level records appended since (masked). Item records appended since
+   * (intent, done, failed) are written, not kept: a 100,000-item step must not hold them all; what the engine needs
+   * of them during a run it keeps itself.
+   */
   readonly records: readonly JournalRecord[];
   /** Buffers a record; it is written with the next durable append, by a timer within ~50 ms, or on flush. */
   append(record: JournalRecord): void;
@@ -255,6 +259,9 @@ export interface RunJournal {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Records of one item of a step: written, not kept in memory once appended (see RunJournal.records). */
+const ITEM_RECORDS: ReadonlySet<JournalRecordType> = new Set(['intent', 'done', 'failed']);
 
 /**
  * Buffering and group commit shared by every journal store: records are masked and kept in order; concurrent
@@ -294,7 +301,7 @@ export abstract class GroupCommitJournal implements RunJournal {
     if (!this.writable) throw new StateError(`the journal ${this.file} was opened read-only`);
     if (this.failure) throw this.failure;
     const masked = maskPayload(this.masker, record);
-    this.all.push(masked);
+    if (!ITEM_RECORDS.has(masked.t)) this.all.push(masked);
     this.pending.push(`${JSON.stringify(masked)}\n`);
     if (this.timer === undefined && this.queued === undefined) {
       this.timer = setTimeout(() => this.flushInBackground(), GROUP_COMMIT_DELAY_MS);

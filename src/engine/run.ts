@@ -2,8 +2,10 @@
  * The run loop: steps in order; per step `if`, `with` resolution, observe, plan, apply with retry and timeout,
  * checkpoints per item; resume of an unfinished run; `plan` mode without side effects.
  */
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Clients } from '../clients/index.js';
 import {
   AmbiguousOutcomeError,
@@ -12,6 +14,7 @@ import {
   PausedError,
   StepError,
   TimeoutError,
+  ValidationError,
   type ExitCode,
 } from '../errors.js';
 import {
@@ -25,12 +28,15 @@ import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
 import { commandIdOf } from './command-id.js';
-import { digestOf, sha256 } from './digest.js';
+import { canonicalJson, digestOf, sha256 } from './digest.js';
 import { EventBus } from './event-bus.js';
+import type { EventOf } from './events.js';
 import type { JournalRecord, RunJournal } from './journal.js';
 import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
 import type { LockInfo } from './lock.js';
 import type { Masker } from './masker.js';
+import { HeapGovernor } from './heap.js';
+import { Pacer } from './pacer.js';
 import { pool } from './pool.js';
 import { retryDelay, shouldRetry, withRetry } from './retry.js';
 import { openRun, stateCheck } from './open-run.js';
@@ -39,6 +45,7 @@ import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
 import { itemArgs, stateCommand, type StateCommand } from './state-command.js';
 import type { StateBackend } from './state/backend.js';
 import { FileStateBackend } from './state/file.js';
+import { runDir } from './state-dir.js';
 import type {
   AnyStepKind,
   Change,
@@ -482,7 +489,10 @@ class Run {
       }
       const groups = this.expand(spec, kind);
       const resolvedGroups = await this.withItems(spec, kind, groups);
-      const withDigest = digestOf(resolvedGroups.map((g) => [g.with, g.items.map((i) => i.key)]));
+      // items a step lists itself (a recipients file) count with their values: an edited line is a changed step
+      const withDigest = kind.items
+        ? itemsDigest(resolvedGroups)
+        : digestOf(resolvedGroups.map((g) => [g.with, g.items.map((i) => i.key)]));
       const prior = this.resumed?.steps.get(spec.id);
       if (prior?.finished && prior.finished.withDigest === withDigest) {
         done('resumed', 0, prior.finished.outputs);
@@ -504,11 +514,13 @@ class Run {
       }
       const previous = o.fresh ? undefined : lastFinishedStep(this.journal.records, spec.id, withDigest);
       const progress = new Progress(o, spec.id, total);
+      const pacer = new Pacer(spec.concurrency ?? kind.concurrency ?? 1, o.clock);
       const sameWith = prior?.withDigest === withDigest;
       const observed = new Map<number, Promise<unknown>>();
       const results = await this.runGroups(spec, kind, resolvedGroups, {
         previous,
         progress,
+        pacer,
         doneItems: sameWith ? prior.done : new Map<string, { status: string; outputs: Outputs }>(),
         pending: prior?.pending ?? new Map<string, Intent[]>(),
         observed,
@@ -529,7 +541,7 @@ class Run {
         done('planned', stepChanges, known ?? {});
         return;
       }
-      const outputs = this.combine(spec, kind, resolvedGroups, results);
+      const outputs = await this.finish(spec, kind, resolvedGroups, results, previous, observed.get(0));
       const status =
         stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
       if (status === 'applied') this.changedSteps++;
@@ -725,8 +737,33 @@ class Run {
     return [{ with: group.with, items }];
   }
 
+  /** `run`: the kind's `finish` when it has one (with the step's observed state, if it was observed), else combine. */
+  private async finish(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    groups: Group[],
+    results: ItemOutcome[],
+    previous: { outputs: Outputs } | undefined,
+    state: Promise<unknown> | undefined,
+  ): Promise<Outputs> {
+    if (!kind.finish || spec.forEach !== undefined) return this.combine(spec, kind, groups, results);
+    const w = groups[0]?.with ?? {};
+    const ctx = this.stepContext(spec, previous, w);
+    return withRetry(
+      async () =>
+        kind.finish?.(ctx, w, itemResultsOf(results), state === undefined ? undefined : await state) ?? {},
+      {
+        policy: spec.retry,
+        clock: this.o.clock,
+        signal: this.o.signal,
+        random: this.random,
+        onRetry: (info) => this.retryEvent(spec, '', info.attempt, info.delayMs, info.error),
+      },
+    );
+  }
+
   private combine(spec: StepSpec, kind: AnyStepKind, groups: Group[], results: ItemOutcome[]): Outputs {
-    const itemResults: ItemResult[] = results.map((r) => ({ key: r.key, outputs: r.outputs }));
+    const itemResults = itemResultsOf(results);
     if (spec.forEach !== undefined) {
       const byKey: Record<string, Outputs> = {};
       for (const r of itemResults) byKey[r.key] = r.outputs;
@@ -746,6 +783,7 @@ class Run {
     memory: {
       previous: { outputs: Outputs } | undefined;
       progress: Progress;
+      pacer: Pacer;
       doneItems: StepState['done'];
       pending: StepState['pending'];
       /** the observed state of each group, by group index, as it is observed */
@@ -784,6 +822,7 @@ class Run {
           new StepError(`step '${spec.id}': stopped waiting, another item failed: ${error.message}`),
         );
     };
+    let reportCtx: StepContext | undefined;
     // after a stop, no new item starts; the ones in flight finish
     const starting = AbortSignal.any([this.o.signal, this.stopping]);
     return pool(units, concurrency, starting, onFailure, async ({ group, item, groupIndex }) => {
@@ -791,7 +830,17 @@ class Run {
       this.inFlight.add(label);
       try {
         const outcome = await this.item(spec, kind, group, item, () => observe(groupIndex, group), memory);
-        memory.progress.tick();
+        memory.progress.tick(outcome.status);
+        if (this.o.mode === 'run' && kind.onItem && outcome.status !== 'planned') {
+          reportCtx ??= this.stepContext(spec, memory.previous, group.with);
+          kind.onItem(reportCtx, group.with, item, {
+            key: outcome.key,
+            outputs: outcome.outputs,
+            status: outcome.status,
+          });
+          // the kind has them now: the step's results do not keep them
+          outcome.outputs = NO_OUTPUTS;
+        }
         return outcome;
       } finally {
         this.inFlight.delete(label);
@@ -807,6 +856,7 @@ class Run {
     observe: () => Promise<unknown>,
     memory: {
       previous: { outputs: Outputs } | undefined;
+      pacer: Pacer;
       doneItems: StepState['done'];
       pending: StepState['pending'];
     },
@@ -851,6 +901,7 @@ class Run {
     observe: () => Promise<unknown>,
     memory: {
       previous: { outputs: Outputs } | undefined;
+      pacer: Pacer;
       doneItems: StepState['done'];
       pending: StepState['pending'];
     },
@@ -860,7 +911,13 @@ class Run {
     const w = group.with;
     const finished = memory.doneItems.get(item.key);
     if (finished) {
-      o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status: 'skipped' });
+      o.events.emit({
+        type: 'item.done',
+        step: spec.id,
+        item: item.key,
+        status: 'skipped',
+        ...outputsOf(finished.outputs),
+      });
       return { key: item.key, outputs: finished.outputs, changes: 0, status: 'skipped' };
     }
     const intents = memory.pending.get(item.key);
@@ -924,7 +981,7 @@ class Run {
       };
     let outputs: Outputs;
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, recorded);
+      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, memory.pacer, recorded);
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
@@ -949,7 +1006,11 @@ class Run {
     return { key: item.key, outputs, changes: plan.changes.length, status: 'applied' };
   }
 
-  /** Apply one item with the step's retry policy; intents of a failed attempt are reconciled before the next. */
+  /**
+   * Apply one item with the step's retry policy; intents of a failed attempt are reconciled before the next. Each
+   * attempt takes a place in the step's pacer; backpressure from a service narrows the pacer and is retried
+   * without using up the policy's attempts (up to MAX_PRESSURE_RETRIES), after the wait the service asked for.
+   */
   private async apply(
     spec: StepSpec,
     kind: AnyStepKind,
@@ -958,44 +1019,65 @@ class Run {
     firstPlan: ItemPlan,
     firstState: unknown,
     previous: { outputs: Outputs } | undefined,
+    pacer: Pacer,
     /** receives the intents of every failed attempt: they stay in the journal until settled */
     recorded: Intent[],
   ): Promise<Outputs> {
     const { o } = this;
     let plan = firstPlan;
     let state = firstState;
+    let counted = 1;
+    let pressureRetries = 0;
     for (let attempt = 1; ; attempt++) {
       const intents: Intent[] = [];
+      await pacer.acquire(o.signal);
+      const startedAt = o.clock.now();
       const attemptSignal = timeoutSignal(o.signal, spec, item);
-      const ctx = this.itemContext(spec, previous, w, item, attempt, intents, attemptSignal.signal);
+      const ctx = this.itemContext(spec, previous, w, item, attempt, intents, attemptSignal.signal, recorded);
+      let failure: unknown;
       try {
-        return await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
+        const outputs = await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
+        pacer.success();
+        return outputs;
       } catch (error) {
         recorded.push(...intents);
-        if (o.signal.aborted || !shouldRetry(error, attempt, spec.retry)) throw error;
-        // stopping: no new attempt; its intents are reconciled by the next run
-        if (this.stopping.aborted) throw this.stopping.reason;
-        const delayMs = retryDelay(spec.retry, attempt, this.random);
-        this.retryEvent(spec, item.key, attempt, delayMs, error);
-        await o.clock.sleep(delayMs, o.signal);
-        const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
-        if (intents.length > 0) {
-          const verdict = await kind.reconcile(retryCtx, w, item, intents);
-          if (verdict.status === 'done') return verdict.outputs ?? {};
-          if (verdict.status === 'ambiguous') {
-            throw new AmbiguousOutcomeError(
-              `step '${spec.id}': the outcome of attempt ${attempt} cannot be told`,
-              verdict.seen,
-              verdict.hint,
-            );
-          }
-        }
-        state = await kind.observe(retryCtx, w);
-        plan = kind.plan(w, state, item);
-        if (plan.changes.length === 0) return plan.outputs ?? {};
+        failure = error;
       } finally {
         attemptSignal.clear();
+        pacer.release();
       }
+      const pressure = failure instanceof LedgerbookError ? failure.backpressure : undefined;
+      if (pressure) pacer.pressure(pressure.retryAfterMs, startedAt);
+      const pressed = pressure !== undefined && pressureRetries < MAX_PRESSURE_RETRIES;
+      if (o.signal.aborted || !(pressed || shouldRetry(failure, counted, spec.retry))) throw failure;
+      // stopping: no new attempt; its intents are reconciled by the next run
+      if (this.stopping.aborted) throw this.stopping.reason;
+      let delayMs: number;
+      if (pressed) {
+        pressureRetries++;
+        delayMs = pressure.retryAfterMs ?? retryDelay(spec.retry, pressureRetries, this.random);
+      } else {
+        delayMs = retryDelay(spec.retry, counted, this.random);
+        counted++;
+      }
+      this.retryEvent(spec, item.key, attempt, delayMs, failure);
+      // a wait the service asked for holds every item back in the pacer; any other delay is this item's own
+      if (!(pressed && pressure.retryAfterMs !== undefined)) await o.clock.sleep(delayMs, o.signal);
+      const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
+      if (intents.length > 0) {
+        const verdict = await kind.reconcile(retryCtx, w, item, intents);
+        if (verdict.status === 'done') return verdict.outputs ?? {};
+        if (verdict.status === 'ambiguous') {
+          throw new AmbiguousOutcomeError(
+            `step '${spec.id}': the outcome of attempt ${attempt} cannot be told`,
+            verdict.seen,
+            verdict.hint,
+          );
+        }
+      }
+      state = await kind.observe(retryCtx, w);
+      plan = kind.plan(w, state, item);
+      if (plan.changes.length === 0) return plan.outputs ?? {};
     }
   }
 
@@ -1016,7 +1098,7 @@ class Run {
         outputs,
       });
     }
-    this.o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status });
+    this.o.events.emit({ type: 'item.done', step: spec.id, item: item.key, status, ...outputsOf(outputs) });
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -1033,6 +1115,8 @@ class Run {
     return {
       runId: this.runId,
       stepId: spec.id,
+      playbookName: o.playbook.name,
+      targetName: o.targetName,
       mode: o.mode,
       target: o.target,
       clients: o.clients,
@@ -1045,6 +1129,8 @@ class Run {
       previous,
       source: spec.with,
       fingerprint: this.fingerprint,
+      outputDir: join(runDir(o.stateDir, o.playbook.name, o.targetName), 'steps', spec.id),
+      concurrency: spec.concurrency ?? o.registry.get(spec.uses)?.concurrency ?? 1,
       log: (level, message) => this.log(level, message, spec.id),
       progress: (message) =>
         o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
@@ -1066,6 +1152,8 @@ class Run {
     attempt: number,
     intents: Intent[],
     signal: AbortSignal = this.o.signal,
+    /** the item's intents still unsettled in the journal: one of them recorded again is not written again */
+    unsettled: readonly Intent[] = [],
   ): ItemContext {
     return {
       ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
@@ -1084,6 +1172,9 @@ class Run {
       record: async (intent) => {
         if (this.o.mode !== 'run') throw new StepError(`step '${spec.id}' tried a side effect during plan`);
         intents.push(intent);
+        // a retry of the same effect (the attempt before was refused outright): durable already
+        const text = canonicalJson(intent);
+        if (unsettled.some((i) => canonicalJson(i) === text)) return;
         await this.journal.appendDurable({
           t: 'intent',
           run: this.runId,
@@ -1129,10 +1220,20 @@ interface ItemOutcome {
   known?: Outputs;
 }
 
-/** Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs. */
+/** How far back the rate of a fan-out is measured. */
+const RATE_WINDOW_MS = 15_000;
+
+/**
+ * Throttled `step.progress` events: every item for small steps, a few per second for big fan-outs, with the rate
+ * of the last seconds (items finished by earlier invocations do not count) and the time left at that rate.
+ */
 class Progress {
   private done = 0;
   private lastEmit = 0;
+  private readonly heap = new HeapGovernor();
+  /** (time, items finished in this invocation) samples of the last RATE_WINDOW_MS */
+  private readonly samples: Array<{ at: number; worked: number }> = [];
+  private worked = 0;
 
   constructor(
     private readonly o: EngineOptions,
@@ -1140,13 +1241,33 @@ class Progress {
     private readonly total: number,
   ) {}
 
-  tick(): void {
+  tick(status: ItemOutcome['status']): void {
     this.done++;
+    this.heap.tick(this.total);
+    if (status !== 'skipped') this.worked++;
     const now = this.o.clock.now();
     if (this.total <= 100 || this.done === this.total || now - this.lastEmit >= 200) {
       this.lastEmit = now;
-      this.o.events.emit({ type: 'step.progress', step: this.step, done: this.done, total: this.total });
+      this.o.events.emit({
+        type: 'step.progress',
+        step: this.step,
+        done: this.done,
+        total: this.total,
+        ...this.pace(now),
+      });
     }
+  }
+
+  private pace(now: number): { rate?: number; etaMs?: number } {
+    this.samples.push({ at: now, worked: this.worked });
+    while (this.samples.length > 2 && (this.samples[0] as { at: number }).at < now - RATE_WINDOW_MS)
+      this.samples.shift();
+    const first = this.samples[0] as { at: number; worked: number };
+    const span = now - first.at;
+    if (span < 1000 || this.worked === first.worked) return {};
+    const rate = ((this.worked - first.worked) * 1000) / span;
+    const left = this.total - this.done;
+    return { rate: Math.round(rate * 10) / 10, etaMs: Math.round((left / rate) * 1000) };
   }
 }
 
@@ -1233,16 +1354,41 @@ function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
 }
 
-export function errorInfo(error: LedgerbookError): {
-  code: string;
-  message: string;
-  hint?: string;
-  seen?: string;
-} {
+export function errorInfo(error: LedgerbookError): EventOf<'step.done'>['error'] & object {
   return {
     code: error.code,
     message: error.message,
     ...(error.hint ? { hint: error.hint } : {}),
     ...(error instanceof AmbiguousOutcomeError ? { seen: error.seen } : {}),
+    ...(error instanceof ValidationError ? { diagnostics: [...error.diagnostics] } : {}),
   };
 }
+
+/** The digest of groups and their items, keys and values, hashed one item at a time (100,000 items, no big text). */
+function itemsDigest(groups: readonly Group[]): string {
+  const hash = createHash('sha256');
+  for (const group of groups) {
+    hash.update(canonicalJson(group.with) ?? 'undefined');
+    for (const item of group.items) hash.update(`\n${canonicalJson([item.key, item.value]) ?? ''}`);
+  }
+  return hash.digest('hex');
+}
+
+/** An item's outputs for its `item.done` event (what a distribution reports per recipient), when it has any. */
+function outputsOf(outputs: Outputs): { outputs?: Outputs } {
+  return Object.keys(outputs).length > 0 ? { outputs } : {};
+}
+
+function itemResultsOf(results: readonly ItemOutcome[]): ItemResult[] {
+  return results.map((r) => ({
+    key: r.key,
+    outputs: r.outputs,
+    status: r.status === 'planned' ? 'in-sync' : r.status,
+  }));
+}
+
+/** The outputs of an item whose kind took them (`onItem`): one shared empty object, not 100,000. */
+const NO_OUTPUTS: Outputs = Object.freeze({});
+
+/** Retries of one item after backpressure: beyond this the error counts like any other. */
+const MAX_PRESSURE_RETRIES = 100;

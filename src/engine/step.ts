@@ -68,6 +68,9 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface StepContext {
   readonly runId: string;
   readonly stepId: string;
+  /** the playbook's `name` and the target's (what the journal and deterministic command ids are keyed by) */
+  readonly playbookName: string;
+  readonly targetName: string;
   /** `plan` observes and plans only; `run` also applies */
   readonly mode: 'plan' | 'run';
   /** the resolved target; `undefined` when the playbook runs without one (core steps only) */
@@ -100,6 +103,13 @@ export interface StepContext {
   readonly source: Readonly<Record<string, unknown>>;
   /** digest of the playbook's text and the run's inputs: what an approval is given for */
   readonly fingerprint: string;
+  /**
+   * A folder for the files this step reports (a distribution's receipts), kept with the journal of this playbook
+   * and target: `<state dir>/<playbook>@<target>/steps/<step id>`. The step creates it when it writes there.
+   */
+  readonly outputDir: string;
+  /** the items this step applies at once at most (`concurrency:`, or the kind's default) */
+  readonly concurrency: number;
   log(level: LogLevel, message: string): void;
   /** report progress inside a long item (e.g. a workflow's current step) */
   progress(message: string): void;
@@ -132,6 +142,8 @@ export interface ItemContext extends StepContext {
 export interface ItemResult {
   key: string;
   outputs: Outputs;
+  /** how the item ended in this invocation (`skipped`: finished by an earlier invocation of the same run) */
+  status: 'applied' | 'in-sync' | 'reconciled' | 'skipped';
 }
 
 /** What a static check found, relative to the step's `with` block. */
@@ -141,6 +153,8 @@ export interface StaticFinding {
   message: string;
   expected?: string;
   hint?: string;
+  /** a problem inside another file the step reads (a line of a recipients file): reported at that position */
+  at?: { file: string; line: number; col: number };
   /**
    * A problem only if the step runs (it needs something this target lacks): not reported for a step with an `if:`,
    * which may be the playbook's way of skipping it on such a target; the step refuses at run time instead.
@@ -186,6 +200,19 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
   reconcile(ctx: ItemContext, w: W, item: Item<I>, intents: readonly Intent[]): Promise<Reconciliation>;
   /** fan-out steps: the step's outputs from all items; omitted: the single item's outputs */
   combine?(w: W, results: readonly ItemResult[]): Outputs;
+  /**
+   * `run` only: each item as it finishes — applied, in sync, reconciled, or skipped because an earlier invocation
+   * of the run finished it — with its outputs, for a kind that writes a report of its own item by item (a
+   * distribution's receipts). The engine then keeps no item outputs for `finish` (its results carry `{}`), so a
+   * 100,000-item step does not hold 100,000 outputs.
+   */
+  onItem?(ctx: StepContext, w: W, item: Item<I>, result: ItemResult): void;
+  /**
+   * `run` only, once every item is done: work that belongs to the step as a whole (merging what the items left
+   * behind, writing a receipts file) and the step's outputs, in place of `combine`. It runs again when a run is
+   * resumed before the step finished, so it must be safe to repeat (observe, then act).
+   */
+  finish?(ctx: StepContext, w: W, results: readonly ItemResult[], state: S | undefined): Promise<Outputs>;
 }
 
 /** Erases the type parameters for the registry. */

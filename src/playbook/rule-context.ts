@@ -89,6 +89,11 @@ export class RuleContext {
     }
   }
 
+  /** a problem in another file than the playbook (a recipients file a step reads), at its own position */
+  reportElsewhere(diagnostic: Diagnostic): void {
+    this.found.push(diagnostic);
+  }
+
   report(problem: Problem): void {
     const position = problem.offset
       ? positionInString(this.doc, problem.pointer, problem.offset.value, problem.offset.at)

@@ -154,6 +154,17 @@ export function stepChecks(ctx: RuleContext, schemaValid: ReadonlySet<StepInfo>)
     if (!step.kind?.check || !schemaValid.has(step)) continue;
     for (const finding of step.kind.check(value, ctx.target, baseDir)) {
       if (finding.onlyIfRuns === true && step.raw['if'] !== undefined) continue;
+      if (finding.at) {
+        ctx.reportElsewhere({
+          ...finding.at,
+          pointer: '',
+          rule: 'step-check',
+          message: finding.message,
+          expected: finding.expected,
+          hint: finding.hint,
+        });
+        continue;
+      }
       ctx.report({
         pointer: `${step.pointer}/with${finding.pointer}`,
         rule: 'step-check',

@@ -18,6 +18,7 @@ import { tokenSettleAllocation } from './token/settle-allocation.js';
 import { tokenWaitForMint } from './token/wait-for-mint.js';
 import { tokenWithdraw } from './token/withdraw.js';
 import { tokenWithdrawAccount } from './token/withdraw-account.js';
+import { transferKinds } from './token/transfer-kinds.js';
 
 const all: readonly AnyStepKind[] = [
   coreShell,
@@ -39,6 +40,7 @@ const all: readonly AnyStepKind[] = [
   tokenFaucet,
   rewardsReport,
   sandboxBtcSend,
+  ...transferKinds,
 ];
 
 /** Every step kind, by `uses` name. */

@@ -1,6 +1,7 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
+import { formatDiagnostics } from '../../playbook/format.js';
 import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
-import { seconds } from './style.js';
+import { progressText, seconds, totalsText } from './style.js';
 
 type Outcome =
   { kind: 'ok'; title: string } | { kind: 'skip'; message: string } | { kind: 'fail'; message: string };
@@ -105,7 +106,7 @@ export async function listrReporter(write: (text: string) => void): Promise<{
         break;
       case 'step.progress':
         if (event.message !== undefined) retitle(event.step, `${event.step} … ${event.message}`);
-        else if (event.total > 1) retitle(event.step, `${event.step} ${event.done}/${event.total}`);
+        else if (event.total > 1) retitle(event.step, `${event.step} ${progressText(event)}`);
         break;
       case 'step.plan':
         for (const c of event.changes) report(event.step, `~ ${c.item ? `${c.item}: ` : ''}${c.summary}`);
@@ -127,9 +128,12 @@ export async function listrReporter(write: (text: string) => void): Promise<{
           stepFailed = true;
           const seen = event.error?.seen ? `\n  seen: ${event.error.seen}` : '';
           const hint = event.error?.hint ? `\n  hint: ${event.error.hint}` : '';
+          const diagnostics = event.error?.diagnostics
+            ? `\n${formatDiagnostics(event.error.diagnostics, { color: true }).trimEnd()}`
+            : '';
           settle(event.step, {
             kind: 'fail',
-            message: `${event.step}: ${event.error?.message ?? event.status}${seen}${hint}`,
+            message: `${event.step}: ${event.error?.message ?? event.status}${seen}${hint}${diagnostics}`,
           });
         } else if (
           event.status === 'skipped' ||
@@ -152,7 +156,11 @@ export async function listrReporter(write: (text: string) => void): Promise<{
                   ? `${event.changes} to apply`
                   : knownAfterApply(event.items)
                 : event.status;
-          settle(event.step, { kind: 'ok', title: `${event.step}: ${what} (${time})` });
+          const totals = totalsText(event.outputs);
+          settle(event.step, {
+            kind: 'ok',
+            title: `${event.step}: ${what} (${time})${totals === undefined ? '' : ` — ${totals}`}`,
+          });
         }
         break;
       }

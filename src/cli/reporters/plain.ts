@@ -1,10 +1,17 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
+import { formatDiagnostics } from '../../playbook/format.js';
 import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
-import { seconds, style as makeStyle } from './style.js';
+import { progressText, seconds, style as makeStyle, totalsText } from './style.js';
+
+/** Fan-outs of this many items or more print progress instead of every item's planned change (run mode). */
+const BIG_FANOUT = 20;
+/** Progress of a big fan-out is printed at every 10 %, and at least this often while it runs. */
+const PROGRESS_EVERY_MS = 10_000;
 
 /**
  * Line-by-line text for logs and pipelines: no cursor movement, no spinners. Progress of big fan-outs (20 items
- * or more) is printed at every 10 %, so a 10,000-item step does not flood the log.
+ * or more) is printed at every 10 % and every 10 s, with its rate and time left, so a 10,000-item step does not
+ * flood the log; their planned changes are listed by `plan`, not by `run`.
  */
 export function plainReporter(
   write: (text: string) => void,
@@ -12,11 +19,15 @@ export function plainReporter(
 ): (event: LedgerbookEvent) => void {
   const s = makeStyle(color);
   const lastDecile = new Map<string, number>();
+  const lastPrinted = new Map<string, number>();
+  const big = new Set<string>();
+  let planning = false;
   const line = (text: string): void => write(`${text}\n`);
   let stepFailed = false;
   return (event) => {
     switch (event.type) {
       case 'run.start':
+        planning = event.mode === 'plan';
         line(
           s.bold(
             `${event.mode === 'plan' ? 'plan' : event.resumed ? 'resume' : 'run'} ${event.playbook} (${event.file}) on ${event.target}` +
@@ -25,19 +36,24 @@ export function plainReporter(
         );
         break;
       case 'step.start':
+        if (event.items >= BIG_FANOUT) big.add(event.step);
         line(`● ${event.step} ${s.dim(`(${event.kind}${event.items > 1 ? `, ${event.items} items` : ''})`)}`);
         break;
       case 'step.plan':
+        if (!planning && big.has(event.step)) break;
         for (const change of event.changes)
           line(`  ${s.warn('~')} ${change.item ? `${change.item}: ` : ''}${change.summary}`);
         break;
       case 'step.progress':
         if (event.message !== undefined) line(s.dim(`  … ${event.message}`));
-        else if (event.total >= 20) {
+        else if (event.total >= BIG_FANOUT) {
           const decile = Math.floor((event.done * 10) / event.total);
-          if (decile !== lastDecile.get(event.step)) {
+          const now = Date.parse(event.time);
+          const due = now - (lastPrinted.get(event.step) ?? now) >= PROGRESS_EVERY_MS;
+          if (decile !== lastDecile.get(event.step) || due) {
             lastDecile.set(event.step, decile);
-            line(s.dim(`  ${event.done}/${event.total}`));
+            lastPrinted.set(event.step, now);
+            line(s.dim(`  ${progressText(event)}`));
           }
         }
         break;
@@ -79,9 +95,13 @@ export function plainReporter(
                 ? 'interrupted before it finished'
                 : event.status;
         line(`${mark} ${event.step}: ${what} ${s.dim(`(${seconds(event.durationMs)})`)}`);
+        const totals = totalsText(event.outputs);
+        if (totals !== undefined) line(`  ${totals}`);
         if (event.error) {
           stepFailed = true;
           line(s.bad(`  ${event.error.message}`));
+          if (event.error.diagnostics)
+            write(formatDiagnostics(event.error.diagnostics, { color }).replace(/^/gm, '  '));
           if (event.error.seen) line(`  seen: ${event.error.seen}`);
           if (event.error.hint) line(`  hint: ${event.error.hint}`);
         }

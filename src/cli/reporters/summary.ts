@@ -1,6 +1,6 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
 import { describeOutcome, knownAfterApply } from './outcome.js';
-import { seconds } from './style.js';
+import { seconds, totalsText } from './style.js';
 
 const ICON: Record<EventOf<'step.done'>['status'], string> = {
   applied: '✅',
@@ -55,6 +55,10 @@ export class SummaryReporter {
       lines.push(
         `| ${cell(step.id)} | ${cell(step.kind)} | ${result} | ${changes} | ${done ? seconds(done.durationMs) : ''} |`,
       );
+    }
+    for (const step of this.steps.values()) {
+      const totals = totalsText(step.outputs);
+      if (totals !== undefined) lines.push('', `**${cell(step.step)}**: ${cell(totals)}`);
     }
     const failed = [...this.steps.values()].filter((s) => s.error);
     for (const step of failed) {

@@ -122,6 +122,8 @@ export function fakeContext(
   const ctx: ItemContext = {
     runId: 'unit',
     stepId: 'step',
+    playbookName: 'unit',
+    targetName: 'unit',
     mode,
     target: t,
     clients,
@@ -134,6 +136,8 @@ export function fakeContext(
     source: {},
     previous: undefined,
     fingerprint: 'unit',
+    outputDir: baseDir,
+    concurrency: 1,
     log: (level, message) => logs.push({ level, message }),
     progress: () => undefined,
     evaluate: () => undefined,

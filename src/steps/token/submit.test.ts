@@ -46,6 +46,8 @@ function context(intents: Intent[]): ItemContext {
   return {
     runId: 'r',
     stepId: 'burn',
+    playbookName: 'redeem',
+    targetName: 'unit',
     mode: 'run',
     target: undefined,
     clients: offlineClients(),
@@ -58,6 +60,8 @@ function context(intents: Intent[]): ItemContext {
     previous: undefined,
     source: {},
     fingerprint: 'f',
+    outputDir: '.',
+    concurrency: 1,
     log: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,

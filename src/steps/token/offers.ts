@@ -1,0 +1,370 @@
+/**
+ * token.accept-offers, token.reject-offers (as the receiver) and token.cancel-offers (as the sender, withdrawing):
+ * the party's pending transfer offers that match the filters — counterparty, instrument, amount range, expiry,
+ * distribution, contract ids — each acted on once. An offer can be consumed only once, so the ledger keeps this
+ * exact: a run after a crash or a lost answer reads the offers again and acts on those still there. Offers go
+ * up to five per transaction (each with the choice context the registry gives for it); when such a transaction
+ * is refused, its offers are tried one by one so that only the offending one fails.
+ */
+import { AmountDecimal, amountValue, compareAmounts, formatAmount } from '../../clients/amount.js';
+import { isLedgerError } from '../../clients/ledger-errors.js';
+import type { TransferOffer } from '../../clients/party-ledger.js';
+import type { TransferInstructionChoice } from '../../clients/registry.js';
+import { combineCommands, transferInstructionCommand } from '../../clients/token-commands.js';
+import type { InstrumentId } from '../../clients/token-wire.js';
+import { LedgerbookError, StepError } from '../../errors.js';
+import {
+  defineStep,
+  type AnyStepKind,
+  type Change,
+  type ItemContext,
+  type Outputs,
+  type StaticFinding,
+  type StepContext,
+} from '../../engine/step.js';
+import { hasExpression } from '../../playbook/expressions/template.js';
+import type { Target } from '../../playbook/target.js';
+import { DISTRIBUTION_META } from './distribution.js';
+import {
+  actingPartySchema,
+  checkActingParty,
+  instrumentOf,
+  isPartyId,
+  positiveAmountSchema,
+  resolvePartyRef,
+  short,
+} from './shared.js';
+
+/** Offers per transaction (the reference's batches; one refused offer refuses its batch). */
+const BATCH = 5;
+/** Batches in flight at once. */
+const BATCHES_AT_ONCE = 4;
+
+interface Action {
+  kind: 'token.accept-offers' | 'token.reject-offers' | 'token.cancel-offers';
+  choice: TransferInstructionChoice;
+  direction: TransferOffer['direction'];
+  /** the filter on the other side of the offer */
+  counterparty: 'sender' | 'receiver';
+  verb: string;
+  past: string;
+  summary: string;
+  /** expired offers are left out unless `expired:` says otherwise */
+  skipExpiredByDefault: boolean;
+}
+
+const ACTIONS: Action[] = [
+  {
+    kind: 'token.accept-offers',
+    choice: 'accept',
+    direction: 'incoming',
+    counterparty: 'sender',
+    verb: 'accept',
+    past: 'accepted',
+    summary: 'Accept the transfer offers made to a party that match the filters (as the receiver).',
+    skipExpiredByDefault: true,
+  },
+  {
+    kind: 'token.reject-offers',
+    choice: 'reject',
+    direction: 'incoming',
+    counterparty: 'sender',
+    verb: 'reject',
+    past: 'rejected',
+    summary:
+      'Reject the transfer offers made to a party that match the filters (as the receiver): the amounts go back.',
+    skipExpiredByDefault: false,
+  },
+  {
+    kind: 'token.cancel-offers',
+    choice: 'withdraw',
+    direction: 'outgoing',
+    counterparty: 'receiver',
+    verb: 'withdraw',
+    past: 'withdrawn',
+    summary:
+      'Withdraw the transfer offers a party made that match the filters (as the sender), e.g. the expired ones: the amounts come back.',
+    skipExpiredByDefault: false,
+  },
+];
+
+function schemaOf(action: Action) {
+  return {
+    type: 'object',
+    description: action.summary,
+    properties: {
+      party: {
+        ...actingPartySchema,
+        description: `Who ${action.verb}s: the ${action.direction === 'incoming' ? 'receiver' : 'sender'} of the offers, a party the target acts as.`,
+      },
+      [action.counterparty]: {
+        type: 'string',
+        minLength: 1,
+        description: `Only offers ${action.counterparty === 'sender' ? 'from' : 'to'} this party (a party id or a name under \`parties:\`).`,
+      },
+      instrument: {
+        type: 'object',
+        description:
+          'Only offers of this instrument (default: the target’s). Matched on admin and id exactly.',
+        properties: { admin: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1 } },
+        required: ['admin', 'id'],
+        additionalProperties: false,
+      },
+      min_amount: { ...positiveAmountSchema, description: 'Only offers of at least this amount.' },
+      max_amount: { ...positiveAmountSchema, description: 'Only offers of at most this amount.' },
+      expired: {
+        type: 'boolean',
+        description: action.skipExpiredByDefault
+          ? 'true: only offers past their `executeBefore`; false (the default): only the others (an expired offer cannot be accepted).'
+          : 'true: only offers past their `executeBefore`; false: only the others; default: both.',
+      },
+      distribution: {
+        type: 'string',
+        minLength: 1,
+        description: 'Only offers of this token.distribute distribution (its `distribution` output).',
+      },
+      offers: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        minItems: 1,
+        description: 'Only these offers, by contract id.',
+      },
+    },
+    required: ['party'],
+    additionalProperties: false,
+  } as const;
+}
+
+/** The `with` block (its schema has the counterparty under `sender` or `receiver`, as the kind says). */
+interface With {
+  party: string;
+  sender?: string;
+  receiver?: string;
+  instrument?: InstrumentId;
+  min_amount?: string;
+  max_amount?: string;
+  expired?: boolean;
+  distribution?: string;
+  offers?: string[];
+}
+
+interface Observed {
+  party: string;
+  /** the matching offers, by contract id */
+  offers: TransferOffer[];
+}
+
+interface Acted {
+  offer: string;
+  counterparty: string;
+  amount: string;
+}
+
+/** What this execution of an item did, kept across its attempts (a retry re-reads the offers that are left). */
+const done = new Map<string, Acted[]>();
+
+function doneKey(ctx: StepContext): string {
+  return `${ctx.runId}\u0000${ctx.stepId}\u0000${JSON.stringify(ctx.source)}`;
+}
+
+function counterpartyOf(action: Action, w: With): string | undefined {
+  return action.counterparty === 'sender' ? w.sender : w.receiver;
+}
+
+function isExpired(offer: TransferOffer, now: number): boolean {
+  return offer.executeBefore !== undefined && Date.parse(offer.executeBefore) <= now;
+}
+
+function matches(
+  action: Action,
+  w: With,
+  target: Target | undefined,
+  now: number,
+  offer: TransferOffer,
+): boolean {
+  if (offer.direction !== action.direction) return false;
+  const counterparty = counterpartyOf(action, w);
+  if (counterparty !== undefined) {
+    const id = resolvePartyRef(target, counterparty);
+    if ((action.counterparty === 'sender' ? offer.sender : offer.receiver) !== id) return false;
+  }
+  if (w.min_amount !== undefined && compareAmounts(offer.amount, w.min_amount) < 0) return false;
+  if (w.max_amount !== undefined && compareAmounts(offer.amount, w.max_amount) > 0) return false;
+  const expired = w.expired ?? (action.skipExpiredByDefault ? false : undefined);
+  if (expired !== undefined && isExpired(offer, now) !== expired) return false;
+  if (w.distribution !== undefined && offer.meta[DISTRIBUTION_META.distribution] !== w.distribution)
+    return false;
+  if (w.offers !== undefined && !w.offers.includes(offer.contractId)) return false;
+  return true;
+}
+
+function instrumentFor(ctx: StepContext, w: With): InstrumentId {
+  return w.instrument ?? instrumentOf(ctx);
+}
+
+function describe(action: Action, offer: TransferOffer): string {
+  const other = action.counterparty === 'sender' ? `from ${offer.sender}` : `to ${offer.receiver}`;
+  const expiry = offer.executeBefore === undefined ? '' : `, until ${offer.executeBefore}`;
+  return `${action.verb} ${offer.amount} ${other} (offer ${short(offer.contractId)}${expiry})`;
+}
+
+function outputs(action: Action, acted: readonly Acted[], remaining: number): Outputs {
+  const amount = acted.reduce((sum, a) => sum.plus(amountValue(a.amount)), new AmountDecimal(0));
+  return {
+    count: acted.length,
+    amount: formatAmount(amount),
+    offers: acted.map((a) => ({ offer: a.offer, [action.counterparty]: a.counterparty, amount: a.amount })),
+    remaining,
+  };
+}
+
+/** Acts on one batch of offers in one transaction; a refused batch is split into single offers. */
+async function actOnBatch(
+  ctx: ItemContext,
+  action: Action,
+  w: With,
+  batch: readonly TransferOffer[],
+  acted: Acted[],
+  failed: Array<{ offer: TransferOffer; error: LedgerbookError }>,
+): Promise<void> {
+  const party = ctx.clients.party(w.party);
+  const registry = ctx.clients.registry();
+  const cids = batch.map((o) => o.contractId).sort();
+  const commandId = ctx.commandId(action.choice, { offers: cids });
+  try {
+    const contexts = [];
+    for (const offer of batch)
+      contexts.push(
+        transferInstructionCommand(
+          action.choice,
+          offer.contractId,
+          await registry.transferInstructionContext(offer.contractId, action.choice, { signal: ctx.signal }),
+        ),
+      );
+    await ctx.record({ action: action.choice, commandId, offers: cids });
+    await party.submit(commandId, combineCommands(contexts), { signal: ctx.signal });
+  } catch (error) {
+    if (!(error instanceof LedgerbookError)) throw error;
+    if (error.retryability === 'ambiguous') {
+      // the offers that are still there are read again before anything is sent again
+      throw new StepError(`${error.message}: the offers are read again before anything is sent again`, {
+        retryability: 'transient',
+        cause: error,
+      });
+    }
+    if (error.retryability === 'transient' && !isLedgerError(error, 'contract-not-found')) throw error;
+    if (batch.length > 1) {
+      for (const offer of batch) await actOnBatch(ctx, action, w, [offer], acted, failed);
+      return;
+    }
+    const [offer] = batch;
+    if (offer !== undefined) failed.push({ offer, error });
+    return;
+  }
+  for (const offer of batch)
+    acted.push({
+      offer: offer.contractId,
+      counterparty: action.counterparty === 'sender' ? offer.sender : offer.receiver,
+      amount: offer.amount,
+    });
+  ctx.progress(`${acted.length} ${action.past}`);
+}
+
+function offerKind(action: Action): AnyStepKind {
+  return defineStep<With, Observed>({
+    kind: action.kind,
+    summary: action.summary,
+    withSchema: schemaOf(action),
+    outputs: {
+      count: `how many offers this run ${action.past}`,
+      amount: `their total amount`,
+      offers: `[{offer, ${action.counterparty}, amount}] of each offer ${action.past}`,
+      remaining: 'matching offers still pending afterwards (0 unless some failed)',
+    },
+    needsTarget: true,
+    check(w, target) {
+      const findings: StaticFinding[] = checkActingParty(w.party, target, '/party');
+      const counterparty = counterpartyOf(action, w);
+      if (counterparty !== undefined && !hasExpression(counterparty) && target !== undefined) {
+        if (!isPartyId(counterparty) && resolvePartyRef(target, counterparty) === undefined)
+          findings.push({
+            pointer: `/${action.counterparty}`,
+            message: `'${counterparty}' is neither a party id nor a party of the target`,
+          });
+      }
+      if (
+        typeof w.min_amount === 'string' &&
+        typeof w.max_amount === 'string' &&
+        !hasExpression(w.min_amount) &&
+        !hasExpression(w.max_amount) &&
+        compareAmounts(w.min_amount, w.max_amount) > 0
+      )
+        findings.push({ pointer: '/min_amount', message: 'min_amount is above max_amount' });
+      return findings;
+    },
+    async observe(ctx, w) {
+      const party = ctx.clients.party(w.party);
+      const now = ctx.clock.now();
+      const offers: TransferOffer[] = [];
+      await party.eachTransferOffer(
+        instrumentFor(ctx, w),
+        (offer) => {
+          if (matches(action, w, ctx.target, now, offer)) offers.push(offer);
+        },
+        { signal: ctx.signal },
+      );
+      offers.sort((a, b) => a.contractId.localeCompare(b.contractId));
+      return { party: party.party, offers };
+    },
+    plan(_w, state) {
+      if (state.offers.length === 0) return { changes: [], outputs: outputs(action, [], 0) };
+      const changes: Change[] = state.offers.map((offer) => ({
+        action: 'update',
+        summary: describe(action, offer),
+        details: {
+          offer: offer.contractId,
+          sender: offer.sender,
+          receiver: offer.receiver,
+          amount: offer.amount,
+        },
+      }));
+      return { changes };
+    },
+    async apply(ctx, w, _item, _plan, state) {
+      const key = doneKey(ctx);
+      const acted = done.get(key) ?? [];
+      done.set(key, acted);
+      const failed: Array<{ offer: TransferOffer; error: LedgerbookError }> = [];
+      const batches: TransferOffer[][] = [];
+      for (let i = 0; i < state.offers.length; i += BATCH) batches.push(state.offers.slice(i, i + BATCH));
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < batches.length) {
+          const batch = batches[next++] as TransferOffer[];
+          await actOnBatch(ctx, action, w, batch, acted, failed);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(BATCHES_AT_ONCE, batches.length) }, worker));
+      if (failed.length > 0) {
+        const lines = failed
+          .slice(0, 10)
+          .map(({ offer, error }) => `${describe(action, offer)}: ${error.message}`);
+        throw new StepError(
+          `${failed.length} of ${state.offers.length} offers could not be ${action.past} (${acted.length} were): ${lines.join('; ')}`,
+          { hint: failed[0]?.error.hint ?? 'see the ledger’s reason above' },
+        );
+      }
+      done.delete(key);
+      return outputs(action, acted, 0);
+    },
+    reconcile(ctx) {
+      // an offer is consumed once: what an earlier attempt did shows as offers that are gone
+      return Promise.resolve({
+        status: 'not-done',
+        note: `reading the offers still pending (${done.get(doneKey(ctx))?.length ?? 0} ${action.past} so far)`,
+      });
+    },
+  });
+}
+
+export const offerKinds: readonly AnyStepKind[] = ACTIONS.map(offerKind);

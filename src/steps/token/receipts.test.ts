@@ -1,0 +1,43 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sumAmounts } from '../../clients/amount.js';
+import { ReceiptsWriter, type Receipt } from './receipts.js';
+
+const receipt = (i: number, status: Receipt['status']): Receipt => ({
+  receiver: `holder-${i}::1220${'a'.repeat(64)}`,
+  amount: `0.${i}`,
+  reference: null,
+  line: i + 1,
+  status,
+  offer: `00${i}`,
+  update: null,
+  command: `lb-pay-transfer-${i}`,
+  distribution: 'd',
+});
+
+describe('ReceiptsWriter', () => {
+  it('puts every receipt in the file only when it is closed, counts the totals, and removes what a killed writer left', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lb-receipts-'));
+    const path = join(dir, 'receipts-r1.jsonl');
+    await writeFile(`${path}.partial-99999`, 'half a line');
+    const writer = new ReceiptsWriter(path);
+    const statuses: Array<Receipt['status']> = ['offered', 'settled', 'returned'];
+    for (let i = 0; i < 3000; i++) writer.add(receipt(i, statuses[i % 3] ?? 'offered'), i % 2 === 0);
+    expect(await readdir(dir)).not.toContain('receipts-r1.jsonl');
+    await writer.close();
+    expect(await readdir(dir)).toEqual(['receipts-r1.jsonl']);
+    const lines = (await readFile(path, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(3000);
+    expect(JSON.parse(lines[1] ?? '')).toEqual(receipt(1, 'settled'));
+    expect(writer.totals).toMatchObject({
+      recipients: 3000,
+      sent: 1500,
+      offered: 1000,
+      settled: 1000,
+      returned: 1000,
+    });
+    expect(writer.totals.amount).toBe(sumAmounts(Array.from({ length: 3000 }, (_, i) => `0.${i}`)));
+  });
+});
