@@ -207,18 +207,22 @@ describe('redeem (playbooks/redeem.yaml)', () => {
   it('killed (SIGKILL) after the burn was sent, the next run settles it from the ledger and burns nothing more', async () => {
     const start = await balance(w, w.minter);
     const requestsBefore = (await requests()).length;
-    await addFault(w.world, { kind: 'latency', node: 'node1', ms: 700 });
+    // submissions wait before they commit: the burn is in flight, received but not yet answered, when killed
+    await w.world.admin.put('/capacity', { latencyMs: 1500 });
     const { child, done } = w.spawn(redeem, '--input', 'reference=killed-1', '--input', 'amount=0.02');
     const journal = join(w.stateDir, 'redeem@sandbox', 'journal.ndjson');
+    const submitted = await w.sends();
     await waitFor(
-      'the burn intent in the journal',
+      'the burn intent in the journal and its submission at the participant',
       async () =>
-        (await lines(journal)).some((l) => l.includes('"action":"burn"') && l.includes('0.02')) || undefined,
+        ((await lines(journal)).some((l) => l.includes('"action":"burn"') && l.includes('0.02')) &&
+          (await w.sends()) > submitted) ||
+        undefined,
       30_000,
     );
     child.kill('SIGKILL');
     await done;
-    await clearFaults(w.world);
+    await w.world.admin.put('/capacity', { latencyMs: 0 });
     const resumed = await w.run(redeem, '--input', 'reference=killed-1', '--input', 'amount=0.02');
     expectExit(resumed, 0);
     expect(start.minus(await balance(w, w.minter)).toFixed()).toBe('0.02');
