@@ -144,10 +144,11 @@ export function inputDefaults(ctx: RuleContext): void {
   }
 }
 
-/** The step kinds' own static checks (`check()`) when a target is given, for steps whose `with` passed its schema. */
+/**
+ * The step kinds' own static checks (`check()`), for steps whose `with` passed its schema. Without a target (the
+ * built-in sandbox, not started by `validate`) a kind still checks what needs none: its files and their contents.
+ */
 export function stepChecks(ctx: RuleContext, schemaValid: ReadonlySet<StepInfo>): void {
-  // Checks are about the environment (node names, files): without a target there is nothing to hold them to.
-  if (!ctx.target) return;
   const baseDir = dirname(resolve(ctx.doc.file));
   for (const step of ctx.steps) {
     const value = step.raw['with'] ?? {};

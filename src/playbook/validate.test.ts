@@ -820,9 +820,15 @@ describe('step checks', () => {
     ]);
   });
 
-  it('runs no check() without a target', () => {
-    expect(summary(text('ghost'))).toEqual([]);
-    expect(checkCalls).toEqual([]);
+  it('runs check() without a target too (files need none), with the target undefined', () => {
+    validate(text('fine'));
+    expect(checkCalls).toEqual([
+      {
+        with: { coordinator: 'fine', threshold: 1 },
+        target: undefined,
+        baseDir: dirname(resolve('pb.yaml')),
+      },
+    ]);
   });
 
   it('does not run check() on a with that failed its schema', () => {

@@ -244,4 +244,13 @@ describe('validate finds what needs no ledger', () => {
     expect(result.stderr).toMatch(/v\.csv:3:1 error: 'nobody' is not a party id/);
     expect(result.stderr).toMatch(/v\.csv:3:8 error: the amount is zero/);
   });
+
+  it('checks the file without a target too (the built-in sandbox, which validate does not start)', async () => {
+    await writeFile(join(sb.dir, 'w.csv'), `receiver,amount\n${holder(1)},1.5\nnobody,0\n`);
+    const playbook = await sb.playbook('w.yaml', distribute('w.csv'));
+    const result = await cli(['validate', playbook], { cwd: sb.dir });
+    expect(result.code).toBe(65);
+    expect(result.stderr).toMatch(/w\.csv:3:1 error: 'nobody' is not a party id/);
+    expect(result.stderr).not.toMatch(/the target/);
+  });
 });

@@ -80,7 +80,7 @@ function checkFindings(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
   f.nodes('/nodes', w.nodes);
   for (const name of Object.keys(w.addresses ?? {})) {
-    if (isExpression(name)) continue;
+    if (isExpression(name) || (w.nodes === undefined && target === undefined)) continue;
     const nodes = w.nodes ?? f.nodeNames();
     if (!nodes.includes(name)) {
       f.add(
@@ -90,7 +90,8 @@ function checkFindings(w: With, target: Target | undefined): StaticFinding[] {
       );
     }
   }
-  if (w.nodes === undefined && f.nodeNames().length === 0) f.add('', 'the target names no nodes');
+  if (w.nodes === undefined && target !== undefined && f.nodeNames().length === 0)
+    f.add('', 'the target names no nodes');
   return f.list;
 }
 

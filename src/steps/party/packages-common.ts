@@ -440,7 +440,7 @@ export function nodeNames(target: Target | undefined): string[] {
 
 /** A finding when a literal node name is not in the target; expressions are checked at run time. */
 export function checkNode(name: unknown, target: Target | undefined, pointer: string): StaticFinding[] {
-  if (typeof name !== 'string' || hasExpression(name)) return [];
+  if (typeof name !== 'string' || hasExpression(name) || target === undefined) return [];
   const names = nodeNames(target);
   if (names.includes(name)) return [];
   return [

@@ -83,9 +83,9 @@ export class Findings {
     return Object.keys(this.target?.nodes ?? {});
   }
 
-  /** the node exists in the target; false when it does not (or cannot be told yet) */
+  /** the node exists in the target; false when it does not (or cannot be told yet: an expression, no target) */
   node(pointer: string, name: unknown): name is string {
-    if (typeof name !== 'string' || isExpression(name)) return false;
+    if (typeof name !== 'string' || isExpression(name) || this.target === undefined) return false;
     const names = this.nodeNames();
     if (names.includes(name)) return true;
     this.add(

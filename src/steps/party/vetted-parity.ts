@@ -104,7 +104,7 @@ export const dpmVettedParity = defineStep<With, Observed>({
   check(w, target, baseDir) {
     const findings: StaticFinding[] = [...checkNodeList(w.nodes, target, '/nodes')];
     findings.push(...checkDarFiles(w.dars, baseDir, '/dars'));
-    if (w.nodes === undefined && nodeNames(target).length === 0) {
+    if (w.nodes === undefined && target !== undefined && nodeNames(target).length === 0) {
       findings.push({
         pointer: '',
         message: 'the target has no nodes to check',

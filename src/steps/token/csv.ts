@@ -34,6 +34,13 @@ export interface CsvSink {
 
 type State = 'field-start' | 'unquoted' | 'quoted' | 'quote-in-quoted';
 
+/**
+ * No field of a recipients file is near this long (a party id is under 300 characters, a reference at most
+ * 1,024); beyond it the rest of the field is skipped, not kept, so a file of one endless line is read in constant
+ * memory too.
+ */
+export const MAX_FIELD_LENGTH = 4096;
+
 export class CsvReader {
   private state: State = 'field-start';
   private line = 1;
@@ -45,6 +52,7 @@ export class CsvReader {
   private recordLine = 1;
   private started = false;
   private reportedCr = false;
+  private overlong = false;
 
   constructor(private readonly sink: CsvSink) {}
 
@@ -92,13 +100,13 @@ export class CsvReader {
       case 'quoted':
         if (ch === '"') this.state = 'quote-in-quoted';
         else {
-          this.value += ch;
+          this.append(ch);
           if (ch === '\n') this.newLine();
         }
         return;
       case 'quote-in-quoted':
         if (ch === '"') {
-          this.value += '"';
+          this.append('"');
           this.state = 'quoted';
         } else if (ch === ',' || ch === '\n' || ch === '\r') {
           this.state = 'unquoted';
@@ -110,7 +118,7 @@ export class CsvReader {
             message: `unexpected ${JSON.stringify(ch)} after the closing quote of a field`,
             hint: 'a quoted field ends with " followed by a comma or the end of the line; write a quote inside it as ""',
           });
-          this.value += ch;
+          this.append(ch);
           this.state = 'unquoted';
         }
         return;
@@ -144,9 +152,14 @@ export class CsvReader {
           hint: 'quote the whole field ("…") and write the quote as ""',
         });
       }
-      this.value += ch;
+      this.append(ch);
       this.state = 'unquoted';
     }
+  }
+
+  private append(ch: string): void {
+    if (this.value.length < MAX_FIELD_LENGTH) this.value += ch;
+    else this.overlong = true;
   }
 
   private newLine(): void {
@@ -155,6 +168,15 @@ export class CsvReader {
   }
 
   private endField(): void {
+    if (this.overlong) {
+      this.overlong = false;
+      this.sink.problem({
+        line: this.fieldLine,
+        col: this.fieldCol,
+        message: `a field longer than ${MAX_FIELD_LENGTH} characters`,
+        hint: 'a recipients file holds party ids, amounts and short references: is this the right file?',
+      });
+    }
     this.fields.push({ value: this.value, line: this.fieldLine, col: this.fieldCol });
     this.value = '';
     this.fieldLine = this.line;

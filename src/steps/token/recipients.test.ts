@@ -39,6 +39,16 @@ describe('recipients files', () => {
     expect(r.total).toBe('1.3000000001');
   });
 
+  it('a field of millions of characters is reported at its start and not kept whole', async () => {
+    const r = await both(
+      `receiver,amount\n${party(1)},0.5\n${'a'.repeat(3_000_000)},1\n"${'b'.repeat(5000)}",2\n`,
+    );
+    expect(where(r)).toContain('3:1 a field longer than 4096 characters');
+    expect(where(r)).toContain('4:1 a field longer than 4096 characters');
+    // the line after is read as usual: the reader went on
+    expect(r.recipients.map((x) => x.line)).toEqual([2]);
+  });
+
   it('reports every problem with its line and column', async () => {
     const r = await both(
       [

@@ -359,7 +359,8 @@ export function recipientDiagnostics(result: Recipients): Diagnostic[] {
     diagnostics.push({
       file: result.source,
       line: last?.line ?? 1,
-      col: 1,
+      // at the last problem shown, so that sorting by position keeps it after them
+      col: (last?.col ?? 0) + 1,
       pointer: '',
       message: `and ${result.more} more problem${result.more === 1 ? '' : 's'} after this line`,
       rule: 'recipients',
