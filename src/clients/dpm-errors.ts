@@ -72,6 +72,47 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
       'client or user in the identity provider',
   },
   {
+    name: 'party-credentials-missing',
+    statuses: [401],
+    match: /No credentials configured for party/,
+    hint: () =>
+      'this node keeps no credentials for the party, and its governance and ledger routes act with them: save ' +
+      "them with PUT /party-config (the dpm.party-config step; the operator's own node for each member)",
+  },
+  {
+    name: 'party-token-failed',
+    statuses: [500],
+    match: /Failed to (?:fetch|get) auth token/,
+    hint: () =>
+      "the node could not log in with the party's saved credentials (PUT /party-config): check the client id " +
+      'and secret (or user and password) there against the identity provider, then save them again',
+  },
+  {
+    name: 'ledger-rights-missing',
+    statuses: [500],
+    match: /PERMISSION_DENIED|PermissionDenied/,
+    hint: () =>
+      "the party's ledger user on this node lacks the rights to act as (or read as) the member party: grant " +
+      'them with POST /auth/grant-rights (the dpm.grant-rights step) and check GET /auth/status',
+  },
+  {
+    name: 'governance-rules-consumed',
+    statuses: [500],
+    match: /CONTRACT_NOT_FOUND/,
+    hint: () =>
+      'a contract the request names is gone: each confirm and execute consumes and re-creates GovernanceRules, ' +
+      'so read GET /governance/state again and send with its current rules_contract_id (a proposal or ' +
+      'confirmation named may also have been executed, expired or cancelled meanwhile)',
+  },
+  {
+    name: 'governance-package-missing',
+    statuses: [500],
+    match: /PACKAGE_NAMES_NOT_FOUND|NO_VETTED_PACKAGE|PACKAGE_SELECTION_FAILED/,
+    hint: () =>
+      "the participant lacks the governance package the request's template is in: upload and vet it on every " +
+      'member node (dpm.distribute-dars) before proposing',
+  },
+  {
     name: 'token-refused',
     statuses: [401],
     hint: () =>

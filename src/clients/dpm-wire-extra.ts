@@ -1,8 +1,7 @@
 /**
- * Response schemas of the DPM reads no playbook step calls yet (../shared/reference/dpm-api.md §4 external
- * parties, §11 governance reads, §12 contracts / services / proxies). They complete `routeResponseSchemas` so the
- * contract tests cover every documented body. Where the reference leaves an element's fields open (`[…]`), the
- * element is only required to be an object. Same conventions as dpm-wire.ts.
+ * Response schemas of the DPM reads no playbook step calls (../shared/reference/dpm-api.md §4 external parties,
+ * §12 contracts / services / proxies). They complete `routeResponseSchemas` so the contract tests cover every
+ * documented body. Same conventions as dpm-wire.ts.
  */
 import type { FromSchema } from 'json-schema-to-ts';
 
@@ -13,7 +12,6 @@ const decimal = {
   pattern: '^-?\\d+(?:\\.\\d+)?$',
   description: 'a decimal amount as a string',
 } as const;
-const anyObject = { type: 'object' } as const;
 
 function listOf<const K extends string, const I extends object>(key: K, items: I) {
   return {
@@ -43,32 +41,6 @@ export const externalPartiesResponseSchema = listOf('parties', {
   required: ['party_id', 'fingerprint', 'threshold', 'host_count'],
 });
 
-export const knownMembersResponseSchema = listOf('members', {
-  type: 'object',
-  properties: { participant_uid: id, member_party_id: { anyOf: [id, { type: 'null' }] } },
-  required: ['participant_uid'],
-});
-export type KnownMembersResponse = FromSchema<typeof knownMembersResponseSchema>;
-
-export const governanceAuditResponseSchema = {
-  type: 'object',
-  properties: {
-    entries: { type: 'array', items: anyObject },
-    total_returned: { type: 'integer', minimum: 0 },
-  },
-  required: ['entries', 'total_returned'],
-} as const;
-
-export const chainAuditResponseSchema = {
-  type: 'object',
-  properties: {
-    entries: { type: 'array', items: anyObject },
-    total_returned: { type: 'integer', minimum: 0 },
-    next_before_offset: { type: ['integer', 'null'] },
-  },
-  required: ['entries', 'total_returned'],
-} as const;
-
 export const vaultsResponseSchema = listOf(
   'vaults',
   record({
@@ -94,6 +66,7 @@ export const instrumentsResponseSchema = listOf(
   'instruments',
   record({ contract_id: { type: 'string' }, instrument_admin: id, instrument_id: { type: 'string' } }),
 );
+export type InstrumentsResponse = FromSchema<typeof instrumentsResponseSchema>;
 
 export const transferFactoriesResponseSchema = listOf(
   'transfer_factories',
@@ -145,21 +118,55 @@ export const tokenStandardContractsResponseSchema = {} as const;
 
 export const extraRouteResponseSchemas = {
   'GET /external-parties': externalPartiesResponseSchema,
-  'GET /governance/known-members': knownMembersResponseSchema,
-  'GET /governance/audit': governanceAuditResponseSchema,
-  'GET /governance/chain-audit': chainAuditResponseSchema,
-  'GET /governance/transfer-instructions': listOf('transfer_instructions', anyObject),
-  'GET /governance/mint-requests': listOf('mint_requests', anyObject),
-  'GET /governance/burn-requests': listOf('burn_requests', anyObject),
   'GET /vaults': vaultsResponseSchema,
   'GET /services/provider': service('provider'),
   'GET /services/user': service('user'),
   'GET /services/registrar': service('registrar'),
-  'GET /credential-offers': listOf('credential_offers', anyObject),
-  'GET /credentials': listOf('credentials', anyObject),
-  'GET /registrar-service-requests': listOf('registrar_service_requests', anyObject),
-  'GET /provider-configurations': listOf('provider_configurations', anyObject),
-  'GET /instruments': instrumentsResponseSchema,
+  'GET /credential-offers': listOf(
+    'credential_offers',
+    record({
+      contract_id: { type: 'string' },
+      operator: id,
+      issuer: id,
+      holder: id,
+      credential_id: { type: 'string' },
+      description: { type: 'string' },
+      is_free: { type: 'boolean' },
+    }),
+  ),
+  'GET /credentials': listOf(
+    'credentials',
+    record({
+      contract_id: { type: 'string' },
+      issuer: id,
+      holder: id,
+      credential_id: { type: 'string' },
+      description: { type: 'string' },
+      claims: {
+        type: 'array',
+        items: record({
+          subject: { type: 'string' },
+          property: { type: 'string' },
+          value: { type: 'string' },
+        }),
+      },
+    }),
+  ),
+  'GET /registrar-service-requests': listOf(
+    'registrar_service_requests',
+    record({
+      contract_id: { type: 'string' },
+      operator: id,
+      provider: id,
+      registrar: id,
+      create_transfer_rule: { type: 'boolean' },
+      create_allocation_factory: { type: 'boolean' },
+    }),
+  ),
+  'GET /provider-configurations': listOf(
+    'provider_configurations',
+    record({ contract_id: { type: 'string' }, operator: id, provider: id }),
+  ),
   'GET /transfer-factories': transferFactoriesResponseSchema,
   'GET /transfer-preapprovals': transferPreapprovalsResponseSchema,
   'GET /holdings': holdingsResponseSchema,

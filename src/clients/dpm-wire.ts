@@ -12,7 +12,45 @@
  * - Integers are `integer`; enums are exact (lowercase `permission`, workflow `status`, PascalCase `kind`/`role`).
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { extraRouteResponseSchemas } from './dpm-wire-extra.js';
+import {
+  extraRouteResponseSchemas,
+  instrumentsResponseSchema,
+  type InstrumentsResponse,
+} from './dpm-wire-extra.js';
+import {
+  auditResponseSchema,
+  burnRequestsResponseSchema,
+  cancelProposalRequestSchema,
+  cancelRequestSchema,
+  chainAuditResponseSchema,
+  confirmRequestSchema,
+  discoverMemberPartyRequestSchema,
+  discoverMemberPartyResponseSchema,
+  executeRequestSchema,
+  expireRequestSchema,
+  grantRightsRequestSchema,
+  grantRightsResponseSchema,
+  knownMembersResponseSchema,
+  mintRequestsResponseSchema,
+  proposeRequestSchema,
+  transferInstructionsResponseSchema,
+  type AuditResponse,
+  type BurnRequestsResponse,
+  type CancelProposalRequest,
+  type CancelRequest,
+  type ChainAuditResponse,
+  type ConfirmRequest,
+  type DiscoverMemberPartyRequest,
+  type DiscoverMemberPartyResponse,
+  type ExecuteRequest,
+  type ExpireRequest,
+  type TransferInstructionsResponse,
+  type GrantRightsRequest,
+  type GrantRightsResponse,
+  type KnownMembersResponse,
+  type MintRequestsResponse,
+  type ProposeRequest,
+} from './dpm-wire-governance.js';
 import { registerWireSchemas } from './schema-check.js';
 
 // --- building blocks --------------------------------------------------------------------------------------------
@@ -1166,7 +1204,58 @@ export const DPM_ROUTES = {
     '/governance/confirmations',
     governanceConfirmationsResponseSchema,
   ),
+  instruments: get<InstrumentsResponse>('/instruments', instrumentsResponseSchema),
+  governanceKnownMembers: get<KnownMembersResponse>('/governance/known-members', knownMembersResponseSchema),
+  governanceAudit: get<AuditResponse>('/governance/audit', auditResponseSchema),
+  governanceChainAudit: get<ChainAuditResponse>('/governance/chain-audit', chainAuditResponseSchema),
+  governanceMintRequests: get<MintRequestsResponse>('/governance/mint-requests', mintRequestsResponseSchema),
+  governanceBurnRequests: get<BurnRequestsResponse>('/governance/burn-requests', burnRequestsResponseSchema),
+  governanceTransferInstructions: get<TransferInstructionsResponse>(
+    '/governance/transfer-instructions',
+    transferInstructionsResponseSchema,
+  ),
+  // governance writes: no idempotency key (each creates contracts with a fresh command id): a lost answer is
+  // settled by reading confirmations and the audit log, never by sending again
+  proposeGovernance: governanceWrite<ProposeRequest>('/governance/propose', proposeRequestSchema),
+  confirmGovernance: governanceWrite<ConfirmRequest>('/governance/confirm', confirmRequestSchema),
+  executeGovernance: governanceWrite<ExecuteRequest>('/governance/execute', executeRequestSchema),
+  expireGovernance: governanceWrite<ExpireRequest>('/governance/expire', expireRequestSchema),
+  cancelGovernance: governanceWrite<CancelRequest>('/governance/cancel', cancelRequestSchema, false),
+  cancelProposal: governanceWrite<CancelProposalRequest>(
+    '/governance/cancel-proposal',
+    cancelProposalRequestSchema,
+  ),
+  grantRights: route<GrantRightsResponse, GrantRightsRequest>({
+    method: 'POST',
+    path: '/auth/grant-rights',
+    status: 200,
+    response: grantRightsResponseSchema,
+    request: grantRightsRequestSchema,
+    idempotent: true, // grants the same four rights again
+    admin: true,
+  }),
+  discoverMemberParty: route<DiscoverMemberPartyResponse, DiscoverMemberPartyRequest>({
+    method: 'POST',
+    path: '/party-config/discover-member-party',
+    status: 200,
+    response: discoverMemberPartyResponseSchema,
+    request: discoverMemberPartyRequestSchema,
+    idempotent: true, // reads the user behind the credentials
+    admin: true,
+  }),
 } as const;
+
+function governanceWrite<Req>(path: string, request: object, admin = true): DpmRoute<MessageResponse, Req> {
+  return route<MessageResponse, Req>({
+    method: 'POST',
+    path,
+    status: 200,
+    response: messageResponseSchema,
+    request,
+    idempotent: false,
+    admin,
+  });
+}
 
 function start<Req>(path: string, request: object): DpmRoute<WorkflowResponse, Req> {
   return route<WorkflowResponse, Req>({

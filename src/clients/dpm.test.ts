@@ -679,6 +679,247 @@ const CASES: Case[] = [
       },
     },
   },
+  {
+    name: 'governanceKnownMembers',
+    call: (c) => c.governanceKnownMembers(PARTY),
+    method: 'GET',
+    url: `/governance/known-members?party_id=${encodeURIComponent(PARTY)}`,
+    answer: {
+      status: 200,
+      body: {
+        members: [
+          { participant_uid: NODE1, member_party_id: MEMBER },
+          { participant_uid: NODE2, member_party_id: null },
+        ],
+      },
+    },
+  },
+  {
+    name: 'governanceAudit',
+    call: (c) => c.governanceAudit(PARTY, { limit: 5, offset: 10 }),
+    method: 'GET',
+    url: `/governance/audit?party_id=${encodeURIComponent(PARTY)}&limit=5&offset=10`,
+    answer: {
+      status: 200,
+      body: {
+        entries: [
+          {
+            id: 3,
+            timestamp: 1782119593,
+            event_type: 'confirm',
+            party_id: PARTY,
+            member_party_id: MEMBER,
+            governance_type: 'core_self',
+            action_summary: 'governance_set_threshold',
+            details: { new_threshold: 2 },
+            status: 'success',
+            error_message: null,
+            created_at: 1782119593,
+          },
+        ],
+        total_returned: 1,
+      },
+    },
+  },
+  {
+    name: 'governanceChainAudit',
+    call: (c) => c.governanceChainAudit(PARTY, { limit: 2, beforeOffset: 40, refresh: true }),
+    method: 'GET',
+    url: `/governance/chain-audit?party_id=${encodeURIComponent(PARTY)}&limit=2&before_offset=40&refresh=true`,
+    answer: {
+      status: 200,
+      body: {
+        entries: [
+          {
+            offset: 39,
+            timestamp: 1782119593,
+            event_type: 'execute',
+            contract_id: '00ee',
+            template_id: 'Governance.Rules:GovernanceRules',
+            package_id: 'ab'.repeat(32),
+            governance_type: 'core_self',
+            action_summary: 'governance_set_threshold',
+            choice: 'GovernanceRules_ExecuteSelfAction',
+            acting_parties: [MEMBER],
+            update_id: '1220' + 'cd'.repeat(32),
+            details: {},
+          },
+        ],
+        total_returned: 1,
+        next_before_offset: 39,
+      },
+    },
+  },
+  {
+    name: 'governanceMintRequests',
+    call: (c) => c.governanceMintRequests(PARTY),
+    method: 'GET',
+    url: `/governance/mint-requests?party_id=${encodeURIComponent(PARTY)}`,
+    answer: {
+      status: 200,
+      body: {
+        mint_requests: [
+          {
+            contract_id: '00f1',
+            holder: OPERATOR,
+            amount: '4',
+            instrument_admin: PARTY,
+            instrument_id: 'ALPHA',
+            expires_at: 1782123193,
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: 'governanceBurnRequests',
+    call: (c) => c.governanceBurnRequests(PARTY),
+    method: 'GET',
+    url: `/governance/burn-requests?party_id=${encodeURIComponent(PARTY)}`,
+    answer: { status: 200, body: { burn_requests: [] } },
+  },
+  {
+    name: 'governanceTransferInstructions',
+    call: (c) => c.governanceTransferInstructions(PARTY),
+    method: 'GET',
+    url: `/governance/transfer-instructions?party_id=${encodeURIComponent(PARTY)}`,
+    answer: {
+      status: 200,
+      body: {
+        transfer_instructions: [
+          {
+            contract_id: '00f2',
+            sender: PARTY,
+            receiver: OPERATOR,
+            amount: '1.5',
+            instrument_admin: PARTY,
+            instrument_id: 'ALPHA',
+            status: 'pending_receiver_acceptance',
+            pending_actions: null,
+            expires_at: 1782123193,
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: 'proposeGovernance',
+    call: (c) =>
+      c.proposeGovernance({
+        party_id: PARTY,
+        rules_contract_id: '00aa',
+        proposal: { type: 'generic_vote', description: 'hello' },
+      }),
+    method: 'POST',
+    url: '/governance/propose',
+    body: {
+      party_id: PARTY,
+      rules_contract_id: '00aa',
+      proposal: { type: 'generic_vote', description: 'hello' },
+    },
+    answer: { status: 200, body: { message: 'Proposal created' } },
+  },
+  {
+    name: 'confirmGovernance',
+    call: (c) =>
+      c.confirmGovernance({
+        party_id: PARTY,
+        rules_contract_id: '00aa',
+        governance_type: 'core_self',
+        action: { type: 'governance_set_threshold', new_threshold: 2 },
+      }),
+    method: 'POST',
+    url: '/governance/confirm',
+    body: {
+      party_id: PARTY,
+      rules_contract_id: '00aa',
+      governance_type: 'core_self',
+      action: { type: 'governance_set_threshold', new_threshold: 2 },
+    },
+    answer: { status: 200, body: { message: 'Confirmation created' } },
+  },
+  {
+    name: 'executeGovernance',
+    call: (c) =>
+      c.executeGovernance({
+        party_id: PARTY,
+        rules_contract_id: '00aa',
+        governance_type: 'core_self',
+        action: { type: 'governance_set_threshold', new_threshold: 2 },
+        confirmation_cids: ['00b1', '00b2'],
+      }),
+    method: 'POST',
+    url: '/governance/execute',
+    body: {
+      party_id: PARTY,
+      rules_contract_id: '00aa',
+      governance_type: 'core_self',
+      action: { type: 'governance_set_threshold', new_threshold: 2 },
+      confirmation_cids: ['00b1', '00b2'],
+    },
+    answer: { status: 200, body: { message: 'Action executed' } },
+  },
+  {
+    name: 'expireGovernance',
+    call: (c) => c.expireGovernance({ party_id: PARTY, rules_contract_id: '00aa', confirmation_cid: '00b1' }),
+    method: 'POST',
+    url: '/governance/expire',
+    body: { party_id: PARTY, rules_contract_id: '00aa', confirmation_cid: '00b1' },
+    answer: { status: 200, body: { message: 'Confirmation expired' } },
+  },
+  {
+    name: 'cancelGovernance',
+    call: (c) => c.cancelGovernance({ party_id: PARTY, confirmation_cid: '00b1' }),
+    method: 'POST',
+    url: '/governance/cancel',
+    body: { party_id: PARTY, confirmation_cid: '00b1' },
+    answer: { status: 200, body: { message: 'Confirmation cancelled' } },
+  },
+  {
+    name: 'cancelProposal',
+    call: (c) => c.cancelProposal({ party_id: PARTY, proposal_cid: '00c1' }),
+    method: 'POST',
+    url: '/governance/cancel-proposal',
+    body: { party_id: PARTY, proposal_cid: '00c1' },
+    answer: { status: 200, body: { message: 'Proposal cancelled' } },
+  },
+  {
+    name: 'grantRights',
+    call: (c) =>
+      c.grantRights({ dec_party_id: PARTY, admin_client_id: 'ci', admin_client_secret: 'not-a-real-secret' }),
+    method: 'POST',
+    url: '/auth/grant-rights',
+    body: { dec_party_id: PARTY, admin_client_id: 'ci', admin_client_secret: 'not-a-real-secret' },
+    answer: {
+      status: 200,
+      body: {
+        rights: {
+          member_party_act_as: true,
+          member_party_read_as: true,
+          dec_party_act_as: true,
+          dec_party_read_as: true,
+        },
+      },
+    },
+  },
+  {
+    name: 'discoverMemberParty',
+    call: (c) => c.discoverMemberParty({ keycloak_client_id: 'acme', keycloak_client_secret: 'x' }),
+    method: 'POST',
+    url: '/party-config/discover-member-party',
+    body: { keycloak_client_id: 'acme', keycloak_client_secret: 'x' },
+    answer: { status: 200, body: { user_id: 'service-account-acme', primary_party: MEMBER } },
+  },
+  {
+    name: 'instruments',
+    call: (c) => c.instruments(PARTY),
+    method: 'GET',
+    url: `/instruments?party_id=${encodeURIComponent(PARTY)}`,
+    answer: {
+      status: 200,
+      body: { instruments: [{ contract_id: '00cc', instrument_admin: PARTY, instrument_id: 'ALPHA' }] },
+    },
+  },
 ];
 
 describe('DpmClient: one method per route', () => {
@@ -955,6 +1196,42 @@ describe('DpmClient: the DPM’s own errors get hints', () => {
     expect(error.hint).toMatch(hint);
   });
 
+  it.each([
+    [401, 'No credentials configured for party', /PUT \/party-config/],
+    [
+      500,
+      'Failed to fetch auth token for party: invalid_client',
+      /log in with the party's saved credentials/,
+    ],
+    [
+      500,
+      `Failed to submit confirmation: status: PermissionDenied, message: "PERMISSION_DENIED(7,0a1b2c3d): user u cannot act as ${MEMBER}"`,
+      /POST \/auth\/grant-rights/,
+    ],
+    [
+      500,
+      'Failed to execute action: status: NotFound, message: "CONTRACT_NOT_FOUND(11,0a1b2c3d): Contract could not be found with id 00ab"',
+      /current rules_contract_id/,
+    ],
+    [
+      500,
+      'Failed to create proposal: status: NotFound, message: "PACKAGE_NAMES_NOT_FOUND(11,0a1b2c3d): The following package names do not match upgradable packages uploaded on this participant: [bitsafe-vault-governance-v0-rc8]."',
+      /dpm\.distribute-dars/,
+    ],
+  ])('governance %i %s', async (status, text, hint) => {
+    answer = { status, body: { error: text } };
+    const error = await failure(
+      client().confirmGovernance({
+        party_id: PARTY,
+        rules_contract_id: '00ab',
+        governance_type: 'core_self',
+        action: { type: 'governance_set_threshold', new_threshold: 2 },
+      }),
+    );
+    expect(error.serviceMessage).toBe(text);
+    expect(error.hint).toMatch(hint);
+  });
+
   it('every rule has a distinct name', () => {
     const names = DPM_ERROR_RULES.map((r) => r.name);
     expect(new Set(names).size).toBe(names.length);
@@ -973,15 +1250,23 @@ describe('dpm-wire route maps', () => {
     expect(Object.keys(routeRequestSchemas).sort()).toEqual(
       [
         'POST /add-party',
+        'POST /auth/grant-rights',
         'POST /change-threshold',
         'POST /contracts',
         'POST /dars/distribute',
         'POST /dars/upload',
+        'POST /governance/cancel',
+        'POST /governance/cancel-proposal',
+        'POST /governance/confirm',
+        'POST /governance/execute',
+        'POST /governance/expire',
+        'POST /governance/propose',
         'POST /invitations/accept',
         'POST /invitations/decline',
         'POST /kick',
         'POST /network-config',
         'POST /onboarding',
+        'POST /party-config/discover-member-party',
         'PUT /party-config',
       ].sort(),
     );

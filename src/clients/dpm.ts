@@ -41,6 +41,25 @@ import type {
   WorkflowStatusResponse,
   WorkflowsResponse,
 } from './dpm-wire.js';
+import type { InstrumentsResponse } from './dpm-wire-extra.js';
+import type {
+  AuditResponse,
+  BurnRequestsResponse,
+  CancelProposalRequest,
+  CancelRequest,
+  ChainAuditResponse,
+  ConfirmRequest,
+  DiscoverMemberPartyRequest,
+  DiscoverMemberPartyResponse,
+  ExecuteRequest,
+  ExpireRequest,
+  GrantRightsRequest,
+  GrantRightsResponse,
+  KnownMembersResponse,
+  MintRequestsResponse,
+  ProposeRequest,
+  TransferInstructionsResponse,
+} from './dpm-wire-governance.js';
 import type { HttpService, RequestOptions } from './http.js';
 import { idSegment } from './path.js';
 import { describeProblems, wireProblems } from './schema-check.js';
@@ -213,13 +232,105 @@ export class DpmClient {
     return this.call(DPM_ROUTES.authTest, { ...options });
   }
 
+  /** Grants the party's ledger user actAs and readAs on its member party and on the party (admin credentials). */
+  grantRights(request: GrantRightsRequest, options?: CallOptions): Promise<GrantRightsResponse> {
+    return this.call(DPM_ROUTES.grantRights, { ...options, body: request });
+  }
+
+  discoverMemberParty(
+    request: DiscoverMemberPartyRequest,
+    options?: CallOptions,
+  ): Promise<DiscoverMemberPartyResponse> {
+    return this.call(DPM_ROUTES.discoverMemberParty, { ...options, body: request });
+  }
+
   // §11 governance reads
   governanceState(partyId: string, options?: CallOptions): Promise<GovernanceStateResponse> {
     return this.call(DPM_ROUTES.governanceState, { ...options, query: { party_id: partyId } });
   }
 
+  /** The rules contract id in the answer changes after every confirm and execute: read it before each. */
   governanceConfirmations(partyId: string, options?: CallOptions): Promise<GovernanceConfirmationsResponse> {
     return this.call(DPM_ROUTES.governanceConfirmations, { ...options, query: { party_id: partyId } });
+  }
+
+  /** the party's instruments: the InstrumentConfiguration contracts it can read (§12) */
+  instruments(partyId: string, options?: CallOptions): Promise<InstrumentsResponse> {
+    return this.call(DPM_ROUTES.instruments, { ...options, query: { party_id: partyId } });
+  }
+
+  governanceKnownMembers(partyId: string, options?: CallOptions): Promise<KnownMembersResponse> {
+    return this.call(DPM_ROUTES.governanceKnownMembers, { ...options, query: { party_id: partyId } });
+  }
+
+  /** this node's own log of the governance writes it made for the party, newest first */
+  governanceAudit(
+    partyId: string,
+    page: { limit?: number; offset?: number } = {},
+    options?: CallOptions,
+  ): Promise<AuditResponse> {
+    return this.call(DPM_ROUTES.governanceAudit, {
+      ...options,
+      query: { party_id: partyId, limit: page.limit, offset: page.offset },
+    });
+  }
+
+  /** the party's governance events on the ledger, newest first; `refresh` bypasses the node's cache */
+  governanceChainAudit(
+    partyId: string,
+    page: { limit?: number; beforeOffset?: number; refresh?: boolean } = {},
+    options?: CallOptions,
+  ): Promise<ChainAuditResponse> {
+    return this.call(DPM_ROUTES.governanceChainAudit, {
+      ...options,
+      query: {
+        party_id: partyId,
+        limit: page.limit,
+        before_offset: page.beforeOffset,
+        refresh: page.refresh ? true : undefined,
+      },
+    });
+  }
+
+  governanceMintRequests(partyId: string, options?: CallOptions): Promise<MintRequestsResponse> {
+    return this.call(DPM_ROUTES.governanceMintRequests, { ...options, query: { party_id: partyId } });
+  }
+
+  governanceBurnRequests(partyId: string, options?: CallOptions): Promise<BurnRequestsResponse> {
+    return this.call(DPM_ROUTES.governanceBurnRequests, { ...options, query: { party_id: partyId } });
+  }
+
+  /** the party's pending transfer instructions as sender or receiver (§11) */
+  governanceTransferInstructions(
+    partyId: string,
+    options?: CallOptions,
+  ): Promise<TransferInstructionsResponse> {
+    return this.call(DPM_ROUTES.governanceTransferInstructions, { ...options, query: { party_id: partyId } });
+  }
+
+  // §11 governance writes (no idempotency: settle a lost answer by reading confirmations and the audit log)
+  proposeGovernance(request: ProposeRequest, options?: CallOptions): Promise<MessageResponse> {
+    return this.call(DPM_ROUTES.proposeGovernance, { ...options, body: request });
+  }
+
+  confirmGovernance(request: ConfirmRequest, options?: CallOptions): Promise<MessageResponse> {
+    return this.call(DPM_ROUTES.confirmGovernance, { ...options, body: request });
+  }
+
+  executeGovernance(request: ExecuteRequest, options?: CallOptions): Promise<MessageResponse> {
+    return this.call(DPM_ROUTES.executeGovernance, { ...options, body: request });
+  }
+
+  expireGovernance(request: ExpireRequest, options?: CallOptions): Promise<MessageResponse> {
+    return this.call(DPM_ROUTES.expireGovernance, { ...options, body: request });
+  }
+
+  cancelGovernance(request: CancelRequest, options?: CallOptions): Promise<MessageResponse> {
+    return this.call(DPM_ROUTES.cancelGovernance, { ...options, body: request });
+  }
+
+  cancelProposal(request: CancelProposalRequest, options?: CallOptions): Promise<MessageResponse> {
+    return this.call(DPM_ROUTES.cancelProposal, { ...options, body: request });
   }
 
   private async call<Res, Req>(route: DpmRoute<Res, Req>, call: Call<Req>): Promise<Res> {

@@ -23,6 +23,7 @@ export interface AdminHost {
 const ROUTES = [
   'GET /requests',
   'DELETE /requests',
+  'GET /callers',
   'GET /faults',
   'POST /faults',
   'DELETE /faults',
@@ -65,6 +66,7 @@ function route(host: AdminHost, method: string, path: string, raw: Buffer): Repl
   };
   const segments = path.split('/').slice(1);
   if (method === 'GET' && path === '/requests') return json(200, { requests: host.requests.list() });
+  if (method === 'GET' && path === '/callers') return json(200, { callers: host.requests.listCallers() });
   if (method === 'DELETE' && path === '/requests') {
     host.requests.reset();
     return empty(204);
@@ -206,7 +208,11 @@ function allocateParties(token: TokenSide, value: unknown): Reply {
     if (ledger.hosting(party)[node.participantId] === undefined)
       ledger.allocateParty(party, node.participantId, 'submission');
   }
-  for (const userId of [node.operatorUser, node.ciUser]) {
+  for (const userId of [
+    node.operatorUser,
+    node.ciUser,
+    ...(node.adminUser === undefined ? [] : [node.adminUser]),
+  ]) {
     const user = ledger.user(node.participantId, userId);
     if (user === undefined) continue;
     const missing = parties.filter((p) => !user.rights.some((r) => r.kind === 'CanActAs' && r.party === p));

@@ -30,6 +30,11 @@ export interface ContractRecord {
   /** the member parties and operator party the contract was created with */
   memberParties: string[];
   operatorParty: string;
+  /**
+   * created on the ledger: the party's contracts of this template are what the ledger has active now (a
+   * consuming choice, such as a governance confirmation, replaces the contract under a new id)
+   */
+  onLedger?: boolean;
 }
 
 export interface PartyRecord {

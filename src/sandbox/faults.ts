@@ -37,7 +37,7 @@ export type FaultSpec =
     }
   /** the next matching submissions are refused 409 LOCAL_VERDICT_LOCKED_CONTRACTS, as if another one held the contract */
   | { kind: 'contention'; node?: string; count?: number }
-  /** before the next matching submissions, the submitter's contracts they name are re-created under new ids */
+  /** before the next matching submissions, the contracts they name of the parties they act or read as are re-created under new ids */
   | { kind: 'stale-contracts'; node?: string; count?: number }
   /** the next matching submissions commit, and their response is never sent: the connection drops after `ms` */
   | { kind: 'lost-response'; node?: string; count?: number; ms?: number }

@@ -16,7 +16,15 @@ import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
 import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './faults.js';
 import { Listener, RequestLog, nodeHandler } from './http/listener.js';
 import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
-import { SECRET_FILES, loadOrCreateNodes, loadOrCreateSecrets, secretsDir } from './identity.js';
+import {
+  SECRET_FILES,
+  loadOrCreateNodes,
+  loadOrCreateSecrets,
+  nodeAdminClientId,
+  nodeAdminSecretFile,
+  operatorPasswordFile,
+  secretsDir,
+} from './identity.js';
 import { TokenVerifier } from './auth/verifier.js';
 import type { CapacitySettings } from './capacity.js';
 import { type LedgerNodeEnv, dispatchLedger, ledgerRouter } from './ledger/api/server.js';
@@ -80,6 +88,12 @@ export interface TargetFileOptions {
   schema?: string;
   /** comment lines under the editor line (without `# `); default: which state dir wrote the file */
   comment?: string[];
+  /**
+   * The target of one operator (1-based): it controls only its own node, with its own password and its node's
+   * own admin client; the other nodes are read (`controlled: false`) with the peers' read-only `viewer` login.
+   * Default: one person holding every operator's credentials, every node controlled.
+   */
+  operator?: number;
 }
 
 export interface Sandbox {
@@ -101,6 +115,12 @@ const CI_CLIENT_ID = 'ledgerbook-ci';
 const ADMIN_ROLE = 'dpm-admin';
 const OPERATOR_PASSWORD_SECRET = 'SANDBOX_OPERATOR_PASSWORD';
 const CI_CLIENT_SECRET_SECRET = 'SANDBOX_CI_CLIENT_SECRET';
+const VIEWER_PASSWORD_SECRET = 'SANDBOX_VIEWER_PASSWORD';
+
+/** the secret a full sandbox target names operatorN's password with (`index` 0-based) */
+function operatorPasswordSecret(index: number): string {
+  return index === 0 ? OPERATOR_PASSWORD_SECRET : `SANDBOX_OPERATOR${index + 1}_PASSWORD`;
+}
 const TARGET_SCHEMA_URL = 'https://ledgerbook.dev/schemas/target.schema.json';
 
 interface NodeHost {
@@ -117,7 +137,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const stateDir = resolve(options.stateDir);
   mkdirSync(stateDir, { recursive: true });
   const stored = loadOrCreateNodes(stateDir, nodeCount);
-  const credentials = loadOrCreateSecrets(stateDir);
+  const credentials = loadOrCreateSecrets(stateDir, nodeCount);
   const faults = new FaultBook();
 
   const requests = new RequestLog();
@@ -205,6 +225,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       participantId: identity.participantId,
       operatorUser: userSubject(REALM, `operator${i + 1}`),
       ciUser: serviceAccountSubject(CI_CLIENT_ID),
+      adminUser: serviceAccountSubject(nodeAdminClientId(i)),
       viewerUser: userSubject(REALM, 'viewer'),
     }));
     token = await startTokenSide({
@@ -242,8 +263,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       host,
       port: port === 0 ? 0 : port + 1,
       ...sandboxRealm(nodeCount, {
-        password: credentials.operatorPassword,
+        password: credentials.operatorPasswords,
+        viewerPassword: credentials.viewerPassword,
         clientSecret: credentials.ciClientSecret,
+        nodeAdminSecrets: credentials.nodeAdminSecrets,
       }),
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 300,
       refreshInactive: () => faults.take('refresh-inactive', true) !== undefined,
@@ -257,8 +280,28 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const ledgerVerifier = new TokenVerifier(() => [
       { issuer, clientId: CLI_CLIENT_ID },
       { issuer, clientId: CI_CLIENT_ID },
+      ...stored.map((_, i) => ({ issuer, clientId: nodeAdminClientId(i) })),
     ]);
+    // whose credentials were used: the realm's users by name (a service account's subject names its client)
+    const usernames = new Map(
+      [...stored.map((_, i) => `operator${i + 1}`), 'viewer'].map((u) => [userSubject(REALM, u), u]),
+    );
+    const callerName = (sub: string): string => usernames.get(sub) ?? sub;
     for (const [i, identity] of stored.entries()) {
+      const ledgerEnv: LedgerNodeEnv = {
+        node: identity.name,
+        participantId: identity.participantId,
+        insecure,
+        ledger: tokenSide.ledger,
+        canton,
+        faults,
+        verifier: ledgerVerifier,
+        capacity: tokenSide.capacity,
+        encoder: tokenSide.encoder,
+        catchUp: () => tokenSide.catchUp(),
+        noteCaller: (sub) => requests.recordCaller(identity.name, 'ledger', callerName(sub)),
+        log,
+      };
       const env: NodeEnv = {
         stateDir,
         network,
@@ -266,6 +309,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         faults,
         mesh,
         canton,
+        participant: ledgerEnv,
+        world: tokenSide.world,
         auth: insecure
           ? { insecure: true, adminRole: ADMIN_ROLE }
           : {
@@ -276,6 +321,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         requestRestart: (name, downMs) => {
           setImmediate(() => restartNode(name, downMs));
         },
+        noteCaller: (api, sub) => requests.recordCaller(identity.name, api, callerName(sub)),
         log,
       };
       const node = new DpmNode({ ...identity, index: i + 1 }, env);
@@ -292,19 +338,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           onError: nodeError,
         }),
       );
-      const ledgerEnv: LedgerNodeEnv = {
-        node: identity.name,
-        participantId: identity.participantId,
-        insecure,
-        ledger: tokenSide.ledger,
-        canton,
-        faults,
-        verifier: ledgerVerifier,
-        capacity: tokenSide.capacity,
-        encoder: tokenSide.encoder,
-        catchUp: () => tokenSide.catchUp(),
-        log,
-      };
       const ledger = new Listener(
         host,
         nodeHandler({
@@ -394,7 +427,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     world: tokenSide.world,
     targetYaml: (fileOptions = {}) => targetYaml(urls, network, stateDir, tokenSide.world, fileOptions),
     secrets: () => ({
-      [OPERATOR_PASSWORD_SECRET]: credentials.operatorPassword,
+      ...Object.fromEntries(
+        credentials.operatorPasswords.map((password, i) => [operatorPasswordSecret(i), password]),
+      ),
       [CI_CLIENT_SECRET_SECRET]: credentials.ciClientSecret,
     }),
     stop: stopAll,
@@ -513,7 +548,10 @@ function targetParties(world: World): Record<string, unknown> {
   };
 }
 
-/** the target file for --target: the IdP, each node's URLs and operator user, and where the password is */
+/**
+ * The target file for --target: the IdP, each node's URLs and login, and where the secrets are. By default every
+ * node is controlled, each with its operator's own password; with `operator` only that operator's node is.
+ */
 function targetYaml(
   urls: SandboxUrls,
   network: string,
@@ -525,17 +563,25 @@ function targetYaml(
   // posix separators: a committed target names the same files on every system
   const secretFile = (name: string): string =>
     options.secretsDir === undefined ? join(secrets, name) : posix.join(secrets, name);
-  const auth = (username: string): Record<string, unknown> => ({
+  const auth = (username: string, secret: string): Record<string, unknown> => ({
     issuer: urls.idp.issuer,
     clientId: CLI_CLIENT_ID,
     grant: 'password',
     username,
-    password: { secret: OPERATOR_PASSWORD_SECRET },
+    password: { secret },
   });
+  const own = options.operator === undefined ? undefined : options.operator - 1;
+  if (own !== undefined && (!Number.isInteger(own) || own < 0 || own >= urls.nodes.length))
+    throw new RangeError(`operator must be 1 to ${urls.nodes.length}, got ${String(options.operator)}`);
+  const nodeAuth = (i: number): Record<string, unknown> => {
+    if (own === undefined)
+      return i === 0 ? {} : { auth: auth(`operator${i + 1}`, operatorPasswordSecret(i)) };
+    return i === own ? {} : { controlled: false, auth: auth('viewer', VIEWER_PASSWORD_SECRET) };
+  };
   const target = {
     name: 'sandbox',
     network,
-    auth: auth('operator1'),
+    auth: auth(`operator${(own ?? 0) + 1}`, OPERATOR_PASSWORD_SECRET),
     nodes: Object.fromEntries(
       urls.nodes.map((n, i) => [
         n.name,
@@ -544,7 +590,7 @@ function targetYaml(
           dpm: n.dpm,
           ledger: n.ledger,
           party: operatorParty(n.participantId, i),
-          ...(i === 0 ? {} : { auth: auth(`operator${i + 1}`) }),
+          ...nodeAuth(i),
         },
       ]),
     ),
@@ -557,10 +603,23 @@ function targetYaml(
     },
     instrument: { admin: world.instrument.admin, id: world.instrument.id },
     parties: targetParties(world),
-    secrets: {
-      [OPERATOR_PASSWORD_SECRET]: { file: secretFile(SECRET_FILES.operatorPassword) },
-      [CI_CLIENT_SECRET_SECRET]: { file: secretFile(SECRET_FILES.ciClientSecret) },
-    },
+    secrets:
+      own === undefined
+        ? {
+            ...Object.fromEntries(
+              urls.nodes.map((_, i) => [
+                operatorPasswordSecret(i),
+                { file: secretFile(operatorPasswordFile(i)) },
+              ]),
+            ),
+            [CI_CLIENT_SECRET_SECRET]: { file: secretFile(SECRET_FILES.ciClientSecret) },
+          }
+        : {
+            // the same names as in the full target, so that every playbook runs unchanged: this operator's own
+            [OPERATOR_PASSWORD_SECRET]: { file: secretFile(operatorPasswordFile(own)) },
+            [CI_CLIENT_SECRET_SECRET]: { file: secretFile(nodeAdminSecretFile(own)) },
+            [VIEWER_PASSWORD_SECRET]: { file: secretFile(SECRET_FILES.viewerPassword) },
+          },
   };
   const comment = options.comment ?? [`written by the ledgerbook sandbox (state dir ${stateDir})`];
   return [

@@ -1,8 +1,11 @@
 /**
  * Who the sandbox's nodes are and what a sandbox keeps across restarts of the same state dir. A node's participant
  * id and Noise key pair derive from its name and a fixed seed, so every sandbox has the same ids and keys (a
- * committed target file can name them); they are recorded in the state dir all the same. The credentials
- * (operator password, CI client secret) are generated per state dir, in files readable by the owner only.
+ * committed target file can name them); they are recorded in the state dir all the same. The credentials are
+ * generated per state dir, in files readable by the owner only: each operator's password (operator1's in
+ * `operator-password`, operatorN's in `operatorN-password`), the peers' read-only `viewer-password`, the secret of
+ * the `ledgerbook-ci` client (ParticipantAdmin on every participant) and of each node's own admin client
+ * (`nodeN-admin-secret`: ParticipantAdmin on participant N only). Each operator holds only its own.
  */
 import { createECDH, createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,14 +29,37 @@ interface IdentityFile {
 }
 
 export interface SandboxSecrets {
+  /** operator1's password (the one a single-operator sandbox uses) */
   operatorPassword: string;
+  /** operatorN's password at index N-1 (index 0 is operatorPassword) */
+  operatorPasswords: string[];
+  /** the read-only `viewer` login the operators give each other */
+  viewerPassword: string;
   ciClientSecret: string;
+  /** the secret of client `nodeN-admin` at index N-1 */
+  nodeAdminSecrets: string[];
 }
 
 export const SECRET_FILES = {
   operatorPassword: 'operator-password',
+  viewerPassword: 'viewer-password',
   ciClientSecret: 'ci-client-secret',
 } as const;
+
+/** the file of operatorN's password (`index` 0-based) */
+export function operatorPasswordFile(index: number): string {
+  return index === 0 ? SECRET_FILES.operatorPassword : `operator${index + 1}-password`;
+}
+
+/** the file of the secret of node N's own admin client (`index` 0-based) */
+export function nodeAdminSecretFile(index: number): string {
+  return `node${index + 1}-admin-secret`;
+}
+
+/** the client id of node N's own admin client (client credentials; ParticipantAdmin on that participant only) */
+export function nodeAdminClientId(index: number): string {
+  return `node${index + 1}-admin`;
+}
 
 /**
  * The seed of every sandbox's node identities. Not a secret: the keys only authenticate simulated Noise peers of
@@ -90,7 +116,7 @@ export function secretsDir(stateDir: string): string {
 }
 
 /** the sandbox's credentials, generated once per state dir (files with mode 0600) */
-export function loadOrCreateSecrets(stateDir: string): SandboxSecrets {
+export function loadOrCreateSecrets(stateDir: string, nodeCount: number): SandboxSecrets {
   const dir = secretsDir(stateDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const read = (name: string): string => {
@@ -111,8 +137,13 @@ export function loadOrCreateSecrets(stateDir: string): SandboxSecrets {
       return value;
     }
   };
+  const indexes = Array.from({ length: nodeCount }, (_, i) => i);
+  const operatorPasswords = indexes.map((i) => read(operatorPasswordFile(i)));
   return {
-    operatorPassword: read(SECRET_FILES.operatorPassword),
+    operatorPassword: operatorPasswords[0]!,
+    operatorPasswords,
+    viewerPassword: read(SECRET_FILES.viewerPassword),
     ciClientSecret: read(SECRET_FILES.ciClientSecret),
+    nodeAdminSecrets: indexes.map((i) => read(nodeAdminSecretFile(i))),
   };
 }

@@ -95,24 +95,45 @@ export function serviceAccountSubject(clientId: string): string {
 
 /**
  * The sandbox's realm: `ledgerbook-cli` (password grant, public), `ledgerbook-ci` (client credentials, with
- * the `dpm-admin` role), `operator1..N` with `dpm-admin`, and `viewer` without it. Passwords and the client
- * secret come from the caller, who generates them per sandbox.
+ * the `dpm-admin` role), `nodeN-admin` (client credentials, one per node, with `dpm-admin`), `operator1..N` with
+ * `dpm-admin`, and `viewer` without it. Each operator and the viewer have their own password; the passwords and
+ * the client secrets come from the caller, who generates them per sandbox.
  */
 export function sandboxRealm(
   nodeCount: number,
-  secrets: { password: string; clientSecret: string },
+  secrets: {
+    /** one password for every operator and the viewer, or each operator's own */
+    password: string | readonly string[];
+    viewerPassword?: string;
+    clientSecret: string;
+    /** each node's admin client's secret; without it there are no `nodeN-admin` clients */
+    nodeAdminSecrets?: readonly string[];
+  },
 ): Pick<IdpOptions, 'realm' | 'users' | 'clients'> {
   if (!Number.isInteger(nodeCount) || nodeCount < 1) {
     throw new RangeError(`nodeCount must be a positive integer, got ${nodeCount}`);
   }
+  const passwords = typeof secrets.password === 'string' ? [] : secrets.password;
+  if (typeof secrets.password !== 'string' && passwords.length < nodeCount)
+    throw new RangeError(`one password per operator is needed (${nodeCount} nodes)`);
+  if (secrets.nodeAdminSecrets !== undefined && secrets.nodeAdminSecrets.length < nodeCount)
+    throw new RangeError(`one admin client secret per node is needed (${nodeCount} nodes)`);
+  const shared = typeof secrets.password === 'string' ? secrets.password : undefined;
   const operators = Array.from({ length: nodeCount }, (_, i) => ({
     username: `operator${i + 1}`,
-    password: secrets.password,
+    password: shared ?? passwords[i]!,
     roles: ['dpm-admin'],
   }));
+  const nodeAdmins = (secrets.nodeAdminSecrets ?? []).slice(0, nodeCount).map((secret, i): IdpClient => ({
+    clientId: `node${i + 1}-admin`,
+    secret,
+    grants: ['client_credentials'],
+    roles: ['dpm-admin'],
+  }));
+  const viewerPassword = secrets.viewerPassword ?? shared ?? passwords[0]!;
   return {
     realm: 'ledgerbook',
-    users: [...operators, { username: 'viewer', password: secrets.password, roles: [] }],
+    users: [...operators, { username: 'viewer', password: viewerPassword, roles: [] }],
     clients: [
       { clientId: 'ledgerbook-cli', grants: ['password', 'refresh_token'] },
       {
@@ -121,6 +142,7 @@ export function sandboxRealm(
         grants: ['client_credentials'],
         roles: ['dpm-admin'],
       },
+      ...nodeAdmins,
     ],
   };
 }

@@ -47,11 +47,14 @@ export type MeshMessage =
   | { type: 'poll'; instance: string }
   | { type: 'step-done'; instance: string; step: string }
   | { type: 'owner-key'; partyId: string }
+  /** RequestMemberParty: the member party this node acts as in a decentralized party (its party config) */
+  | { type: 'member-party'; partyId: string }
   | { type: 'packages' };
 
 export type MeshReply =
   | { type: 'health'; version: string; buildVersion: string; workflow?: WorkflowInfo }
   | { type: 'peers'; participantIds: string[] }
+  | { type: 'member-party'; memberPartyId?: string }
   | { type: 'ack' }
   /** the coordinator has no such run, or it is still in its init window (the real node answers 503) */
   | { type: 'unavailable' }

@@ -18,6 +18,9 @@ import type { ProfileName } from './profile.js';
 import { TOKEN_PROFILES } from './profile.js';
 import { dispatchService, serviceRouter, type ServiceRoute } from './service/route.js';
 import { tokenCatalog } from './token/catalog.js';
+import { addGovernance } from './governance/catalog.js';
+import { GOVERNANCE_BUILTIN_PACKAGES } from './governance/packages.js';
+import { platformPackages } from './platform-packages.js';
 import { faucetRoutes } from './token/faucet-api.js';
 import { gatewayRoutes } from './token/gateway-api.js';
 import { TOKEN_PACKAGES } from './token/packages.js';
@@ -60,8 +63,14 @@ export interface TokenSide {
 export async function startTokenSide(options: TokenSideOptions): Promise<TokenSide> {
   const { canton, nodes, faults, network } = options;
   const timings = TOKEN_PROFILES[options.profile];
-  for (const node of nodes) canton.installPackages(node.participantId, TOKEN_PACKAGES);
-  const catalog = tokenCatalog();
+  for (const [i, node] of nodes.entries()) {
+    canton.installPackages(node.participantId, [
+      ...platformPackages(i),
+      ...TOKEN_PACKAGES,
+      ...GOVERNANCE_BUILTIN_PACKAGES,
+    ]);
+  }
+  const catalog = addGovernance(tokenCatalog());
   const ledger = new Ledger({
     stateDir: options.stateDir,
     catalog,

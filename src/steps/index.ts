@@ -4,6 +4,7 @@ import { coreAssert } from './core/assert.js';
 import { coreLog } from './core/log.js';
 import { coreShell } from './core/shell.js';
 import { coreWait } from './core/wait.js';
+import { governanceKinds } from './party/governance-kinds.js';
 import { packageKinds } from './party/packages.js';
 import { topologyKinds } from './party/topology.js';
 import { sandboxBtcSend } from './simulated/btc-send.js';
@@ -28,6 +29,7 @@ const all: readonly AnyStepKind[] = [
   coreLog,
   ...topologyKinds,
   ...packageKinds,
+  ...governanceKinds,
   tokenCredentials,
   tokenDepositAccount,
   tokenDepositAddress,

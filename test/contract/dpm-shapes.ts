@@ -567,6 +567,219 @@ export const GOVERNANCE_CONFIRMATIONS = obj({
   gov_core_package_ref: optional(str()),
 });
 
+// ---- §11 governance: writes, the audit logs, requests; §9 grant-rights, §3 discovery ----------------------------
+
+/** a decimal amount as the server writes a Daml decimal */
+const decimal = str(/^-?\d+(\.\d+)?$/);
+export const GOVERNANCE_TYPES = ['vault', 'core_self', 'core_domain'] as const;
+
+export const KNOWN_MEMBERS = obj({
+  members: always(list(obj({ participant_uid: always(cantonId), member_party_id: optional(cantonId) }))),
+});
+export const AUDIT = obj({
+  entries: always(
+    list(
+      obj({
+        id: always(int(1)),
+        timestamp: always(unixSeconds),
+        event_type: always(oneOf('propose', 'confirm', 'execute', 'expire', 'cancel', 'cancel_proposal')),
+        party_id: always(cantonId),
+        member_party_id: always(cantonId),
+        governance_type: always(oneOf(...GOVERNANCE_TYPES)),
+        action_summary: always(str()),
+        details: always(anything),
+        status: always(oneOf('success', 'failed')),
+        error_message: optional(str()),
+        created_at: always(unixSeconds),
+      }),
+    ),
+  ),
+  total_returned: always(int(0)),
+});
+export const CHAIN_AUDIT = obj({
+  entries: always(
+    list(
+      obj({
+        offset: always(int(1)),
+        timestamp: always(unixSeconds),
+        event_type: always(oneOf('propose', 'confirm', 'execute', 'expire', 'cancel', 'execute_result')),
+        contract_id: always(str(/^00[0-9a-f]+$/)),
+        template_id: always(str(/^[A-Za-z][\w.]*:[A-Za-z]\w*$/)),
+        package_id: always(str(/^[0-9a-f]{64}$/)),
+        governance_type: always(oneOf(...GOVERNANCE_TYPES)),
+        action_summary: always(str()),
+        choice: optional(str()),
+        acting_parties: always(list(cantonId)),
+        update_id: always(str()),
+        details: always(anything),
+      }),
+    ),
+  ),
+  total_returned: always(int(0)),
+  next_before_offset: nullable(int(1)),
+});
+const TOKEN_REQUEST = obj({
+  contract_id: always(str()),
+  holder: always(cantonId),
+  amount: always(decimal),
+  instrument_admin: always(cantonId),
+  instrument_id: always(str()),
+  expires_at: always(unixSeconds),
+});
+export const MINT_REQUESTS = obj({ mint_requests: always(list(TOKEN_REQUEST)) });
+export const BURN_REQUESTS = obj({ burn_requests: always(list(TOKEN_REQUEST)) });
+export const TRANSFER_INSTRUCTIONS = obj({
+  transfer_instructions: always(
+    list(
+      obj({
+        contract_id: always(str()),
+        sender: always(cantonId),
+        receiver: always(cantonId),
+        amount: always(decimal),
+        instrument_admin: always(cantonId),
+        instrument_id: always(str()),
+        status: always(oneOf('pending_receiver_acceptance', 'pending_internal_workflow')),
+        pending_actions: optional(list(obj({ party: always(cantonId), action: always(str()) }), true)),
+        expires_at: always(int(0)),
+      }),
+    ),
+  ),
+});
+export const GRANT_RIGHTS = obj({ rights: always(RIGHTS) });
+export const DISCOVERED_MEMBER = obj({
+  user_id: always(str()),
+  primary_party: optional(cantonId),
+  description: optional(str()),
+});
+
+// ---- §4 external parties, §12 contracts / services / proxies ----------------------------------------------------
+
+export const EXTERNAL_PARTIES = obj({
+  parties: always(
+    list(
+      obj({
+        party_id: always(cantonId),
+        fingerprint: always(str()),
+        threshold: always(int(0)),
+        host_count: always(int(0)),
+        created_at: optional(isoTime),
+      }),
+    ),
+  ),
+});
+export const VAULTS = obj({
+  vaults: always(
+    list(
+      obj({
+        contract_id: always(str()),
+        vault_name: always(str()),
+        share_symbol: always(str()),
+        is_paused: always(bool),
+        vault_manager: always(cantonId),
+      }),
+    ),
+  ),
+});
+export const SERVICES = (role: 'provider' | 'user' | 'registrar'): Type =>
+  obj({
+    services: always(
+      list(obj({ contract_id: always(str()), operator: always(cantonId), [role]: always(cantonId) })),
+    ),
+  });
+export const CREDENTIAL_OFFERS = obj({
+  credential_offers: always(
+    list(
+      obj({
+        contract_id: always(str()),
+        operator: always(cantonId),
+        issuer: always(cantonId),
+        holder: always(cantonId),
+        credential_id: always(str()),
+        description: always(str()),
+        is_free: always(bool),
+      }),
+    ),
+  ),
+});
+export const CREDENTIALS = obj({
+  credentials: always(
+    list(
+      obj({
+        contract_id: always(str()),
+        issuer: always(cantonId),
+        holder: always(cantonId),
+        credential_id: always(str()),
+        description: always(str()),
+        claims: always(list(obj({ subject: always(str()), property: always(str()), value: always(str()) }))),
+      }),
+    ),
+  ),
+});
+export const REGISTRAR_SERVICE_REQUESTS = obj({
+  registrar_service_requests: always(
+    list(
+      obj({
+        contract_id: always(str()),
+        operator: always(cantonId),
+        provider: always(cantonId),
+        registrar: always(cantonId),
+        create_transfer_rule: always(bool),
+        create_allocation_factory: always(bool),
+      }),
+    ),
+  ),
+});
+export const PROVIDER_CONFIGURATIONS = obj({
+  provider_configurations: always(
+    list(obj({ contract_id: always(str()), operator: always(cantonId), provider: always(cantonId) })),
+  ),
+});
+export const INSTRUMENTS = obj({
+  instruments: always(
+    list(
+      obj({ contract_id: always(str()), instrument_admin: always(cantonId), instrument_id: always(str()) }),
+    ),
+  ),
+});
+export const TRANSFER_FACTORIES = obj({
+  transfer_factories: always(list(obj({ contract_id: always(str()), expected_admin: always(cantonId) }))),
+});
+export const TRANSFER_PREAPPROVALS = obj({ cc: always(int(0)), token: always(int(0)) });
+export const HOLDINGS = obj({
+  holdings: always(
+    list(
+      obj({
+        instrument_admin: always(cantonId),
+        instrument_id: always(str()),
+        amount: always(decimal),
+        locked_amount: always(decimal),
+        preapproval_set_up: always(bool),
+      }),
+    ),
+  ),
+});
+export const CONTRACTS_QUERY = obj({
+  contracts: always(list(obj({ contract_id: always(str()), blob: always(str(/^[A-Za-z0-9+/]+={0,2}$/)) }))),
+});
+export const COUPON_DELEGATIONS = obj({
+  delegations: always(
+    list(
+      obj({
+        cid: always(str()),
+        dso: always(cantonId),
+        assigners: always(list(cantonId)),
+        beneficiary_count: always(int(0)),
+      }),
+    ),
+  ),
+});
+export const NETWORK_INFO = obj({
+  dso_party_id: always(cantonId),
+  amulet_rules_cid: always(str(/^00[0-9a-f]+$/)),
+  amulet_rules_blob: always(str()),
+});
+export const OPERATOR_INFO = obj({ party_id: always(cantonId) });
+
 // ---- the checker ------------------------------------------------------------------------------------------------
 
 export interface Conformance {

@@ -85,7 +85,10 @@ describe('a partial DAR upload (node3 never vets)', () => {
     const added = await w.world.admin.post('/faults', { kind: 'vet-fails', node: 'node3' });
     expect(added.status).toBe(201);
     const deploy = readFileSync(join(PLAYBOOKS, 'deploy-contracts.yaml'), 'utf8');
-    const deployStep = deploy.slice(deploy.indexOf('  - id: deploy')).replace('${{ inputs.party }}', 'alpha');
+    const deployStep = deploy
+      .slice(deploy.indexOf('  - id: deploy'))
+      .replace('${{ inputs.party }}', 'alpha')
+      .replace('${{ inputs.confirmation_timeout_microseconds }}', '86400000000');
     const playbook = await playbookCopy(w.dir, 'distribute-dars.yaml', (text) => `${text}\n${deployStep}`);
 
     const result = await w.run(playbook);

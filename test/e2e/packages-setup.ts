@@ -52,7 +52,7 @@ export interface PackagesWorld {
   stop(): Promise<void>;
 }
 
-/** mesh + party `alpha` + party credentials (the CI client) on every node */
+/** mesh + party `alpha` + party credentials (the CI client) and its ledger rights on every node */
 export async function packagesWorld(): Promise<PackagesWorld> {
   const world = await startWorld();
   try {
@@ -63,13 +63,20 @@ export async function packagesWorld(): Promise<PackagesWorld> {
       const response = await api.put('/party-config', {
         dec_party_id: party.party_id,
         member_party_id: operatorParty(world, i),
-        user_id: `operator${i + 1}`,
+        user_id: 'service-account-ledgerbook-ci',
         keycloak_url: keycloak,
         keycloak_realm: 'ledgerbook',
         keycloak_client_id: 'ledgerbook-ci',
         keycloak_client_secret: world.sandbox.secrets().SANDBOX_CI_CLIENT_SECRET,
       });
       expect(response.status, response.text).toBe(200);
+      // the governance reads act for the party: its ledger user needs the rights (onboard-party.yaml grants them)
+      const granted = await api.post('/auth/grant-rights', {
+        dec_party_id: party.party_id,
+        admin_client_id: 'ledgerbook-ci',
+        admin_client_secret: world.sandbox.secrets().SANDBOX_CI_CLIENT_SECRET,
+      });
+      expect(granted.status, granted.text).toBe(200);
     }
     const dir = await tempDir('lb-packages-');
     const targetFile = join(dir, 'target.yaml');

@@ -298,7 +298,12 @@ steps:
           package_id: '#governance-core'
           module_name: Governance.Rules
           entity_name: GovernanceRules
-          fields: [{ type: decentralized_party }, { type: governance_threshold }]
+          fields:
+            - { type: decentralized_party }
+            - type: party_set
+              parties: ['\${{ target.nodes.node1.party }}', '\${{ target.nodes.node2.party }}', '\${{ target.nodes.node3.party }}']
+            - { type: governance_threshold }
+            - { type: rel_time, microseconds: 86400000000 }
       timeout: ${timeout}
 `;
 }

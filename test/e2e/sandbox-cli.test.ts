@@ -36,12 +36,40 @@ const COMMITTED_TARGET_OPTIONS: TargetFileOptions = {
     '  npx ledgerbook run playbooks/onboard-party.yaml --target playbooks/targets/sandbox.yaml',
     '',
     'Every sandbox has these participant ids and keys (they derive from the node names), and the same token',
-    'world: instrument admin, minter, holders (src/sandbox/README.md); the password and the',
-    'client secret are generated per state dir: the files below are those of .ledgerbook/sandbox, the state',
-    '`sandbox up` keeps by default. Generated: test/e2e/sandbox-cli.test.ts fails when it drifts from what the',
-    'sandbox writes.',
+    'world: instrument admin, minter, holders (src/sandbox/README.md). This target holds every operator’s',
+    'password (one person trying the sandbox alone); operator1.yaml … operator3.yaml are those of three',
+    'operators, each with only its own. The passwords and client secrets are generated per state dir: the',
+    'files below are those of .ledgerbook/sandbox, the state `sandbox up` keeps by default. Generated:',
+    'test/e2e/sandbox-cli.test.ts fails when it drifts from what the sandbox writes.',
   ],
 };
+
+/** playbooks/targets/operatorN.yaml: operator N's own target, only its node controlled, only its credentials */
+function operatorTargetOptions(n: number): TargetFileOptions {
+  return {
+    schema: '../../schemas/target.schema.json',
+    secretsDir: '../../.ledgerbook/sandbox/secrets',
+    operator: n,
+    comment: [
+      `Operator ${n} of the sandbox of \`ledgerbook sandbox up --port ${COMMITTED_PORT}\`: it controls node${n} only, with`,
+      `its own password (operator${n}) and node${n}’s own admin client (node${n}-admin, ParticipantAdmin on that`,
+      'participant only); the other nodes are read, never written, with the read-only `viewer` login the',
+      'operators give each other. Each operator runs the same playbooks with its own target and state dir:',
+      '',
+      `  npx ledgerbook run playbooks/onboard-party.yaml --target playbooks/targets/operator${n}.yaml \\`,
+      `    --state-dir .ledgerbook/operator${n} --input keycloak_client_id=node${n}-admin \\`,
+      `    --input ledger_user=service-account-node${n}-admin`,
+      '',
+      'The secret names are those of sandbox.yaml, their files this operator’s. Generated:',
+      'test/e2e/sandbox-cli.test.ts fails when it drifts from what the sandbox writes.',
+    ],
+  };
+}
+const OPERATOR_TARGETS = [1, 2, 3].map((n) => ({
+  n,
+  file: join(ROOT, `playbooks/targets/operator${n}.yaml`),
+  options: operatorTargetOptions(n),
+}));
 
 interface Up {
   child: ChildProcess;
@@ -395,34 +423,34 @@ describe('ledgerbook sandbox up: options and signals', () => {
   });
 });
 
-describe('playbooks/targets/sandbox.yaml', () => {
-  /** the target the sandbox writes with the committed options, its URLs moved to the `--port 7700` layout */
-  async function writtenFor7700(): Promise<string> {
-    const stateDir = await tempDir('lb-sandbox-target-');
-    const sandbox = await startSandbox({ stateDir });
-    try {
-      const { urls } = sandbox;
-      // the listeners are on free ports (7700… may be taken by a sandbox someone runs); the layout of --port is
-      // checked above, so the ports are mapped, not bound
-      const moves = new Map<string, number>([
-        [new URL(urls.idp.issuer).origin, COMMITTED_PORT + 1],
-        ...urls.nodes.flatMap((n, i): Array<[string, number]> => [
-          [n.dpm, COMMITTED_PORT + 2 + 2 * i],
-          [n.ledger, COMMITTED_PORT + 3 + 2 * i],
-        ]),
-        ...(['registry', 'gateway', 'rewards', 'faucet', 'bitcoin'] as const).map(
-          (service, k): [string, number] => [urls[service], COMMITTED_PORT + 2 + 2 * urls.nodes.length + k],
-        ),
-      ]);
-      let text = sandbox.targetYaml(COMMITTED_TARGET_OPTIONS);
-      for (const [origin, port] of moves) text = text.replaceAll(origin, `http://127.0.0.1:${port}`);
-      return text;
-    } finally {
-      await sandbox.stop();
-      await rm(stateDir, { recursive: true, force: true });
-    }
+/** the target the sandbox writes with the committed options, its URLs moved to the `--port 7700` layout */
+async function writtenFor7700(options = COMMITTED_TARGET_OPTIONS): Promise<string> {
+  const stateDir = await tempDir('lb-sandbox-target-');
+  const sandbox = await startSandbox({ stateDir });
+  try {
+    const { urls } = sandbox;
+    // the listeners are on free ports (7700… may be taken by a sandbox someone runs); the layout of --port is
+    // checked above, so the ports are mapped, not bound
+    const moves = new Map<string, number>([
+      [new URL(urls.idp.issuer).origin, COMMITTED_PORT + 1],
+      ...urls.nodes.flatMap((n, i): Array<[string, number]> => [
+        [n.dpm, COMMITTED_PORT + 2 + 2 * i],
+        [n.ledger, COMMITTED_PORT + 3 + 2 * i],
+      ]),
+      ...(['registry', 'gateway', 'rewards', 'faucet', 'bitcoin'] as const).map(
+        (service, k): [string, number] => [urls[service], COMMITTED_PORT + 2 + 2 * urls.nodes.length + k],
+      ),
+    ]);
+    let text = sandbox.targetYaml(options);
+    for (const [origin, port] of moves) text = text.replaceAll(origin, `http://127.0.0.1:${port}`);
+    return text;
+  } finally {
+    await sandbox.stop();
+    await rm(stateDir, { recursive: true, force: true });
   }
+}
 
+describe('playbooks/targets/sandbox.yaml', () => {
   it('is exactly what the sandbox writes for --port 7700 (regenerate it from the expected text when this fails)', async () => {
     const committed = readFileSync(COMMITTED_TARGET, 'utf8');
     expect(committed.split('\n')[0]).toBe('# yaml-language-server: $schema=../../schemas/target.schema.json');
@@ -437,7 +465,41 @@ describe('playbooks/targets/sandbox.yaml', () => {
     const files = Object.values(target.secrets ?? {}).map((s) => ('file' in s ? s.file : s.env));
     expect(files.map((f) => resolve(join(ROOT, 'playbooks/targets'), f))).toEqual([
       join(ROOT, '.ledgerbook/sandbox/secrets/operator-password'),
+      join(ROOT, '.ledgerbook/sandbox/secrets/operator2-password'),
+      join(ROOT, '.ledgerbook/sandbox/secrets/operator3-password'),
       join(ROOT, '.ledgerbook/sandbox/secrets/ci-client-secret'),
     ]);
   });
+});
+
+describe('playbooks/targets/operator1.yaml … operator3.yaml', () => {
+  it.each(OPERATOR_TARGETS)(
+    'operator$n.yaml is exactly what the sandbox writes for that operator and --port 7700',
+    async ({ file, options }) => {
+      expect(readFileSync(file, 'utf8')).toBe(await writtenFor7700(options));
+    },
+  );
+
+  it.each(OPERATOR_TARGETS)(
+    'operator$n.yaml controls only its node and names only its own secret files (and the viewer’s)',
+    async ({ n, file }) => {
+      const target = await loadTarget(file);
+      const controlled = Object.entries(target.nodes ?? {})
+        .filter(([, node]) => node.controlled !== false)
+        .map(([name]) => name);
+      expect(controlled).toEqual([`node${n}`]);
+      expect(target.auth).toMatchObject({ username: `operator${n}` });
+      for (const [name, node] of Object.entries(target.nodes ?? {}))
+        if (name !== `node${n}`) expect(node.auth).toMatchObject({ username: 'viewer' });
+      const files = Object.values(target.secrets ?? {}).map((s) =>
+        'file' in s ? resolve(join(ROOT, 'playbooks/targets'), s.file) : s.env,
+      );
+      const own = n === 1 ? 'operator-password' : `operator${n}-password`;
+      expect(files).toEqual(
+        [own, `node${n}-admin-secret`, 'viewer-password'].map((f) =>
+          join(ROOT, '.ledgerbook/sandbox/secrets', f),
+        ),
+      );
+    },
+  );
 });

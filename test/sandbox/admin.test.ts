@@ -10,6 +10,7 @@ import { ValidationError } from '../../src/errors.js';
 import { targetSchema } from '../../src/playbook/target-schema.js';
 import { loadFaultsFile } from '../../src/sandbox/index.js';
 import { type World, bootstrapMesh, onboard, requestCounts, startWorld } from './helpers.js';
+import { wsRequest } from './token-helpers.js';
 
 let world: World;
 beforeAll(async () => {
@@ -28,6 +29,35 @@ describe('GET /requests', () => {
       { node: 'node1', method: 'GET', route: '/workflows', count: 2 },
       { node: 'node2', method: 'POST', route: '/workflows/{instance_name}/cancel', count: 1 },
       { node: 'node3', method: 'GET', route: '/v2/version', count: 1 },
+    ]);
+  });
+
+  it('names who called each node’s DPM and ledger with a token it accepted; a refused token is not counted', async () => {
+    await world.admin.call('DELETE', '/requests');
+    await world.dpm[0]!.get('/workflows');
+    await world.dpm[1]!.get('/workflows');
+    await world.ledger[1]!.get('/v2/users');
+    const viewer = await world.token('viewer');
+    const seen = await fetch(`${world.sandbox.urls.nodes[2]!.dpm}/workflows`, {
+      headers: { authorization: `Bearer ${viewer}` },
+    });
+    expect(seen.status).toBe(200);
+    const refused = await fetch(`${world.sandbox.urls.nodes[2]!.dpm}/workflows`, {
+      headers: { authorization: `Bearer ${viewer.slice(0, -4)}AAAA` },
+    });
+    expect(refused.status).toBe(401);
+    // a stream's token travels in its subprotocol header; a stream without a token is not counted
+    const acs = '/v2/state/active-contracts';
+    await wsRequest(world.sandbox.urls.nodes[2]!.ledger, acs, await world.token('operator3'), {});
+    const anonymous = await wsRequest(world.sandbox.urls.nodes[2]!.ledger, acs, '', {}, ['daml.ws.auth']);
+    expect(anonymous).toEqual([expect.objectContaining({ code: 'UNAUTHENTICATED' })]);
+    const { body } = await world.admin.get<{ callers: unknown[] }>('/callers');
+    expect(body.callers).toEqual([
+      { node: 'node1', api: 'dpm', who: 'operator1', count: 1 },
+      { node: 'node2', api: 'dpm', who: 'operator2', count: 1 },
+      { node: 'node2', api: 'ledger', who: 'operator2', count: 1 },
+      { node: 'node3', api: 'dpm', who: 'viewer', count: 1 },
+      { node: 'node3', api: 'ledger', who: 'operator3', count: 1 },
     ]);
   });
 
@@ -114,7 +144,7 @@ describe('GET /state and the identity provider TTL', () => {
       body: new URLSearchParams({
         grant_type: 'password',
         client_id: 'ledgerbook-cli',
-        username: 'operator2',
+        username: 'operator1',
         password: world.password,
       }),
     });
@@ -143,7 +173,7 @@ describe('what the host hands the CLI', () => {
       '# yaml-language-server: $schema=https://ledgerbook.dev/schemas/target.schema.json',
     );
     const target = parse(yaml) as Record<string, unknown> & {
-      nodes: Record<string, { auth?: { username: string } }>;
+      nodes: Record<string, { auth?: { username: string; password?: unknown } }>;
       secrets: Record<string, { file: string }>;
     };
     const ajv = new Ajv2020.default({ allErrors: true, strict: false });
@@ -164,10 +194,16 @@ describe('what the host hands the CLI', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8').trim()).toBe(world.password);
     expect(yaml).not.toContain(world.password);
-    expect(world.sandbox.secrets()).toEqual({
+    const secrets = world.sandbox.secrets();
+    expect(secrets).toEqual({
       SANDBOX_OPERATOR_PASSWORD: world.password,
+      SANDBOX_OPERATOR2_PASSWORD: expect.any(String) as string,
+      SANDBOX_OPERATOR3_PASSWORD: expect.any(String) as string,
       SANDBOX_CI_CLIENT_SECRET: expect.any(String) as string,
     });
+    // each operator has its own password
+    expect(new Set(Object.values(secrets)).size).toBe(4);
+    expect(target.nodes.node2?.auth?.password).toEqual({ secret: 'SANDBOX_OPERATOR2_PASSWORD' });
   });
 });
 

@@ -12,6 +12,7 @@ import {
   refreshedParty,
   startWorld,
   waitForRun,
+  cancelStarted,
 } from './helpers.js';
 
 let world: World;
@@ -148,7 +149,7 @@ describe('POST /onboarding checks', () => {
     const second = await world.dpm[0]!.post('/onboarding', body);
     expect(second.status).toBe(409);
     expect(second.body).toEqual(error('A workflow with instance twice-creation is already running'));
-    const cancelled = await world.dpm[0]!.post('/workflows/twice-creation/cancel');
+    const cancelled = await cancelStarted(world.dpm[0]!, 'twice-creation');
     expect(cancelled.status).toBe(200);
   });
 });
@@ -219,7 +220,7 @@ describe('POST /kick checks', () => {
     } finally {
       for (const f of slow.body.faults) await world.admin.call('DELETE', `/faults/${f.id}`);
       for (const a of accepted)
-        expect((await world.dpm[0]!.post(`/workflows/${a.body.instance_name}/cancel`)).status).toBe(200);
+        expect((await cancelStarted(world.dpm[0]!, a.body.instance_name)).status).toBe(200);
     }
   });
 
@@ -238,7 +239,7 @@ describe('POST /kick checks', () => {
         ),
       );
     } finally {
-      expect((await world.dpm[0]!.post(`/workflows/${pending.body.instance_name}/cancel`)).status).toBe(200);
+      expect((await cancelStarted(world.dpm[0]!, pending.body.instance_name)).status).toBe(200);
     }
   });
 });

@@ -11,6 +11,7 @@ import {
   waitFor,
   waitForInvitation,
   waitForRun,
+  cancelStarted,
 } from './helpers.js';
 
 let world: World;
@@ -58,7 +59,7 @@ describe('a peer declines', () => {
     expect([again.status, again.body]).toEqual([404, { error: 'Invitation not found' }]);
 
     // the declined run is still registered: per-instance cancel works and turns the row cancelled
-    const cancelled = await world.dpm[0]!.post(`/workflows/${instance}/cancel`);
+    const cancelled = await cancelStarted(world.dpm[0]!, instance);
     expect([cancelled.status, cancelled.body]).toEqual([200, { message: 'Onboarding workflow cancelled' }]);
     expect((await runOf(world.dpm[0]!, instance))?.status).toBe('cancelled');
     expect((await world.dpm[0]!.get('/onboarding/status')).body).toEqual({ status: 'cancelled' });
@@ -84,7 +85,7 @@ describe('a peer declines', () => {
       expect(
         cards.body.invitations.filter((c) => c.workflow_instance === started.body.instance_name),
       ).toEqual([]);
-      expect((await world.dpm[0]!.post(`/workflows/${started.body.instance_name}/cancel`)).status).toBe(200);
+      expect((await cancelStarted(world.dpm[0]!, started.body.instance_name)).status).toBe(200);
     } finally {
       await world.admin.call('DELETE', '/faults');
     }
@@ -99,7 +100,7 @@ describe('cancel', () => {
     });
     const instance = started.body.instance_name;
     await waitForInvitation(world.dpm[1]!, instance);
-    const cancelled = await world.dpm[0]!.post(`/workflows/${instance}/cancel`);
+    const cancelled = await cancelStarted(world.dpm[0]!, instance);
     expect([cancelled.status, cancelled.body]).toEqual([200, { message: 'Dars workflow cancelled' }]);
     expect(await runOf(world.dpm[0]!, instance)).toMatchObject({ status: 'cancelled' });
     expect((await runOf(world.dpm[0]!, instance))?.error).toBeUndefined();
@@ -107,7 +108,7 @@ describe('cancel', () => {
       const cards = await world.dpm[1]!.get<{ invitations: Invitation[] }>('/invitations');
       return !cards.body.invitations.some((c) => c.workflow_instance === instance);
     });
-    const again = await world.dpm[0]!.post(`/workflows/${instance}/cancel`);
+    const again = await cancelStarted(world.dpm[0]!, instance);
     expect([again.status, again.body]).toEqual([
       409,
       { error: `No in-flight workflow run named ${instance}` },
@@ -116,7 +117,10 @@ describe('cancel', () => {
 
   it('cancels through the legacy per-kind route, then answers 409 when none is in progress', async () => {
     await world.dpm[0]!.post('/dars/distribute', { dar_files: [], peer_ids: [world.participant[2]] });
-    const cancelled = await world.dpm[0]!.post('/dars/cancel');
+    const cancelled = await waitFor('the run to leave its start-up', async () => {
+      const response = await world.dpm[0]!.post('/dars/cancel');
+      return JSON.stringify(response.body).includes('still initializing') ? undefined : response;
+    });
     expect([cancelled.status, cancelled.body]).toEqual([200, { message: 'DARs workflow cancelled' }]);
     const again = await world.dpm[0]!.post('/dars/cancel');
     expect([again.status, again.body]).toEqual([409, { error: 'No DARs workflow in progress' }]);
@@ -198,15 +202,18 @@ describe('retry and dismiss', () => {
       409,
       { error: `Dars workflow ${pending.body.instance_name} is still in progress — cancel it first` },
     ]);
-    await world.dpm[0]!.post(`/workflows/${pending.body.instance_name}/cancel`);
+    await cancelStarted(world.dpm[0]!, pending.body.instance_name);
     expect((await world.dpm[0]!.post('/workflows/nope/dismiss')).status).toBe(404);
   });
 
   it('refuses a second accept of the same card', async () => {
+    // DAR distributions are named after their start second: the earlier tests' runs must not collide with this one
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
     const started = await world.dpm[0]!.post<{ instance_name: string }>('/dars/distribute', {
       dar_files: [],
       peer_ids: [world.participant[1]],
     });
+    expect(started.status, started.text).toBe(202);
     const card = await waitForInvitation(world.dpm[1]!, started.body.instance_name);
     expect((await world.dpm[1]!.post('/invitations/accept', { id: card.id })).status).toBe(200);
     const again = await world.dpm[1]!.post('/invitations/accept', { id: card.id });
@@ -231,7 +238,7 @@ describe('pending invitations', () => {
     const fromCap = cards.body.invitations.filter((c) => c.workflow_instance?.startsWith('cap'));
     expect(fromCap.map((c) => c.workflow_instance)).toEqual(instances.slice(1));
     for (const instance of instances) {
-      expect((await world.dpm[0]!.post(`/workflows/${instance}/cancel`)).status).toBe(200);
+      expect((await cancelStarted(world.dpm[0]!, instance)).status).toBe(200);
     }
   });
 });

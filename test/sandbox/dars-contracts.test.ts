@@ -14,6 +14,8 @@ import {
   waitForInvitation,
   waitForRun,
   withoutWorldPackages,
+  governanceRulesFields,
+  grantRights,
 } from './helpers.js';
 
 const governanceDar = readDar(
@@ -201,6 +203,7 @@ describe('DAR distribution and contracts deployment', () => {
 
   it('deploys GovernanceRules after party-config: contracts listed, governance state non-null', async () => {
     await configureParty(world, party.party_id);
+    await grantRights(world, party.party_id);
     const status = await world.dpm[0]!.get<{
       parties: Array<{ status: { status: string }; rights?: object }>;
     }>('/auth/status');
@@ -295,7 +298,7 @@ function contractsRequest(
     package_id: '#governance-core',
     module_name: 'Governance.Rules',
     entity_name: 'GovernanceRules',
-    fields: [{ type: 'decentralized_party' }, { type: 'governance_threshold' }],
+    fields: governanceRulesFields(world.participant.map((_, i) => memberParty(world, i))),
   },
 ): Record<string, unknown> {
   return {

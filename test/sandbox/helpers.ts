@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { GOVERNANCE_BUILTIN_PACKAGES } from '../../src/sandbox/governance/packages.js';
+import { ALL_PLATFORM_PACKAGES } from '../../src/sandbox/platform-packages.js';
 import { TOKEN_PACKAGES } from '../../src/sandbox/token/packages.js';
 
 export interface Response<T = unknown> {
@@ -65,7 +67,10 @@ export interface World {
   ledger: Api[];
   admin: Api;
   participant: string[];
+  /** operator1's password */
   password: string;
+  /** the password of a user of the realm (each operator and the viewer have their own) */
+  passwordOf(username: string): string;
   token(username: string, client?: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -91,13 +96,20 @@ export async function passwordGrant(
 export async function startWorld(options: Partial<SandboxOptions> = {}): Promise<World> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'ledgerbook-sandbox-'));
   const sandbox = await startSandbox({ profile: 'fast', ...options, stateDir });
-  const password = readFileSync(join(stateDir, 'secrets', 'operator-password'), 'utf8').trim();
+  const secret = (file: string): string => readFileSync(join(stateDir, 'secrets', file), 'utf8').trim();
+  const password = secret('operator-password');
+  // each operator has its own password (operator1's in operator-password), the viewer too
+  const passwordOf = (username: string): string => {
+    const n = /^operator(\d+)$/.exec(username)?.[1];
+    if (username === 'viewer') return secret('viewer-password');
+    return n === undefined || n === '1' ? password : secret(`operator${n}-password`);
+  };
   const cache = new Map<string, Promise<string>>();
   const token = (username: string, client = 'ledgerbook-cli'): Promise<string> => {
     const key = `${username}/${client}`;
     let hit = cache.get(key);
     if (hit === undefined) {
-      hit = passwordGrant(sandbox.urls.idp.tokenUrl, username, password, client);
+      hit = passwordGrant(sandbox.urls.idp.tokenUrl, username, passwordOf(username), client);
       cache.set(key, hit);
     }
     return hit;
@@ -117,6 +129,7 @@ export async function startWorld(options: Partial<SandboxOptions> = {}): Promise
     admin: new Api(sandbox.urls.admin, () => Promise.resolve(undefined)),
     participant: sandbox.urls.nodes.map((n) => n.participantId),
     password,
+    passwordOf,
     token,
     stop: async () => {
       await sandbox.stop();
@@ -306,9 +319,66 @@ export async function requestCounts(world: World): Promise<RequestCount[]> {
   return (await world.admin.get<{ requests: RequestCount[] }>('/requests')).body.requests;
 }
 
-/** every sandbox participant has the token's packages from the start; these drop them from a package list */
-const WORLD_PACKAGE_IDS = new Set(TOKEN_PACKAGES.map((p) => p.id));
+/**
+ * every sandbox participant has packages from the start (its platform's, the token's, the governance plugins');
+ * these drop them from a package list
+ */
+const WORLD_PACKAGE_IDS = new Set(
+  [...ALL_PLATFORM_PACKAGES, ...TOKEN_PACKAGES, ...GOVERNANCE_BUILTIN_PACKAGES].map((p) => p.id),
+);
 
 export function withoutWorldPackages<T extends { package_id: string }>(packages: T[]): T[] {
   return packages.filter((p) => !WORLD_PACKAGE_IDS.has(p.package_id));
+}
+
+/** a node's operator party (`operatorN::<its namespace>`), its member party in decentralized parties */
+export function operatorPartyOf(world: World, i: number): string {
+  return `operator${i + 1}::${world.participant[i]!.split('::')[1]}`;
+}
+
+/** one day, governance-core's default confirmation timeout */
+export const ONE_DAY_MICROS = 86_400_000_000;
+
+/**
+ * The FieldDefinitions of a GovernanceRules contract, one per field of the template in order: the party, its
+ * members (a Set), the threshold (the party's when not given), the confirmation timeout.
+ */
+export function governanceRulesFields(members: string[], timeoutMicros = ONE_DAY_MICROS): unknown[] {
+  return [
+    { type: 'decentralized_party' },
+    { type: 'party_set', parties: members },
+    { type: 'governance_threshold' },
+    { type: 'rel_time', microseconds: timeoutMicros },
+  ];
+}
+
+/**
+ * POST /auth/grant-rights on the given nodes with the CI client (a participant administrator on every node): the
+ * party's ledger user gets actAs and readAs on its member party and on the decentralized party.
+ */
+export async function grantRights(
+  world: World,
+  partyId: string,
+  nodes = world.dpm.map((_, i) => i),
+): Promise<void> {
+  for (const i of nodes) {
+    const response = await world.dpm[i]!.post<{ rights: Record<string, boolean> }>('/auth/grant-rights', {
+      dec_party_id: partyId,
+      admin_client_id: 'ledgerbook-ci',
+      admin_client_secret: world.sandbox.secrets()['SANDBOX_CI_CLIENT_SECRET'],
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(Object.values(response.body.rights).every(Boolean), response.text).toBe(true);
+  }
+}
+
+/**
+ * POST /workflows/{instance}/cancel once the run is past its start-up: during it (invitations going out, then a
+ * short pause) the node answers 409 `… still initializing — try again in a moment`, and a client tries again.
+ */
+export async function cancelStarted(api: Api, instance: string): Promise<Response> {
+  return waitFor(`${instance} to leave its start-up`, async () => {
+    const response = await api.post(`/workflows/${instance}/cancel`);
+    return response.text.includes('still initializing') ? undefined : response;
+  });
 }

@@ -56,7 +56,9 @@ export async function authenticate(
     };
   }
   try {
-    return { kind: 'principal', principal: await node.verifier.verify(bearerToken(headers)) };
+    const principal = await node.verifier.verify(bearerToken(headers));
+    node.env.noteCaller('dpm', principal.sub);
+    return { kind: 'principal', principal };
   } catch (error) {
     if (error instanceof AuthFailure) return { kind: 'rejected', reply: jsonError(401, error.message) };
     throw error;

@@ -7,6 +7,8 @@
 import { join } from 'node:path';
 import type { Synchronizer } from '../canton.js';
 import type { FaultBook } from '../faults.js';
+import type { LedgerNodeEnv } from '../ledger/api/context.js';
+import type { World } from '../token/world.js';
 import { type Mesh, type MeshEndpoint, type MeshMessage, type MeshReply } from '../mesh.js';
 import type { Timings } from '../profile.js';
 import { readJson, writeJsonAtomic } from '../store.js';
@@ -49,9 +51,19 @@ export interface NodeEnv {
   faults: FaultBook;
   mesh: Mesh;
   canton: Synchronizer;
+  /** this node's participant: the ledger the node acts on for its parties (governance, contracts, reads) */
+  participant: LedgerNodeEnv;
+  /** the token world: the DSO and the parties the node's proxies name (GET /network-info) */
+  world: World;
   auth: NodeAuthConfig;
   /** asks the host to restart this node (a restart fault fired inside a run) */
   requestRestart(node: string, downMs: number): void;
+  /**
+   * Whose credentials the node used, for the host's caller log (`GET /callers`): `dpm`, a request authenticated
+   * with a verified token of `subject`; `party`, the node got a token with credentials saved for a party (or an
+   * admin client's, to grant rights) and acts with it.
+   */
+  noteCaller(api: 'dpm' | 'party', subject: string): void;
   log(line: string): void;
 }
 
@@ -258,6 +270,12 @@ export class DpmNode implements MeshEndpoint {
         const party = this.env.canton.party(message.partyId);
         const owner = party?.owners.find((o) => o.participantUid === this.participantId);
         return { type: 'owner-key', ownerKey: owner?.ownerKey };
+      }
+      case 'member-party': {
+        const member = this.state.party_credentials.find(
+          (c) => c.dec_party_id === message.partyId,
+        )?.member_party_id;
+        return { type: 'member-party', ...(member === undefined ? {} : { memberPartyId: member }) };
       }
       case 'packages':
         return {

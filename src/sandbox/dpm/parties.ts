@@ -8,7 +8,7 @@ import type { PartyRecord } from '../canton.js';
 import { sleep, nowSeconds } from '../time.js';
 import { prefixOf } from './keys.js';
 import type { DpmNode } from './node.js';
-import type { CachedParty, DecentralizedParty } from './types.js';
+import type { CachedParty, ContractInfo, DecentralizedParty } from './types.js';
 
 export const CACHE_STALE_SECONDS = 60;
 
@@ -33,17 +33,43 @@ function toWire(node: DpmNode, party: PartyRecord): DecentralizedParty {
     })),
   };
   if (mine !== undefined) wire.my_owner_key = mine;
-  if (party.contracts.length > 0) {
-    wire.contracts = party.contracts.map((c) => ({
-      contract_id: c.contractId,
+  const contracts = partyContracts(node, party);
+  if (contracts.length > 0) wire.contracts = contracts;
+  return wire;
+}
+
+/**
+ * The party's contracts: those the contracts workflow recorded, where a template the ledger runs is listed as the
+ * ledger has its contracts now (signed by the party, whatever their current ids).
+ */
+function partyContracts(node: DpmNode, party: PartyRecord): ContractInfo[] {
+  const ledger = node.env.participant.ledger;
+  const out: ContractInfo[] = [];
+  const listed = new Set<string>();
+  for (const c of party.contracts) {
+    const info = {
       template_id: c.templateId,
       package_id: c.packageId,
       package_name: c.packageName,
       package_version: c.packageVersion,
-      created_at: c.createdAt,
-    }));
+    };
+    if (c.onLedger !== true) {
+      out.push({ contract_id: c.contractId, ...info, created_at: c.createdAt });
+      continue;
+    }
+    const template = ledger.catalog.template(`${c.packageId}:${c.templateId}`);
+    if (template === undefined || listed.has(c.templateId)) continue;
+    listed.add(c.templateId);
+    for (const contract of ledger.contractsOfTemplate(template)) {
+      if (!contract.template.signatories(contract.arg).includes(party.partyId)) continue;
+      out.push({
+        contract_id: contract.cid,
+        ...info,
+        created_at: new Date(Math.floor(contract.createdAt / 1000)).toISOString(),
+      });
+    }
   }
-  return wire;
+  return out;
 }
 
 /** the cached rows for a prefix ('' = all), or undefined when nothing is cached for it */

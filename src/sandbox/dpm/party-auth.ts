@@ -7,11 +7,16 @@ import type { PartyCredentials } from './types.js';
 
 export type TokenResult = { ok: true; subject: string } | { ok: false; error: string };
 
+/** Keycloak's token endpoint of a realm */
+export function keycloakTokenUrl(url: string, realm: string): string {
+  return `${url.replace(/\/+$/, '')}/realms/${realm}/protocol/openid-connect/token`;
+}
+
 export async function fetchPartyToken(row: PartyCredentials): Promise<TokenResult> {
   if (row.keycloak_url === '' || row.keycloak_realm === '' || row.keycloak_client_id === '') {
     return { ok: false, error: 'Keycloak URL, realm and client id are required' };
   }
-  const tokenUrl = `${row.keycloak_url.replace(/\/+$/, '')}/realms/${row.keycloak_realm}/protocol/openid-connect/token`;
+  const tokenUrl = keycloakTokenUrl(row.keycloak_url, row.keycloak_realm);
   const form = new URLSearchParams({ client_id: row.keycloak_client_id });
   if (row.keycloak_username !== undefined && row.keycloak_password !== undefined) {
     form.set('grant_type', 'password');
@@ -23,6 +28,15 @@ export async function fetchPartyToken(row: PartyCredentials): Promise<TokenResul
     return { ok: false, error: 'no client secret and no username/password configured' };
   }
   if (row.keycloak_client_secret !== undefined) form.set('client_secret', row.keycloak_client_secret);
+  return requestToken(tokenUrl, form, row.user_id);
+}
+
+/** A token grant at a Keycloak-style endpoint; the subject is the token's `sub` (else `fallbackSubject`). */
+export async function requestToken(
+  tokenUrl: string,
+  form: URLSearchParams,
+  fallbackSubject = '',
+): Promise<TokenResult> {
   let response: Response;
   try {
     response = await fetch(tokenUrl, {
@@ -40,7 +54,7 @@ export async function fetchPartyToken(row: PartyCredentials): Promise<TokenResul
     return { ok: false, error: `token exchange failed (${response.status} from Keycloak: ${what})` };
   }
   const payload = body.access_token.split('.')[1] ?? '';
-  let subject = row.user_id;
+  let subject = fallbackSubject;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown };
     if (typeof claims.sub === 'string') subject = claims.sub;

@@ -4,17 +4,20 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { authenticate, requireAdmin } from '../auth/middleware.js';
-import { type Reply, empty, jsonError, spaPage, text } from '../http/reply.js';
+import { type Reply, empty, json, jsonError, spaPage, text } from '../http/reply.js';
+import { SWAGGER_UI_PAGE, openApiDocument } from './openapi.js';
 import { Router } from '../http/router.js';
 import { DecodeError, decodeJsonBody } from '../http/serde.js';
 import type { DpmNode } from './node.js';
+import { authRoutes } from './routes/auth.js';
 import { configRoutes } from './routes/config.js';
 import { controlRoutes } from './routes/control.js';
 import { governanceRoutes } from './routes/governance.js';
 import { invitationRoutes } from './routes/invitations.js';
+import { ledgerReadRoutes } from './routes/ledger-reads.js';
 import { packageRoutes } from './routes/packages.js';
 import { partyRoutes } from './routes/parties.js';
-import type { DpmRoute } from './routes/route.js';
+import { route, type DpmRoute } from './routes/route.js';
 import { startRoutes } from './routes/start.js';
 
 /** actix's JSON payload limit; the listener answers 413 above it */
@@ -22,18 +25,41 @@ export const MAX_JSON_BYTES = 100 * 1024 * 1024;
 
 export function dpmRouter(): Router<DpmRoute> {
   const router = new Router<DpmRoute>();
-  for (const r of [
+  const routes: DpmRoute[] = [
     ...configRoutes,
+    ...authRoutes,
     ...partyRoutes,
     ...startRoutes,
     ...controlRoutes,
     ...invitationRoutes,
     ...packageRoutes,
     ...governanceRoutes,
-  ]) {
-    router.add(r);
-  }
+    ...ledgerReadRoutes,
+  ];
+  routes.push(...apiDocRoutes(routes));
+  for (const r of routes) router.add(r);
   return router;
+}
+
+/** served in insecure mode only; otherwise these GETs are the web UI's like any unknown path */
+function apiDocRoutes(routes: readonly DpmRoute[]): DpmRoute[] {
+  return [
+    route({
+      method: 'GET',
+      template: '/swagger-ui/',
+      access: 'public',
+      handle: ({ node }) =>
+        node.env.auth.insecure
+          ? { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: SWAGGER_UI_PAGE }
+          : spaPage(),
+    }),
+    route({
+      method: 'GET',
+      template: '/api-docs/openapi.json',
+      access: 'public',
+      handle: ({ node }) => (node.env.auth.insecure ? json(200, openApiDocument(routes)) : spaPage()),
+    }),
+  ];
 }
 
 export interface IncomingCall {

@@ -103,6 +103,21 @@ export interface CachedParty {
   updated_at: number;
 }
 
+/** a row of the node's governance audit log (GET /governance/audit) */
+export interface AuditRow {
+  id: number;
+  timestamp: number;
+  event_type: 'propose' | 'confirm' | 'execute' | 'expire' | 'cancel' | 'cancel_proposal';
+  party_id: string;
+  member_party_id: string;
+  governance_type: string;
+  action_summary: string;
+  details: unknown;
+  status: 'success' | 'failed';
+  error_message?: string;
+  created_at: number;
+}
+
 export interface NodeStateFile {
   version: 1;
   peers: Peer[];
@@ -110,4 +125,8 @@ export interface NodeStateFile {
   runs: RunRow[];
   invitations: PendingInvitation[];
   party_cache: CachedParty[];
+  /** absent in state files written before governance was simulated */
+  audit?: AuditRow[];
+  /** GET /governance/chain-audit's cache of entries read from the ledger, per party */
+  chain_audit_cache?: Record<string, unknown[]>;
 }

@@ -45,7 +45,39 @@ export class RequestLog {
 
   reset(): void {
     this.counts.clear();
+    this.callers.clear();
   }
+
+  private readonly callers = new Map<string, Caller>();
+
+  /**
+   * A request of `who` (a verified token's user, or a client's service account) authenticated by a node's DPM or
+   * ledger, or a token the node's DPM got with credentials saved for a party (`party`)
+   */
+  recordCaller(node: string, api: CallerApi, who: string): void {
+    const key = `${node} ${api} ${who}`;
+    const entry = this.callers.get(key);
+    if (entry === undefined) this.callers.set(key, { node, api, who, count: 1 });
+    else entry.count++;
+  }
+
+  listCallers(): Caller[] {
+    return [...this.callers.values()].sort(
+      (a, b) => a.node.localeCompare(b.node) || a.api.localeCompare(b.api) || a.who.localeCompare(b.who),
+    );
+  }
+}
+
+/** `dpm`, `ledger`: requests to the node's APIs; `party`: the node's DPM acting with a party's saved credentials */
+export type CallerApi = 'dpm' | 'ledger' | 'party';
+
+/** whose credentials were used on a node, and how often */
+export interface Caller {
+  node: string;
+  api: CallerApi;
+  /** the IdP user name (`operator2`, `viewer`) or the service account (`service-account-node2-admin`) */
+  who: string;
+  count: number;
 }
 
 export interface NodeFrontDoor {

@@ -119,3 +119,53 @@ describe('decodeQuery (serde_urlencoded)', () => {
     );
   });
 });
+
+describe('internally tagged enums (serde `tag = "type"`)', () => {
+  const field: ReturnType<typeof S.tagged> = S.tagged('FieldDefinition', {
+    decentralized_party: null,
+    text: { value: S.string },
+    governance_threshold: { value: S.option(S.i64) },
+    optional: { inner: S.lazy(() => field) },
+  });
+  const body = S.struct('T', { fields: S.vec(field) });
+
+  it('decodes unit and struct variants; unknown fields of a variant are ignored', () => {
+    expect(
+      decodeJsonBody(
+        '{"fields":[{"type":"decentralized_party","x":1},{"type":"text","value":"v"},{"type":"governance_threshold"},{"type":"optional","inner":{"type":"text","value":"w"}}]}',
+        body,
+      ),
+    ).toEqual({
+      fields: [
+        { type: 'decentralized_party' },
+        { type: 'text', value: 'v' },
+        { type: 'governance_threshold' },
+        { type: 'optional', inner: { type: 'text', value: 'w' } },
+      ],
+    });
+  });
+
+  it('refuses an unknown variant, a missing tag and a variant’s missing field where the object ends', () => {
+    expect(failure('{"fields":[{"type":"bogus"}]}', body)).toBe(
+      'Json deserialize error: unknown variant `bogus`, expected one of `decentralized_party`, `text`, `governance_threshold`, `optional` at line 1 column 27',
+    );
+    expect(failure('{"fields":[{"value":"v"}]}', body)).toBe(
+      'Json deserialize error: missing field `type` at line 1 column 24',
+    );
+    expect(failure('{"fields":[{"type":"text"}]}', body)).toBe(
+      'Json deserialize error: missing field `value` at line 1 column 26',
+    );
+    expect(failure('{"fields":[{"type":"optional","inner":{"type":"nope"}}]}', body)).toMatch(
+      /^Json deserialize error: unknown variant `nope`, expected one of .* at line 1 column 54$/,
+    );
+  });
+
+  it('refuses a value outside a fieldless enum', () => {
+    const t = S.struct('T', {
+      governance_type: S.option(S.unitEnum('GovernanceType', ['vault', 'core_self'])),
+    });
+    expect(failure('{"governance_type":"core"}', t)).toBe(
+      'Json deserialize error: unknown variant `core`, expected one of `vault`, `core_self` at line 1 column 25',
+    );
+  });
+});

@@ -15,6 +15,16 @@ export type Shape =
   | { type: 'vec'; of: Shape }
   | { type: 'option'; of: Shape }
   | { type: 'struct'; name: string; fields: Record<string, Shape>; denyUnknown?: boolean }
+  /**
+   * `#[serde(tag = "…", rename_all = "snake_case")]` enum: an object whose `tag` field names the variant; a
+   * variant's own fields (null: a unit variant) follow in the same object. serde buffers the whole object before
+   * it looks at the tag, so every error inside is reported where the object ends.
+   */
+  | { type: 'tagged'; name: string; tag: string; variants: Record<string, Record<string, Shape> | null> }
+  /** a fieldless enum serialized as its variant's name */
+  | { type: 'unit-enum'; name: string; values: readonly string[] }
+  /** a shape that refers to itself (`Box<FieldDefinition>`) */
+  | { type: 'lazy'; of: () => Shape }
   /** serde_json::Value: anything */
   | { type: 'any' };
 
@@ -35,6 +45,14 @@ export const S = {
     fields,
     denyUnknown,
   }),
+  tagged: (name: string, variants: Record<string, Record<string, Shape> | null>, tag = 'type'): Shape => ({
+    type: 'tagged',
+    name,
+    tag,
+    variants,
+  }),
+  unitEnum: (name: string, values: readonly string[]): Shape => ({ type: 'unit-enum', name, values }),
+  lazy: (of: () => Shape): Shape => ({ type: 'lazy', of }),
 };
 
 export class DecodeError extends Error {}
@@ -91,6 +109,12 @@ function expectedOf(shape: Shape): string {
       return expectedOf(shape.of);
     case 'struct':
       return `struct ${shape.name}`;
+    case 'tagged':
+      return `internally tagged enum ${shape.name}`;
+    case 'unit-enum':
+      return `enum ${shape.name}`;
+    case 'lazy':
+      return expectedOf(shape.of());
     case 'any':
       return 'any valid JSON value';
   }
@@ -149,6 +173,23 @@ function decodeNode(node: JsonNode, shape: Shape): unknown {
     }
     case 'vec':
       return node.kind === 'array' ? node.items.map((item) => decodeNode(item, shape.of)) : typeError();
+    case 'lazy':
+      return decodeNode(node, shape.of());
+    case 'unit-enum': {
+      if (node.kind !== 'string') return typeError();
+      if (!shape.values.includes(node.value))
+        throw new DataError(unknownVariant(node.value, shape.values), node.end);
+      return node.value;
+    }
+    case 'tagged': {
+      if (node.kind !== 'object') return typeError();
+      try {
+        return decodeTagged(node, shape);
+      } catch (error) {
+        if (error instanceof DataError) throw new DataError(error.message, node.end);
+        throw error;
+      }
+    }
     case 'struct': {
       if (node.kind !== 'object') return typeError();
       const names = Object.keys(shape.fields);
@@ -180,6 +221,35 @@ function decodeNode(node: JsonNode, shape: Shape): unknown {
       return out;
     }
   }
+}
+
+function unknownVariant(name: string, variants: readonly string[]): string {
+  const expected =
+    variants.length === 0
+      ? 'there are no variants'
+      : variants.length === 1
+        ? `expected \`${variants[0]}\``
+        : `expected one of ${variants.map((v) => `\`${v}\``).join(', ')}`;
+  return `unknown variant \`${name}\`, ${expected}`;
+}
+
+function decodeTagged(
+  node: Extract<JsonNode, { kind: 'object' }>,
+  shape: Extract<Shape, { type: 'tagged' }>,
+): unknown {
+  const tagEntry = node.entries.find((e) => e.key === shape.tag);
+  if (tagEntry === undefined) throw new DataError(`missing field \`${shape.tag}\``, node.end);
+  const tag = tagEntry.value;
+  if (tag.kind !== 'string') {
+    throw new DataError(`invalid type: ${unexpected(tag)}, expected variant identifier`, node.end);
+  }
+  const names = Object.keys(shape.variants);
+  const fields = shape.variants[tag.value];
+  if (!names.includes(tag.value)) throw new DataError(unknownVariant(tag.value, names), node.end);
+  if (fields === null || fields === undefined) return { [shape.tag]: tag.value };
+  const rest: JsonNode = { ...node, entries: node.entries.filter((e) => e !== tagEntry) };
+  const decoded = decodeNode(rest, { type: 'struct', name: tag.value, fields }) as Record<string, unknown>;
+  return { [shape.tag]: tag.value, ...decoded };
 }
 
 /** The real server's CantonId parse errors (prefix::<34 bytes of hex>), or undefined when valid. */

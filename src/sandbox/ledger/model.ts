@@ -69,6 +69,8 @@ export interface TemplateDef<A = unknown> {
   argType: LfType;
   signatories(arg: A): string[];
   observers(arg: A): string[];
+  /** Daml's `ensure`: a reason the argument is refused, undefined when it holds */
+  ensure?(arg: A): string | undefined;
   choices: Record<string, ChoiceDef<A>>;
   implements: Array<Implementation<A>>;
 }

@@ -94,6 +94,10 @@ export class Tx {
       offset: 0,
       nodeId: this.nextNode++,
     };
+    const violated = template.ensure?.(arg);
+    if (violated !== undefined) {
+      this.fail(`Template precondition violated: ${packageIdForm(template.pkg, template.name)}: ${violated}`);
+    }
     const signatories = template.signatories(arg);
     const missing = signatories.filter((p) => !this.authorizers.has(p));
     if (missing.length > 0) {

@@ -10,7 +10,9 @@ import {
 import { Allocation } from './allocation.js';
 import { Credential, CredentialOffer, UserService } from './credentials.js';
 import { BurnMintFactory, Factory } from './factory.js';
+import { AmuletRules } from './amulet.js';
 import { Holding } from './holding.js';
+import { BurnRequest, MintRequest } from './requests.js';
 import {
   AllocationFactoryI,
   AllocationI,
@@ -54,5 +56,8 @@ export function tokenCatalog(): Catalog {
     WithdrawAccountRules,
     WithdrawAccount,
     WithdrawRequest,
+    MintRequest,
+    BurnRequest,
+    AmuletRules,
   );
 }

@@ -13,6 +13,7 @@ import type { TemplateDef } from '../ledger/model.js';
 import { DepositAccountRules, WithdrawAccountRules } from './accounts.js';
 import { Credential, CredentialOffer, MINTER_CLAIM, UserService } from './credentials.js';
 import { BurnMintFactory, Factory } from './factory.js';
+import { AmuletRules } from './amulet.js';
 import { Holding, holdingArg } from './holding.js';
 import {
   AppRewardConfiguration,
@@ -36,6 +37,8 @@ export interface WorldNode {
   /** the ledger user ids of this node's operator (the IdP `sub` of operatorN) and the CI client */
   operatorUser: string;
   ciUser: string;
+  /** the ledger user of this node's own admin client (`nodeN-admin`'s service account): on this participant only */
+  adminUser?: string;
   viewerUser: string;
 }
 
@@ -135,6 +138,8 @@ export async function ensureWorld(ledger: Ledger, nodes: WorldNode[], world: Wor
       localParty(`operator${nodes.indexOf(node) + 1}`, node.participantId),
     );
     ensureUser(ledger, node.participantId, node.ciUser, rights, undefined);
+    if (node.adminUser !== undefined)
+      ensureUser(ledger, node.participantId, node.adminUser, rights, undefined);
     ensureUser(ledger, node.participantId, node.viewerUser, [], undefined);
   }
   if (
@@ -143,6 +148,22 @@ export async function ensureWorld(ledger: Ledger, nodes: WorldNode[], world: Wor
   ) {
     await genesis(ledger, nodes[0] as WorldNode, world);
   }
+  await ensureAmuletRules(ledger, nodes[0] as WorldNode, world);
+}
+
+/** the DSO's AmuletRules, created once (in its own transaction: worlds created before it keep their genesis) */
+async function ensureAmuletRules(ledger: Ledger, first: WorldNode, world: World): Promise<void> {
+  if ([...ledger.contractsOfTemplate(AmuletRules)].length > 0) return;
+  if (ledger.deduplicated('sandbox-genesis', [world.dso], 'sandbox-amulet-rules') !== undefined) return;
+  await ledger.submit({
+    participant: first.participantId,
+    userId: 'sandbox-genesis',
+    actAs: [world.dso],
+    commandId: 'sandbox-amulet-rules',
+    commands: [{ kind: 'create', template: AmuletRules, arg: { dso: world.dso } }],
+    internal: true,
+    updateId: `1220${digestId(`${WORLD_SEED}/amulet-rules`)}`,
+  });
 }
 
 /** Adds missing rights (never removes what an operator granted since). */

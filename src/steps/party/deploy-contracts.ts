@@ -22,7 +22,6 @@ import {
 import { hasExpression } from '../../playbook/expressions/template.js';
 import {
   buildMatrix,
-  checkControlled,
   checkNode,
   compareVersions,
   formatMatrix,
@@ -32,7 +31,6 @@ import {
   parityError,
   addUploaded,
   readNodePackages,
-  requireControlled,
   requireNodes,
   shortId,
   timeoutMs,
@@ -262,7 +260,6 @@ function contractName(c: Resolved): string | undefined {
 async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   const named = (w.participants ?? []).map((p) => (typeof p === 'string' ? { node: p } : p));
   requireNodes(ctx.target, [w.coordinator, ...named.map((p) => p.node)], 'coordinator and participants');
-  requireControlled(ctx.target, w.coordinator, 'it starts the Contracts workflow (coordinator)');
   const state: Observed = {
     mode: ctx.mode,
     party: await readParty(ctx, w.coordinator, partyQuery(w), true),
@@ -608,10 +605,7 @@ export const dpmDeployContracts = defineStep<With, Observed>({
   },
   needsTarget: true,
   check(w, target) {
-    const findings: StaticFinding[] = [
-      ...checkNode(w.coordinator, target, '/coordinator'),
-      ...checkControlled(w.coordinator, target, '/coordinator', 'it starts the Contracts workflow'),
-    ];
+    const findings: StaticFinding[] = [...checkNode(w.coordinator, target, '/coordinator')];
     if (Array.isArray(w.participants)) {
       const seen = new Set<string>();
       w.participants.forEach((p, i) => {

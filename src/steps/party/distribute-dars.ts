@@ -21,9 +21,7 @@ import {
   loadDars,
   nodeNameSchema,
   packageLabel,
-  checkControlled,
   packageOutputs,
-  requireControlled,
   requireNodes,
   timeoutMs,
   waitTimeoutSchema,
@@ -118,7 +116,6 @@ function lacking(w: With, state: Observed): Map<string, PackageRef[]> {
 
 async function observeDars(ctx: StepContext, w: With): Promise<Observed> {
   requireNodes(ctx.target, [w.coordinator, ...w.peers], 'coordinator and peers');
-  requireControlled(ctx.target, w.coordinator, 'it starts the Dars workflow (coordinator)');
   if (w.peers.includes(w.coordinator)) {
     throw new StepError(`${w.coordinator} is the coordinator and cannot be one of its peers`, {
       hint: 'remove it from `peers`: the coordinator uploads its own copy at the end of the workflow',
@@ -281,7 +278,6 @@ export const dpmDistributeDars = defineStep<With, Observed>({
   check(w, target, baseDir) {
     const findings: StaticFinding[] = [
       ...checkNode(w.coordinator, target, '/coordinator'),
-      ...checkControlled(w.coordinator, target, '/coordinator', 'it starts the Dars workflow'),
       ...checkNodeList(w.peers, target, '/peers'),
       ...checkDarFiles(w.files, baseDir, '/files'),
     ];

@@ -10,7 +10,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { DecentralizedParty, OnboardingMeshErrorResponse, WorkflowRun } from '../../clients/dpm-wire.js';
 import { onboardingMeshErrorResponseSchema } from '../../clients/dpm-wire.js';
 import { wireProblems } from '../../clients/schema-check.js';
-import { ServiceError, StepError } from '../../errors.js';
+import { PausedError, ServiceError, StepError } from '../../errors.js';
 import {
   defineStep,
   type Change,
@@ -69,7 +69,7 @@ const withSchema = {
   type: 'object',
   properties: {
     coordinator: nodeNameSchema(
-      'The node that starts the onboarding (POST /onboarding); it becomes a member. Must be controlled by this target.',
+      'The node that starts the onboarding (POST /onboarding); it becomes a member. When this target does not control it (another operator’s node), the step starts nothing: it follows that operator’s run, accepting on the nodes it controls.',
     ),
     peers: nodeListSchema(
       'The other member nodes, by target node name. The ones this target controls accept the invitation here; the others’ operators accept it themselves (dpm.accept-invitations).',
@@ -118,8 +118,7 @@ type Decision =
 
 function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
-  if (f.node('/coordinator', w.coordinator))
-    f.controlled('/coordinator', w.coordinator, 'the coordinator starts the onboarding');
+  f.node('/coordinator', w.coordinator);
   f.nodes('/peers', w.peers);
   const peers = Array.isArray(w.peers) ? w.peers : [];
   const at = peers.indexOf(w.coordinator);
@@ -344,6 +343,12 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
       break;
     case 'retry': {
       const { run } = decision;
+      if (!isControlled(ctx, coordinator)) {
+        throw new PausedError(
+          `${describeRun(run)} on ${coordinator} failed; ${coordinator} is not controlled by this target`,
+          `the operator of ${coordinator} retries it (this same playbook, on its target); run this again to follow it`,
+        );
+      }
       await ctx.record({ action: 'retry-workflow', node: coordinator, instance: run.instance_name });
       try {
         await ctx.clients.dpm(coordinator).retryWorkflow(run.instance_name, { signal: ctx.signal });
@@ -405,6 +410,7 @@ async function start(
         const party = await readParty(ctx, w.coordinator, { prefix: w.prefix }, true);
         return party !== undefined && matches(state, party);
       },
+      waitMs: durationMs(w.timeout, DEFAULT_TIMEOUT),
       start: (dpm) =>
         dpm.startOnboarding(
           { party_id_prefix: w.prefix, peer_ids: state.members.slice(1), threshold: state.threshold },

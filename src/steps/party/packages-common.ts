@@ -453,30 +453,6 @@ export function checkNode(name: unknown, target: Target | undefined, pointer: st
   ];
 }
 
-/** check(): a node the step writes to (starts a workflow on) is one this target controls. */
-export function checkControlled(
-  name: unknown,
-  target: Target | undefined,
-  pointer: string,
-  why: string,
-): StaticFinding[] {
-  if (typeof name !== 'string' || hasExpression(name) || target?.nodes?.[name]?.controlled !== false)
-    return [];
-  return [
-    {
-      pointer,
-      message: `${name} is not controlled by this target (controlled: false), but ${why}`,
-      hint: `choose a node this target controls, or let ${name}'s operator run this step`,
-    },
-  ];
-}
-
-/** Run-time counterpart of checkControlled for values that came from expressions. */
-export function requireControlled(target: Target | undefined, name: string, why: string): void {
-  const [finding] = checkControlled(name, target, '', why);
-  if (finding) throw new StepError(finding.message, { hint: finding.hint ?? '' });
-}
-
 /** check(): each literal name in a list exists in the target and is listed once. */
 export function checkNodeList(list: unknown, target: Target | undefined, at: string): StaticFinding[] {
   if (!Array.isArray(list)) return [];

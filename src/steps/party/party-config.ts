@@ -1,7 +1,8 @@
 /**
  * dpm.party-config — the credentials a node uses to act for a decentralized party (dpm-api.md §3, §9): per node,
  * PUT /party-config with the node's member party, the ledger user and a Keycloak client; then GET /auth/status
- * must show the node can get a token for the party. The DPM never returns a secret, only whether one is stored:
+ * must show the node can get a token for the party, and says which ledger rights its user still lacks (those
+ * dpm.grant-rights grants). The DPM never returns a secret, only whether one is stored:
  * a changed secret cannot be seen, so `rotate: true` sends it again.
  */
 import type { FromSchema } from 'json-schema-to-ts';
@@ -149,7 +150,8 @@ function check(w: With, target: Target | undefined): StaticFinding[] {
       `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
       'give the full id, or only its prefix',
     );
-  if (all.length === 0) f.add('', 'no node to configure', 'set `nodes`');
+  // without a target (validate on the built-in sandbox) the nodes are not known yet
+  if (target !== undefined && all.length === 0) f.add('', 'no node to configure', 'set `nodes`');
   return f.list;
 }
 
@@ -194,6 +196,10 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
       auth: parties.find((p) => p.dec_party_id === partyId),
     };
   }
+  for (const [node, n] of Object.entries(nodes)) {
+    const note = rightsNote(node, partyId, n.auth);
+    if (note !== undefined && differences(w, n).length === 0) ctx.log('warn', note);
+  }
   const settled = Object.values(nodes).every(
     (n) => differences(w, n).length === 0 && authProblem(n) === undefined,
   );
@@ -230,6 +236,28 @@ function differences(w: With, s: NodeState): string[] {
       'the stored username and password cleared (the node would use them instead of the client secret)',
     );
   return diffs;
+}
+
+/**
+ * The ledger rights GET /auth/status says the party's user lacks on the node (actAs/readAs on the member party,
+ * readAs on the decentralized party): without them the node's governance writes are refused and its reads come
+ * back empty. Granting them takes an administrator's credentials: dpm.grant-rights.
+ */
+function missingRights(auth: PartyAuthStatus | undefined): string[] {
+  const rights = auth?.rights;
+  if (auth === undefined || auth.status.status === 'failed' || auth.status.status === 'notconfigured')
+    return [];
+  if (rights === undefined || rights === null) return ['the ledger user (not on the participant)'];
+  return Object.entries(rights)
+    .filter(([key, value]) => value !== true && key !== 'dec_party_act_as')
+    .map(([key]) => key);
+}
+
+function rightsNote(node: string, partyId: string, auth: PartyAuthStatus | undefined): string | undefined {
+  const missing = missingRights(auth);
+  return missing.length === 0
+    ? undefined
+    : `${node}: the ledger user of party ${partyId} lacks ${missing.join(', ')}: its governance writes will be refused and its reads come back empty; grant them with dpm.grant-rights`;
 }
 
 function authProblem(s: NodeState): string | undefined {
@@ -281,7 +309,14 @@ function plan(w: With, state: Observed, item: { key: string }): { changes: Chang
       ],
     };
   }
-  return { changes: [], outputs: { party_id: state.partyId, status: s.auth?.status.status ?? 'unknown' } };
+  return {
+    changes: [],
+    outputs: {
+      party_id: state.partyId,
+      status: s.auth?.status.status ?? 'unknown',
+      missing_rights: missingRights(s.auth),
+    },
+  };
 }
 
 async function apply(ctx: ItemContext, w: With, item: { key: string }, state: Observed): Promise<Outputs> {
@@ -316,7 +351,9 @@ async function apply(ctx: ItemContext, w: With, item: { key: string }, state: Ob
     });
   }
   ctx.log('info', `${node}: party ${state.partyId} configured; auth status ${auth.status.status}`);
-  return { party_id: state.partyId, status: auth.status.status };
+  const note = rightsNote(node, state.partyId, auth);
+  if (note !== undefined) ctx.log('warn', note);
+  return { party_id: state.partyId, status: auth.status.status, missing_rights: missingRights(auth) };
 }
 
 export const dpmPartyConfig = defineStep<With, Observed, string>({
@@ -328,6 +365,8 @@ export const dpmPartyConfig = defineStep<With, Observed, string>({
     party_id: 'the party id the nodes were configured for',
     statuses:
       'each node’s auth status for the party (`authenticated`, or `mock` on an insecure node), by node name',
+    missing_rights:
+      'the ledger rights each node’s party user still lacks (`member_party_act_as`, `member_party_read_as`, `dec_party_read_as`), by node name: grant them with dpm.grant-rights',
   },
   needsTarget: true,
   check,
@@ -341,5 +380,6 @@ export const dpmPartyConfig = defineStep<With, Observed, string>({
   combine: (_w, results) => ({
     party_id: results[0]?.outputs['party_id'] ?? null,
     statuses: Object.fromEntries(results.map((r) => [r.key, r.outputs['status'] ?? null])),
+    missing_rights: Object.fromEntries(results.map((r) => [r.key, r.outputs['missing_rights'] ?? []])),
   }),
 });

@@ -16,7 +16,7 @@
  * What remains open (docs/architecture.md "Several operators"): two starts on different coordinators whose
  * re-observation and POST overlap in time both go ahead; the watch then reports each to the other.
  */
-import { AmbiguousOutcomeError, ServiceError, StepError } from '../../errors.js';
+import { AmbiguousOutcomeError, PausedError, ServiceError, StepError } from '../../errors.js';
 import type { DpmClient } from '../../clients/dpm.js';
 import type {
   DecentralizedParty,
@@ -411,6 +411,11 @@ export interface StartRequest {
   /** reads the declared end state again: true when it is reached already */
   reached(): Promise<boolean>;
   start(client: DpmClient): Promise<WorkflowResponse>;
+  /**
+   * How long to wait, when the coordinator is not controlled by this target, for its operator to start the
+   * change (default 10 minutes); then the run pauses (exit 3).
+   */
+  waitMs?: number;
 }
 
 export type StartOutcome =
@@ -444,6 +449,7 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
   };
   const pending = pendingOf(around, match, node);
   if (pending) return following(pending);
+  if (!isControlled(ctx, node)) return coordinatorsRun(ctx, request, known);
 
   const at = Math.floor(ctx.clock.now() / 1000);
   await ctx.record(intentFor(node, match, at));
@@ -474,6 +480,49 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     );
   }
   return started(run);
+}
+
+/**
+ * The coordinator belongs to another operator (`controlled: false`): this target starts nothing there. It waits
+ * for that operator's run of the same change — followed once it appears, its invitations accepted on the nodes
+ * this target controls — or for the end state; another change of the same thing stops it, as anywhere.
+ */
+async function coordinatorsRun(
+  ctx: ItemContext,
+  request: StartRequest,
+  known: string[],
+): Promise<StartOutcome> {
+  const { node, match } = request;
+  const nodes = [node, ...request.watch];
+  const until = ctx.clock.now() + (request.waitMs ?? 600_000);
+  ctx.progress(
+    `waiting for the operator of ${node} to start the ${match.kind} run (${node} is not controlled here)`,
+  );
+  for (;;) {
+    await ctx.clock.sleep(POLL_MS, ctx.signal);
+    const [around, reached] = await Promise.all([
+      runsAround(ctx, node, request.watch, match),
+      request.reached(),
+    ]);
+    if (reached) return { outcome: 'reached' };
+    const rival = rivalOf(around, match, request.observed);
+    if (rival) throw rivalError(match, rival, namerOf(ctx));
+    const pending = pendingOf(around, match, node);
+    if (pending) {
+      ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
+      return {
+        outcome: 'following',
+        at: pending,
+        competitors: new Competitors(match, nodes, pending, known),
+      };
+    }
+    if (ctx.clock.now() >= until) {
+      throw new PausedError(
+        `the ${match.kind} run is to be started on ${node}, which this target does not control, and its operator has not started it`,
+        `the operator of ${node} runs the same playbook (its target controls ${node}); run this again to follow that run and accept its invitations here`,
+      );
+    }
+  }
 }
 
 /**

@@ -5,7 +5,6 @@ import { json, jsonError } from '../../http/reply.js';
 import { S, cantonIdProblem } from '../../http/serde.js';
 import { MeshError } from '../../mesh.js';
 import { DPM_BUILD_VERSION, DPM_VERSION, type DpmNode } from '../node.js';
-import { fetchPartyToken } from '../party-auth.js';
 import type { PartyCredentials, Peer } from '../types.js';
 import { route, type DpmRoute } from './route.js';
 
@@ -143,18 +142,6 @@ export const configRoutes: DpmRoute[] = [
     access: 'admin',
     body: partyConfigShape,
     handle: ({ node, body }) => savePartyConfig(node, body),
-  }),
-  route({
-    method: 'GET',
-    template: '/auth/status',
-    access: 'auth',
-    handle: async ({ node }) => json(200, { parties: await authStatus(node) }),
-  }),
-  route({
-    method: 'POST',
-    template: '/auth/test',
-    access: 'auth',
-    handle: async ({ node }) => json(200, { results: await authTest(node) }),
   }),
 ];
 
@@ -327,68 +314,4 @@ function savePartyConfig(node: DpmNode, body: PartyConfigRequest): ReturnType<ty
   node.state.party_credentials = [...node.state.party_credentials.filter((c) => c !== existing), row];
   node.save();
   return json(200, { success: true });
-}
-
-const ALL_RIGHTS = {
-  member_party_act_as: true,
-  member_party_read_as: true,
-  dec_party_act_as: true,
-  dec_party_read_as: true,
-};
-
-function mockMemberParty(node: DpmNode): string {
-  return `ledger-api-user::${node.participantId.split('::')[1] ?? ''}`;
-}
-
-async function authStatus(node: DpmNode): Promise<unknown[]> {
-  const rows = node.state.party_credentials;
-  if (node.env.auth.insecure) {
-    if (rows.length === 0) {
-      const member = mockMemberParty(node);
-      return [
-        {
-          dec_party_id: member,
-          member_party_id: member,
-          user_id: 'ledger-api-user',
-          status: { status: 'mock' },
-        },
-      ];
-    }
-    return rows.map((r) => ({
-      dec_party_id: r.dec_party_id,
-      member_party_id: r.member_party_id,
-      user_id: r.user_id,
-      status: { status: 'mock' },
-      rights: ALL_RIGHTS,
-    }));
-  }
-  return Promise.all(
-    rows.map(async (r) => {
-      const token = await fetchPartyToken(r);
-      const where =
-        r.auth0_domain !== undefined
-          ? { auth0_domain: r.auth0_domain, auth0_audience: r.auth0_audience }
-          : { keycloak_url: r.keycloak_url, keycloak_realm: r.keycloak_realm };
-      return {
-        dec_party_id: r.dec_party_id,
-        member_party_id: r.member_party_id,
-        user_id: r.user_id,
-        ...where,
-        status: token.ok ? { status: 'authenticated' } : { status: 'failed', error: token.error },
-        ...(token.ok ? { rights: ALL_RIGHTS } : {}),
-      };
-    }),
-  );
-}
-
-async function authTest(node: DpmNode): Promise<unknown[]> {
-  if (node.env.auth.insecure) return [{ party_id: mockMemberParty(node), success: true }];
-  return Promise.all(
-    node.state.party_credentials.map(async (r) => {
-      const token = await fetchPartyToken(r);
-      return token.ok
-        ? { party_id: r.dec_party_id, success: true }
-        : { party_id: r.dec_party_id, success: false, error: token.error };
-    }),
-  );
 }

@@ -42,6 +42,8 @@ export const controlRoutes: DpmRoute[] = [
       if (run === undefined || row === undefined)
         return jsonError(409, `No in-flight workflow run named ${name}`);
       if (run.status !== 'inprogress') return jsonError(409, `No ${run.kind} workflow in progress`);
+      if (run.phase === 'init')
+        return jsonError(409, `${run.kind} workflow is still initializing — try again in a moment`);
       cancelRun(node, run, row);
       return json(200, { message: `${run.kind} workflow cancelled` });
     },
@@ -126,6 +128,8 @@ function legacyRoutes(kind: WorkflowKind): DpmRoute[] {
           if (run === undefined || row === undefined || run.status !== 'inprogress') {
             return jsonError(409, `No ${label} workflow in progress`);
           }
+          if (run.phase === 'init')
+            return jsonError(409, `${label} workflow is still initializing — try again in a moment`);
           cancelRun(node, run, row);
           return json(200, { message: `${label} workflow cancelled` });
         }

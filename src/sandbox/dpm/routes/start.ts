@@ -3,7 +3,7 @@
  * persists the coordinator row, registers the run and answers 202; invitations go out afterwards.
  */
 import { type Reply, json, jsonError } from '../../http/reply.js';
-import { S } from '../../http/serde.js';
+import { S, type Shape } from '../../http/serde.js';
 import { MeshError } from '../../mesh.js';
 import { nowSeconds } from '../../time.js';
 import { prefixOf } from '../keys.js';
@@ -61,13 +61,31 @@ interface DarsRequest {
   peer_ids?: string[];
 }
 
+/** `FieldDefinition` (dpm-api.md §5.5): tagged by `type`; any other tag is refused at body parsing */
+export const fieldDefinitionShape: Shape = S.tagged('FieldDefinition', {
+  decentralized_party: null,
+  operator_party: null,
+  participant_party: { id: S.cantonId },
+  text: { value: S.string },
+  int64: { value: S.i64 },
+  bool: { value: S.bool },
+  instrument: { id: S.string },
+  attestors_set: null,
+  party_set: { parties: S.vec(S.cantonId) },
+  rel_time: { microseconds: S.i64 },
+  optional: { inner: S.lazy(() => fieldDefinitionShape) },
+  record: { fields: S.vec(S.lazy(() => fieldDefinitionShape)) },
+  governance_threshold: { value: S.option(S.i64) },
+  none: null,
+});
+
 const contractDefinitionShape = S.struct('ContractDefinition', {
   id: S.string,
   name: S.string,
   package_id: S.string,
   module_name: S.string,
   entity_name: S.string,
-  fields: S.vec(S.any),
+  fields: S.vec(fieldDefinitionShape),
 });
 
 export const darsRequestShape = S.struct('DarsRequest', {

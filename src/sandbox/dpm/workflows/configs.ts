@@ -4,6 +4,23 @@
  */
 import type { PendingInvitation } from '../types.js';
 
+/** `FieldDefinition` (dpm-api.md §5.5), tagged by `type` */
+export type FieldDefinition =
+  | { type: 'decentralized_party' }
+  | { type: 'operator_party' }
+  | { type: 'participant_party'; id: string }
+  | { type: 'text'; value: string }
+  | { type: 'int64'; value: number }
+  | { type: 'bool'; value: boolean }
+  | { type: 'instrument'; id: string }
+  | { type: 'attestors_set' }
+  | { type: 'party_set'; parties: string[] }
+  | { type: 'rel_time'; microseconds: number }
+  | { type: 'optional'; inner: FieldDefinition }
+  | { type: 'record'; fields: FieldDefinition[] }
+  | { type: 'governance_threshold'; value?: number }
+  | { type: 'none' };
+
 export interface ContractDefinition {
   id: string;
   name: string;
@@ -11,7 +28,7 @@ export interface ContractDefinition {
   package_id: string;
   module_name: string;
   entity_name: string;
-  fields: unknown[];
+  fields: FieldDefinition[];
 }
 
 export interface DarFile {

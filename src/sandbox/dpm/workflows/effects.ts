@@ -21,6 +21,7 @@ import type {
   OnboardingConfig,
 } from './configs.js';
 import { parseConfig } from './configs.js';
+import { type FieldContext, createArgument, createOnLedger, ledgerTemplate } from './ledger-contracts.js';
 
 /** a failure of the coordinator's own work; the run fails with `Coordinator workflow failed: <message>` */
 export class StepFailure extends Error {}
@@ -121,17 +122,26 @@ export async function coordinatorWork(node: DpmNode, row: RunRow, step: string):
     case 'Contracts/PrepareSubmissions': {
       const config = parseConfig<ContractsConfig>(row.config_json);
       await requirePartyToken(node, config.decentralized_party_id);
-      for (const definition of config.contracts)
-        resolveContract(node, config.decentralized_party_id, definition);
+      for (const definition of config.contracts) {
+        const pkg = resolveContract(node, config.decentralized_party_id, definition);
+        const template = ledgerTemplate(node, pkg.name, definition);
+        if (template !== undefined) createArgument(template, definition, fieldContext(node, config));
+      }
       return;
     }
     case 'Contracts/ExecuteSubmissions': {
       const config = parseConfig<ContractsConfig>(row.config_json);
       const created = new Date().toISOString();
-      const records: ContractRecord[] = config.contracts.map((definition) => {
+      const records: ContractRecord[] = [];
+      for (const definition of config.contracts) {
         const pkg = resolveContract(node, config.decentralized_party_id, definition);
-        return {
-          contractId: `00${sha256(`${config.decentralized_party_id}/${row.instance_name}/${definition.id}`)}`,
+        const template = ledgerTemplate(node, pkg.name, definition);
+        const contractId =
+          template === undefined
+            ? `00${sha256(`${config.decentralized_party_id}/${row.instance_name}/${definition.id}`)}`
+            : await createOnLedger(node, config, template, definition, fieldContext(node, config));
+        records.push({
+          contractId,
           templateId: `${definition.module_name}:${definition.entity_name}`,
           packageId: pkg.packageId,
           packageName: pkg.name,
@@ -139,8 +149,9 @@ export async function coordinatorWork(node: DpmNode, row: RunRow, step: string):
           createdAt: created,
           memberParties: config.participant_parties,
           operatorParty: config.operator_party,
-        };
-      });
+          ...(template === undefined ? {} : { onLedger: true }),
+        });
+      }
       canton.addContracts(config.decentralized_party_id, records);
       return;
     }
@@ -186,6 +197,15 @@ export function peerWork(
   }
 }
 
+function fieldContext(node: DpmNode, config: ContractsConfig): FieldContext {
+  return {
+    decentralizedParty: config.decentralized_party_id,
+    operatorParty: config.operator_party,
+    participantParties: config.participant_parties,
+    governanceThreshold: node.env.canton.party(config.decentralized_party_id)?.threshold ?? 2,
+  };
+}
+
 function requireParty(
   node: DpmNode,
   partyId: string,
@@ -202,6 +222,7 @@ async function requirePartyToken(node: DpmNode, partyId: string): Promise<void> 
   if (row === undefined) throw new StepFailure(`No credentials configured for party ${partyId}`);
   const token = await fetchPartyToken(row);
   if (!token.ok) throw new StepFailure(`Failed to get auth token: ${token.error}`);
+  node.env.noteCaller('party', token.subject);
 }
 
 /**

@@ -202,7 +202,7 @@ export async function submit(env: LedgerNodeEnv, request: SubmitRequest): Promis
     const own = referencedContracts(env, request).filter((cid) => {
       const c = env.ledger.active(cid) as Contract;
       const parties = [...c.template.signatories(c.arg), ...c.template.observers(c.arg)];
-      return request.actAs.some((p) => parties.includes(p));
+      return [...request.actAs, ...(request.readAs ?? [])].some((p) => parties.includes(p));
     });
     await env.ledger.rotate(own);
   }

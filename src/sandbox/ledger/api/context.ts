@@ -28,6 +28,8 @@ export interface LedgerNodeEnv {
   encoder: Encoder;
   /** applies work that fell due (attestor mints and withdraw requests) before a read or a write */
   catchUp(): Promise<void>;
+  /** a request (or a stream) was authenticated with a verified token of this subject: the host's caller log */
+  noteCaller?(subject: string): void;
   log(line: string): void;
 }
 
@@ -115,6 +117,7 @@ export async function authenticate(env: LedgerNodeEnv, headers: IncomingHttpHead
   if (user === undefined)
     throw errors.permissionDenied(`user ${sub} does not exist on participant ${env.participantId}`);
   if (user.isDeactivated) throw errors.permissionDenied(`user ${sub} is deactivated`);
+  env.noteCaller?.(sub);
   return new Caller(sub, user, false);
 }
 

@@ -1,0 +1,110 @@
+/**
+ * playbooks/governance.yaml through the CLI against a 3-node sandbox, the party set up with the shipped
+ * playbooks (onboard-party.yaml, distribute-dars.yaml, deploy-contracts.yaml): a governance action confirmed by
+ * the threshold of members and executed once, checked on every node's own governance state and chain audit; a
+ * second run sends nothing that changes state; a confirmation that expired is confirmed again and counted once.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestCounts } from '../sandbox/helpers.js';
+import { confirmationsOn, stateOn } from '../sandbox/governance-helpers.js';
+import { executionsOf, governedThroughCli } from './governance-setup.js';
+import { count, writes } from './packages-setup.js';
+import { PLAYBOOKS, output, partyWorld, type PartyWorld } from './party-setup.js';
+
+const GOVERNANCE = join(PLAYBOOKS, 'governance.yaml');
+
+describe('governance.yaml, one operator controlling every node', () => {
+  let w: PartyWorld;
+  let partyId: string;
+  beforeAll(async () => {
+    w = await partyWorld();
+    partyId = await governedThroughCli(w);
+  }, 120_000);
+  afterAll(async () => w?.stop());
+
+  it('confirms the new threshold on the members it needs, executes it once; every node shows it', async () => {
+    const before = await stateOn(w.world.dpm[1]!, partyId);
+    expect(before?.threshold).toBe(2);
+    const run = await w.run(GOVERNANCE, '--input', 'threshold=3', '--json');
+    expect(run.code, output(run)).toBe(0);
+    for (const api of w.world.dpm) {
+      expect((await stateOn(api, partyId))?.threshold).toBe(3);
+      expect((await confirmationsOn(api, partyId)).actions).toEqual([]);
+      expect(await executionsOf(api, partyId, 'SelfAction_SetThreshold')).toBe(1);
+    }
+    const counts = await requestCounts(w.world);
+    const confirms = w.world.dpm.map((_, i) => count(counts, `node${i + 1}`, 'POST', '/governance/confirm'));
+    // threshold 2 of the rules: two members confirm, nobody a third time
+    expect(confirms.reduce((a, b) => a + b, 0)).toBe(2);
+    expect(
+      w.world.dpm
+        .map((_, i) => count(counts, `node${i + 1}`, 'POST', '/governance/execute'))
+        .reduce((a, b) => a + b, 0),
+    ).toBe(1);
+  });
+
+  it('a second run sends nothing that changes state', async () => {
+    const before = writes(await requestCounts(w.world));
+    const again = await w.run(GOVERNANCE, '--input', 'threshold=3');
+    expect(again.code, output(again)).toBe(0);
+    expect(writes(await requestCounts(w.world))).toEqual(before);
+  });
+
+  it('adds an additional proposer: in effect after one execution, in sync on the next run', async () => {
+    const proposer = (await w.world.admin.get<{ minter: { party: string } }>('/world')).body.minter.party;
+    const run = await w.run(GOVERNANCE, '--input', 'threshold=3', '--input', `proposer=${proposer}`);
+    expect(run.code, output(run)).toBe(0);
+    expect(await executionsOf(w.world.dpm[2]!, partyId, 'SelfAction_AddAdditionalProposer')).toBe(1);
+    const before = writes(await requestCounts(w.world));
+    const again = await w.run(GOVERNANCE, '--input', 'threshold=3', '--input', `proposer=${proposer}`);
+    expect(again.code, output(again)).toBe(0);
+    expect(writes(await requestCounts(w.world))).toEqual(before);
+  });
+});
+
+describe('governance.yaml, two operators, a confirmation that expires', () => {
+  it('pauses for the other members; an expired confirmation is confirmed again, counted once; the next operator completes it', async () => {
+    const w = await partyWorld();
+    try {
+      const partyId = await governedThroughCli(w, ['--input', 'confirmation_timeout_microseconds=10000000']);
+      const only = (node: string) => (target: Record<string, unknown>) => {
+        for (const [name, n] of Object.entries(target['nodes'] as Record<string, Record<string, unknown>>))
+          if (name !== node) n['controlled'] = false;
+      };
+      const a = w.operator('a', await w.target('a.yaml', only('node1')));
+      const b = w.operator('b', await w.target('b.yaml', only('node2')));
+      const change = ['--input', 'timeout_microseconds=20000000', '--input', 'wait=1s'];
+
+      const first = await a.run(GOVERNANCE, ...change);
+      expect(first.code, output(first)).toBe(3);
+      expect(output(first)).toMatch(
+        /1 of 2 members confirmed \(missing: node2 \(operator2\), node3 \(operator3\)\)/,
+      );
+
+      await new Promise((r) => setTimeout(r, 11_000));
+      const [stale] = (await confirmationsOn(w.world.dpm[0]!, partyId)).actions;
+      expect(stale?.confirmation_count).toBe(0);
+
+      const second = await a.run(GOVERNANCE, ...change);
+      expect(second.code, output(second)).toBe(3);
+      const [renewed] = (await confirmationsOn(w.world.dpm[0]!, partyId)).actions;
+      expect(renewed).toMatchObject({ confirmation_count: 1, can_execute: false });
+      expect(renewed?.confirmations).toHaveLength(1);
+
+      const third = await b.run(GOVERNANCE, ...change);
+      expect([3, 0]).toContain(third.code);
+      const done = await a.run(GOVERNANCE, ...change);
+      expect(done.code, output(done)).toBe(0);
+      for (const api of w.world.dpm)
+        expect((await stateOn(api, partyId))?.action_confirmation_timeout_microseconds).toBe(20_000_000);
+      expect(await executionsOf(w.world.dpm[1]!, partyId, 'SelfAction_SetTimeout')).toBe(1);
+      const counts = await requestCounts(w.world);
+      expect(count(counts, 'node1', 'POST', '/governance/confirm')).toBe(2);
+      expect(count(counts, 'node2', 'POST', '/governance/confirm')).toBe(1);
+      expect(count(counts, 'node3', 'POST', '/governance/confirm')).toBe(0);
+    } finally {
+      await w.stop();
+    }
+  }, 120_000);
+});
