@@ -47,7 +47,7 @@ const tour: [string, Expected][] = [
     'npx ledgerbook validate playbooks/onboard-party.yaml playbooks/distribute-dars.yaml',
     {
       exit: 0,
-      says: ['onboard-party.yaml: 4 steps valid', 'distribute-dars.yaml: 2 steps valid'],
+      says: ['onboard-party.yaml: 5 steps valid', 'distribute-dars.yaml: 2 steps valid'],
       never: ['warning'],
     },
   ],
