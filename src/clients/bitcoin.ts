@@ -23,8 +23,12 @@ const depositSchema = {
     block: { type: ['integer', 'null'] },
     confirmations: { type: 'integer', minimum: 0 },
     confirmationsRequired: { type: 'integer' },
-    /** what the attestors made of it (`pending`, `minted`, …) */
+    /** what the attestors made of it (`pending`, `minted`, `rejected`) */
     status: { type: 'string' },
+    /** why it was not minted (`rejected`: outside the account's limits, no account for the address) */
+    reason: { type: 'string' },
+    /** the holding its mint created */
+    holdingCid: { type: 'string' },
   },
 } as const;
 /** A payment to a deposit address on the simulated chain: minted once it has the confirmations required. */
@@ -42,6 +46,16 @@ export const BITCOIN_WIRE = {
     response: depositSchema,
   },
   deposit: { method: 'GET', path: '/deposits/{txid}', response: depositSchema },
+  /** every deposit to an address (`?address=`), oldest first */
+  deposits: {
+    method: 'GET',
+    path: '/deposits',
+    response: {
+      type: 'object',
+      required: ['deposits'],
+      properties: { deposits: { type: 'array', items: depositSchema } },
+    },
+  },
 } as const;
 
 const BTC_FRACTION_DIGITS = 8;
@@ -98,6 +112,16 @@ export class BitcoinClient {
       throw error;
     }
   }
+
+  /** Every payment the chain holds to `address`, oldest first: how a send is found again after a lost answer. */
+  async depositsTo(address: string, options: { signal?: AbortSignal } = {}): Promise<BitcoinDeposit[]> {
+    const result = await this.http.request<{ deposits: BitcoinDeposit[] }>(
+      BITCOIN_WIRE.deposits.method,
+      BITCOIN_WIRE.deposits.path,
+      { query: { address }, signal: options.signal, check: check(BITCOIN_WIRE.deposits.response) },
+    );
+    return result.body.deposits;
+  }
 }
 
 function check(schema: object): (body: unknown) => string | undefined {
@@ -107,4 +131,4 @@ function check(schema: object): (body: unknown) => string | undefined {
   };
 }
 
-registerWireSchemas(depositSchema);
+registerWireSchemas(depositSchema, BITCOIN_WIRE.deposits.response);

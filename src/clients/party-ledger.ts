@@ -20,6 +20,7 @@ import type { PreparedCommands } from './token-commands.js';
 import {
   TOKEN_INTERFACES,
   TOKEN_TEMPLATES,
+  allocationViewSchema,
   credentialPayloadSchema,
   depositAccountPayloadSchema,
   executedTransferPayloadSchema,
@@ -30,6 +31,7 @@ import {
   withdrawAccountPayloadSchema,
   withdrawRequestPayloadSchema,
   type AccountLimits,
+  type AllocationView,
   type CredentialPayload,
   type DepositAccountPayload,
   type ExecutedTransferPayload,
@@ -93,6 +95,22 @@ export interface TransferOffer {
   /** `TransferPendingReceiverAcceptance` or `TransferPendingInternalWorkflow` */
   status: string | undefined;
   meta: Record<string, string>;
+}
+
+/** One settlement leg's funds locked for its executor (an Allocation, read through its view). */
+export interface Allocation {
+  contractId: string;
+  templateId: string;
+  executor: string;
+  settlementId: string;
+  legId: string;
+  sender: string;
+  receiver: string;
+  amount: string;
+  instrumentId: InstrumentId;
+  allocateBefore: string | undefined;
+  settleBefore: string | undefined;
+  holdingCids: string[];
 }
 
 /** A settled transfer (accepted by the receiver, or direct to a preapproved one), as the registry records it. */
@@ -453,6 +471,50 @@ export class PartyLedger {
       },
     );
     return { activeAtOffset };
+  }
+
+  /**
+   * Allocations of the instrument the party takes part in (as sender, receiver or executor), read through the
+   * Allocation view.
+   */
+  async allocations(instrument: InstrumentId, options: ReadOptions = {}): Promise<Allocation[]> {
+    const { contracts } = await this.ledger.activeContracts(
+      {
+        parties: [this.party],
+        filters: [{ interfaceId: TOKEN_INTERFACES.allocation, includeInterfaceView: true }],
+        ...(options.activeAtOffset === undefined ? {} : { activeAtOffset: options.activeAtOffset }),
+      },
+      options,
+    );
+    const found: Allocation[] = [];
+    for (const contract of contracts) {
+      const event = contract.createdEvent;
+      const view = (event.interfaceViews ?? []).find((v) =>
+        sameEntity(v.interfaceId, TOKEN_INTERFACES.allocation),
+      );
+      if (view === undefined) continue;
+      const problems = wireProblems(allocationViewSchema, view.viewValue);
+      if (problems.length > 0)
+        throw this.unreadable(event.contractId, 'Allocation view', describeProblems(problems));
+      const { allocation, holdingCids } = view.viewValue as AllocationView;
+      const leg = allocation.transferLeg;
+      if (!sameInstrument(leg.instrumentId, instrument)) continue;
+      found.push({
+        contractId: event.contractId,
+        templateId: event.templateId,
+        executor: allocation.settlement.executor,
+        settlementId: allocation.settlement.settlementRef.id,
+        legId: allocation.transferLegId,
+        sender: leg.sender,
+        receiver: leg.receiver,
+        amount: leg.amount,
+        instrumentId: { admin: leg.instrumentId.admin, id: leg.instrumentId.id },
+        allocateBefore: allocation.settlement.allocateBefore,
+        settleBefore: allocation.settlement.settleBefore,
+        holdingCids: holdingCids ?? [],
+      });
+    }
+    return found;
   }
 
   /** The party's deposit accounts (owner = party). Key them by `accountId`: attestors re-create them. */

@@ -215,6 +215,51 @@ export const transferInstructionViewSchema = {
 } as const;
 export type TransferInstructionView = FromSchema<typeof transferInstructionViewSchema>;
 
+/** `AllocationView`: the Allocation interface's view of one settlement leg's locked funds. */
+export const allocationViewSchema = {
+  type: 'object',
+  required: ['allocation'],
+  properties: {
+    allocation: {
+      type: 'object',
+      required: ['settlement', 'transferLegId', 'transferLeg'],
+      properties: {
+        settlement: {
+          type: 'object',
+          required: ['executor', 'settlementRef'],
+          properties: {
+            executor: str,
+            settlementRef: {
+              type: 'object',
+              required: ['id'],
+              properties: { id: str, cid: { type: ['string', 'null'] } },
+            },
+            requestedAt: str,
+            allocateBefore: str,
+            settleBefore: str,
+            meta: metadataSchema,
+          },
+        },
+        transferLegId: str,
+        transferLeg: {
+          type: 'object',
+          required: ['sender', 'receiver', 'amount', 'instrumentId'],
+          properties: {
+            sender: str,
+            receiver: str,
+            amount: str,
+            instrumentId: instrumentIdSchema,
+            meta: metadataSchema,
+          },
+        },
+      },
+    },
+    holdingCids: strings,
+    meta: metadataSchema,
+  },
+} as const;
+export type AllocationView = FromSchema<typeof allocationViewSchema>;
+
 /** The TransferOffer template's payload (`createArgument`): `{operator, provider, transfer}`. */
 export const transferOfferPayloadSchema = {
   type: 'object',
@@ -337,6 +382,7 @@ export interface AccountLimits {
 registerWireSchemas(
   holdingViewSchema,
   transferInstructionViewSchema,
+  allocationViewSchema,
   transferInstructionResultSchema,
   depositAccountPayloadSchema,
   withdrawAccountPayloadSchema,

@@ -155,6 +155,11 @@ export interface StaticFinding {
   hint?: string;
   /** a problem inside another file the step reads (a line of a recipients file): reported at that position */
   at?: { file: string; line: number; col: number };
+  /**
+   * A problem only if the step runs (it needs something this target lacks): not reported for a step with an `if:`,
+   * which may be the playbook's way of skipping it on such a target; the step refuses at run time instead.
+   */
+  onlyIfRuns?: boolean;
 }
 
 export interface StepKind<W = unknown, S = unknown, I = unknown> {

@@ -154,6 +154,7 @@ export function stepChecks(ctx: RuleContext, schemaValid: ReadonlySet<StepInfo>)
     const value = step.raw['with'] ?? {};
     if (!step.kind?.check || !schemaValid.has(step)) continue;
     for (const finding of step.kind.check(value, ctx.target, baseDir)) {
+      if (finding.onlyIfRuns === true && step.raw['if'] !== undefined) continue;
       if (finding.at) {
         ctx.reportElsewhere({
           ...finding.at,

@@ -7,6 +7,18 @@ import { coreWait } from './core/wait.js';
 import { governanceKinds } from './party/governance-kinds.js';
 import { packageKinds } from './party/packages.js';
 import { topologyKinds } from './party/topology.js';
+import { sandboxBtcSend } from './simulated/btc-send.js';
+import { tokenAllocate } from './token/allocate.js';
+import { tokenCredentials } from './token/credentials.js';
+import { tokenDarCheck } from './token/dar-check.js';
+import { tokenDepositAccount } from './token/deposit-account.js';
+import { tokenDepositAddress } from './token/deposit-address.js';
+import { tokenFaucet } from './token/faucet.js';
+import { rewardsReport } from './token/rewards-report.js';
+import { tokenSettleAllocation } from './token/settle-allocation.js';
+import { tokenWaitForMint } from './token/wait-for-mint.js';
+import { tokenWithdraw } from './token/withdraw.js';
+import { tokenWithdrawAccount } from './token/withdraw-account.js';
 import { transferKinds } from './token/transfer-kinds.js';
 
 const all: readonly AnyStepKind[] = [
@@ -18,6 +30,18 @@ const all: readonly AnyStepKind[] = [
   ...topologyKinds,
   ...packageKinds,
   ...governanceKinds,
+  tokenCredentials,
+  tokenDepositAccount,
+  tokenDepositAddress,
+  tokenWaitForMint,
+  tokenWithdrawAccount,
+  tokenWithdraw,
+  tokenAllocate,
+  tokenSettleAllocation,
+  tokenDarCheck,
+  tokenFaucet,
+  rewardsReport,
+  sandboxBtcSend,
   ...transferKinds,
 ];
 

@@ -1,0 +1,174 @@
+/**
+ * What the token step kinds share: naming a party the target acts as, the target's instrument, amounts as
+ * decimal strings, and the static checks of both (before anything is sent).
+ */
+import { amountProblem, amountValue, compareAmounts } from '../../clients/amount.js';
+import type { Holding } from '../../clients/party-ledger.js';
+import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
+import { StepError } from '../../errors.js';
+import type { StaticFinding, StepContext } from '../../engine/step.js';
+import { hasExpression } from '../../playbook/expressions/template.js';
+import type { Target } from '../../playbook/target.js';
+
+export const partyNameSchema = {
+  type: 'string',
+  pattern: '^[a-z][a-z0-9_-]*$',
+  description:
+    'A party the target acts as: a name under `parties:` written `{party, node}` (its node’s ledger API, and credentials that may act as it).',
+} as const;
+
+/** A party by name (any entry of the target's `parties:`) or a party id. */
+export const partyRefSchema = {
+  type: 'string',
+  minLength: 1,
+  description: 'A party: a name under the target’s `parties:`, or a party id `<hint>::1220…`.',
+} as const;
+
+/** A positive token amount: a decimal string with at most 10 fraction digits. */
+export const amountSchema = {
+  type: 'string',
+  pattern: '^\\d+(\\.\\d{1,10})?$',
+  description: 'An amount: a decimal string with at most 10 fraction digits, e.g. "0.05".',
+} as const;
+
+export const btcAddressSchema = {
+  type: 'string',
+  pattern: '^((bc|tb|bcrt)1[02-9ac-hj-np-z]{8,87}|[123mn][1-9A-HJ-NP-Za-km-z]{25,34})$',
+  description: 'A Bitcoin address: bech32 (`bc1…`, `tb1…`, `bcrt1…`) or base58.',
+} as const;
+
+const PARTY_ID = /^[^:\s]+::[0-9a-f]{68}$/;
+
+export function isPartyId(value: string): boolean {
+  return PARTY_ID.test(value);
+}
+
+/** Static check: `name` is a party the target acts as (`parties.<name>: {party, node}`). */
+export function checkActingParty(
+  name: unknown,
+  target: Target | undefined,
+  pointer: string,
+): StaticFinding[] {
+  if (typeof name !== 'string' || hasExpression(name) || target === undefined) return [];
+  const declared = target.parties?.[name];
+  const names = Object.entries(target.parties ?? {})
+    .filter(([, p]) => typeof p === 'object')
+    .map(([n]) => n);
+  if (declared === undefined) {
+    return [
+      {
+        pointer,
+        message: `the target has no party '${name}'`,
+        hint: `parties this target acts as: ${names.join(', ') || 'none'}; add parties.${name}: {party: <party id>, node: <node>} to the target`,
+      },
+    ];
+  }
+  if (typeof declared === 'string') {
+    return [
+      {
+        pointer,
+        message: `party '${name}' is only named in the target: ledgerbook cannot act as it`,
+        hint: `write parties.${name}: {party: ${declared}, node: <the node hosting it>} in the target`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** Static check: `ref` is a party id, or a name under the target's `parties:`. */
+export function checkPartyRef(ref: unknown, target: Target | undefined, pointer: string): StaticFinding[] {
+  if (typeof ref !== 'string' || hasExpression(ref) || isPartyId(ref) || target === undefined) return [];
+  if (target.parties?.[ref] !== undefined) return [];
+  return [
+    {
+      pointer,
+      message: `'${ref}' is neither a party id nor a party of the target`,
+      expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
+      hint: `parties of this target: ${Object.keys(target.parties ?? {}).join(', ') || 'none'}`,
+    },
+  ];
+}
+
+/** Static check: a positive amount (an expression is checked when it is resolved). */
+export function checkAmount(value: unknown, pointer: string): StaticFinding[] {
+  if (typeof value !== 'string' || hasExpression(value)) return [];
+  const problem = amountProblem(value) ?? (isZero(value) ? 'the amount must be more than 0' : undefined);
+  return problem === undefined
+    ? []
+    : [{ pointer, message: problem, expected: 'a decimal string > 0 with at most 10 fraction digits' }];
+}
+
+export function isZero(amount: string): boolean {
+  return /^0+(\.0+)?$/.test(amount);
+}
+
+/** A positive amount, or a StepError naming the field (for values computed by an expression). */
+export function requireAmount(value: string, field: string): string {
+  const problem = amountProblem(value) ?? (isZero(value) ? 'the amount must be more than 0' : undefined);
+  if (problem !== undefined) {
+    throw new StepError(`with.${field}: ${problem}`, {
+      hint: 'an amount is a decimal string > 0 with at most 10 fraction digits, e.g. "0.05"',
+    });
+  }
+  return value;
+}
+
+/** The target's instrument (admin and id), which holdings are matched on. */
+export function instrumentOf(ctx: StepContext): InstrumentId {
+  const instrument = ctx.target?.instrument;
+  if (instrument === undefined) {
+    throw new StepError('the target names no instrument', {
+      hint: 'add instrument: {admin: <the registrar party>, id: <e.g. CBTC>} to the target',
+    });
+  }
+  return { admin: instrument.admin, id: instrument.id };
+}
+
+/** A party id from a name under the target's `parties:` or a party id. */
+export function partyIdOf(ctx: StepContext, ref: string): string {
+  if (isPartyId(ref)) return ref;
+  const declared = ctx.target?.parties?.[ref];
+  if (declared === undefined) {
+    throw new StepError(`'${ref}' is neither a party id nor a party of the target`, {
+      hint: `parties of this target: ${Object.keys(ctx.target?.parties ?? {}).join(', ') || 'none'}`,
+    });
+  }
+  return typeof declared === 'string' ? declared : declared.party;
+}
+
+/** Why an amount lies outside an account's limits (inclusive), or undefined when it lies within them. */
+export function limitProblem(
+  what: 'deposit' | 'withdrawal',
+  amount: string,
+  limits: AccountLimits | null,
+): string | undefined {
+  if (limits === null) return undefined;
+  if (limits.minAmount !== null && compareAmounts(amount, limits.minAmount) < 0)
+    return `a ${what} of ${amount} is below the account's minimum ${limits.minAmount}`;
+  if (limits.maxAmount !== null && compareAmounts(amount, limits.maxAmount) > 0)
+    return `a ${what} of ${amount} exceeds the account's maximum ${limits.maxAmount}`;
+  return undefined;
+}
+
+export function describeLimits(limits: AccountLimits | null): string {
+  if (limits === null) return 'no limits';
+  return `min ${limits.minAmount ?? 'none'}, max ${limits.maxAmount ?? 'none'}`;
+}
+
+/** `abcdef12…` for ids in messages */
+export function short(id: string): string {
+  return id.length > 16 ? `${id.slice(0, 12)}…` : id;
+}
+
+/** The holdings to spend: the largest first, until they cover the amount (the rest comes back as change). */
+export function selectTokens(unlocked: readonly Holding[], amount: string): Holding[] {
+  const sorted = [...unlocked].sort((a, b) => compareAmounts(b.amount, a.amount));
+  const chosen: Holding[] = [];
+  let total = amountValue('0');
+  for (const holding of sorted) {
+    if (total.greaterThanOrEqualTo(amountValue(amount))) break;
+    chosen.push(holding);
+    total = total.plus(amountValue(holding.amount));
+  }
+  return total.greaterThanOrEqualTo(amountValue(amount)) ? chosen : [];
+}

@@ -1,0 +1,99 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { BitcoinAddress } from '../../clients/gateway.js';
+import type { DepositAccount } from '../../clients/party-ledger.js';
+import { defineStep, type Outputs } from '../../engine/step.js';
+import { accountIdSchema, selectAccount } from './accounts.js';
+import {
+  amountSchema,
+  checkActingParty,
+  checkAmount,
+  describeLimits,
+  limitProblem,
+  partyNameSchema,
+} from './common.js';
+import { StepError } from '../../errors.js';
+
+const withSchema = {
+  type: 'object',
+  description:
+    'The Bitcoin address of the party’s deposit account (wrapped-api.md §8.5): BTC sent to it is minted to the party once it has 6 confirmations. Reads only.',
+  properties: {
+    party: partyNameSchema,
+    account_id: accountIdSchema,
+    amount: {
+      ...amountSchema,
+      description:
+        'The amount you mean to deposit: the step fails, before any BTC is sent, when it lies outside the account’s limits (the attestors would not mint it).',
+    },
+  },
+  required: ['party'],
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+interface Observed {
+  account: DepositAccount;
+  address: BitcoinAddress;
+}
+
+function outputs(state: Observed): Outputs {
+  return {
+    address: state.address.bitcoin_address,
+    account_id: state.account.accountId,
+    attestors_requested: state.address.attestors_requested,
+    attestors_responded: state.address.attestors_responded,
+    limits: state.account.limits === null ? null : { ...state.account.limits },
+  };
+}
+
+/**
+ * token.deposit-address: reads the deposit account from the ledger and asks the gateway for its address
+ * (`GET /wrapped/v1/bitcoin-address/{accountId}`, the account's id or, for an account without one, its contract
+ * id). Changes nothing; a partial answer of the attestors is reported.
+ */
+export const tokenDepositAddress = defineStep<With, Observed>({
+  kind: 'token.deposit-address',
+  summary: 'The Bitcoin deposit address of the party’s deposit account (reads only).',
+  withSchema,
+  outputs: {
+    address: 'the Bitcoin address to send BTC to',
+    account_id: 'the deposit account it belongs to',
+    attestors_requested: 'attestors asked for the address',
+    attestors_responded: 'attestors that answered',
+    limits:
+      'the account’s deposit limits {minAmount, maxAmount}, or null: a deposit outside them is not minted',
+  },
+  needsTarget: true,
+  check: (w, target) => [...checkActingParty(w.party, target, '/party'), ...checkAmount(w.amount, '/amount')],
+  async observe(ctx, w) {
+    const party = ctx.clients.party(w.party);
+    const accounts = await party.depositAccounts({ signal: ctx.signal });
+    const account = selectAccount(accounts, w.account_id, { kind: 'deposit', party: w.party });
+    const address = await ctx.clients.gateway().bitcoinAddress(account.accountId, { signal: ctx.signal });
+    const partial =
+      address.attestors_responded < address.attestors_requested
+        ? ` (only ${address.attestors_responded} of ${address.attestors_requested} attestors answered)`
+        : '';
+    ctx.log(
+      partial ? 'warn' : 'info',
+      `deposit address of ${w.party}: ${address.bitcoin_address}${partial}; ${describeLimits(account.limits)}`,
+    );
+    return { account, address };
+  },
+  plan(w, state) {
+    const problem =
+      w.amount === undefined ? undefined : limitProblem('deposit', w.amount, state.account.limits);
+    if (problem) {
+      throw new StepError(
+        `${problem} (${describeLimits(state.account.limits)}): the attestors would not mint it`,
+        {
+          hint: 'deposit an amount within the account’s limits',
+        },
+      );
+    }
+    return { changes: [], outputs: outputs(state) };
+  },
+  apply: (_ctx, _w, _item, _plan, state) => Promise.resolve(outputs(state)),
+  reconcile: () => Promise.resolve({ status: 'not-done' }),
+});

@@ -1,0 +1,251 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
+import { StepError } from '../../errors.js';
+import { defineStep, type Change, type Outputs, type StaticFinding } from '../../engine/step.js';
+import { hasExpression } from '../../playbook/expressions/template.js';
+import { checkPartyRef, partyIdOf, partyRefSchema, short } from './common.js';
+import { rewardsChartSvg } from './rewards-chart.js';
+import {
+  differences,
+  formatCsv,
+  formatTable,
+  readReceipts,
+  reportDays,
+  type ReceiptCounts,
+} from './rewards-data.js';
+
+const dateSchema = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  description: 'A date, YYYY-MM-DD (UTC).',
+} as const;
+
+const withSchema = {
+  type: 'object',
+  description:
+    'The daily rewards of parties (the Activity Tracker’s `POST /api/v1/analytics/daily-rewards`, wrapped-api.md §7.6): a table on the terminal, a CSV and an SVG chart, and the service’s transfer counts reconciled with token.distribute’s receipts. Reads only; the answer can take minutes (the client waits up to 180 s).',
+  properties: {
+    parties: {
+      type: 'array',
+      items: partyRefSchema,
+      minItems: 1,
+      maxItems: 100,
+      description:
+        'The parties whose transfers earn the rewards (senders): names under the target’s `parties:` or party ids.',
+    },
+    start_date: { ...dateSchema, description: 'First day, YYYY-MM-DD (UTC). With `end_date`.' },
+    end_date: { ...dateSchema, description: 'Last day, YYYY-MM-DD (UTC), inclusive.' },
+    days: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 366,
+      description: 'Instead of the dates: this many days up to today (UTC). Default 7.',
+    },
+    csv: {
+      type: 'string',
+      minLength: 1,
+      description: 'Write the table here as CSV (relative to the playbook).',
+    },
+    svg: {
+      type: 'string',
+      minLength: 1,
+      description: 'Write the chart here as SVG (relative to the playbook): both reward series per day.',
+    },
+    receipts: {
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        { type: 'array', items: { type: 'string', minLength: 1 } },
+      ],
+      description:
+        'The receipts file token.distribute wrote (its `receipts` output, e.g. `${{ steps.distribute.outputs.receipts }}`), or a list of them, relative to the working directory: the transfers the service counts as created in the period are compared with the offers the receipts name (each recipient of a distribution once), and its acceptances with the offers they saw accepted.',
+    },
+    on_difference: {
+      enum: ['warn', 'fail'],
+      description: 'When the service and the receipts differ: `warn` (default) or fail the step.',
+    },
+    title: { type: 'string', minLength: 1, description: 'The chart’s title (default: "Daily rewards").' },
+  },
+  required: ['parties'],
+  dependentRequired: { start_date: ['end_date'], end_date: ['start_date'] },
+  not: { required: ['days', 'start_date'] },
+  additionalProperties: false,
+} as const;
+
+type With = FromSchema<typeof withSchema>;
+
+interface RenderedFile {
+  path: string;
+  content: string;
+  /** the file holds this content already */
+  current: boolean;
+}
+
+interface Observed {
+  start: string;
+  end: string;
+  rewards: DailyRewards;
+  days: DayRewards[];
+  receipts: ReceiptCounts | undefined;
+  differences: string[];
+  files: RenderedFile[];
+}
+
+function dateRange(w: With, now: number): { start: string; end: string } {
+  if (w.start_date !== undefined && w.end_date !== undefined) {
+    for (const [field, value] of [
+      ['start_date', w.start_date],
+      ['end_date', w.end_date],
+    ] as const) {
+      if (
+        Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
+        new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
+      )
+        throw new StepError(`with.${field}: ${value} is not a calendar date`);
+    }
+    if (w.start_date > w.end_date)
+      throw new StepError(`with.start_date ${w.start_date} is after end_date ${w.end_date}`);
+    return { start: w.start_date, end: w.end_date };
+  }
+  const end = new Date(now).toISOString().slice(0, 10);
+  const start = new Date(Date.parse(`${end}T00:00:00Z`) - ((w.days ?? 7) - 1) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+  return { start, end };
+}
+
+function describeReceipts(r: ReceiptCounts): string {
+  const { offered, settled, returned } = r.byStatus;
+  return `${r.offers} offer${r.offers === 1 ? '' : 's'} (${offered} pending, ${settled} accepted, ${returned} returned)${r.direct > 0 ? `, ${r.direct} settled at once without one` : ''}`;
+}
+
+async function rendered(path: string, content: string): Promise<RenderedFile> {
+  const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  return { path, content, current: existing === content };
+}
+
+function outputs(state: Observed): Outputs {
+  const created = state.days.reduce((n, d) => n + (d.transferCreationCount ?? 0), 0);
+  return {
+    start_date: state.start,
+    end_date: state.end,
+    total_reward: state.rewards.totalReward,
+    client_reward: state.rewards.clientReward,
+    created_transfers: created,
+    accepted_transfers: state.rewards.totalAcceptedTransferCount,
+    days_without_figures: state.days.filter((d) => d.totalReward === null).map((d) => d.date),
+    receipt_offers: state.receipts?.offers ?? null,
+    agrees: state.receipts === undefined ? null : state.differences.length === 0,
+    differences: state.differences,
+    files: state.files.map((f) => f.path),
+  };
+}
+
+/**
+ * rewards.report: asks the rewards service once for the parties and dates, fills the days it did not report,
+ * prints the table, and renders the CSV and the SVG chart; with receipts, compares the transfers the service
+ * counts in the period with the offers the receipts name (rewards-data.ts). In sync when the files hold what it would write; it
+ * writes only files, never to a service.
+ */
+export const rewardsReport = defineStep<With, Observed>({
+  kind: 'rewards.report',
+  summary:
+    'Daily rewards of parties: a table, a CSV and an SVG chart, reconciled with distribution receipts.',
+  withSchema,
+  outputs: {
+    start_date: 'first day reported',
+    end_date: 'last day reported',
+    total_reward: 'the service’s total (estimated) reward for the period, or null',
+    client_reward: 'the client’s share, or null',
+    created_transfers: 'transfers created in the period, by the service’s count',
+    accepted_transfers: 'transfers accepted, by the service’s count',
+    days_without_figures: 'days the service reported no reward for',
+    receipt_offers: 'transfer offers the receipts name (null without receipts)',
+    agrees: 'whether the service’s counts match the receipts (null without receipts)',
+    differences: 'where they differ, one line each',
+    files: 'the files written (CSV, SVG)',
+  },
+  needsTarget: true,
+  check(w, target) {
+    const findings: StaticFinding[] = (Array.isArray(w.parties) ? w.parties : []).flatMap((ref, i) =>
+      checkPartyRef(ref, target, `/parties/${i}`),
+    );
+    if (typeof w.csv === 'string' && !hasExpression(w.csv) && !w.csv.endsWith('.csv'))
+      findings.push({ pointer: '/csv', message: `${w.csv} does not end in .csv` });
+    if (typeof w.svg === 'string' && !hasExpression(w.svg) && !w.svg.endsWith('.svg'))
+      findings.push({ pointer: '/svg', message: `${w.svg} does not end in .svg` });
+    return findings;
+  },
+  async observe(ctx, w) {
+    const parties = [...new Set(w.parties.map((ref) => partyIdOf(ctx, ref)))];
+    const { start, end } = dateRange(w, ctx.clock.now());
+    let receipts: ReceiptCounts | undefined;
+    const receiptFiles = typeof w.receipts === 'string' ? [w.receipts] : (w.receipts ?? []);
+    if (receiptFiles.length > 0) {
+      try {
+        // relative to the working directory, as token.distribute's `receipts` output names its file
+        receipts = readReceipts(receiptFiles.map((p) => resolve(p)));
+      } catch (error) {
+        throw new StepError(`cannot read the receipts: ${(error as Error).message}`, {
+          hint: 'name the receipt files token.distribute wrote (its `receipts` output)',
+          cause: error,
+        });
+      }
+    }
+    ctx.progress(
+      `asking the rewards service for ${parties.length} part${parties.length === 1 ? 'y' : 'ies'}, ${start} to ${end} (this can take minutes)`,
+    );
+    const rewards = await ctx.clients
+      .rewards()
+      .dailyRewards({ parties, startDate: start, endDate: end }, { signal: ctx.signal });
+    const days = reportDays(rewards, start, end);
+    const found = differences(days, receipts, rewards.totalAcceptedTransferCount);
+    const who = parties.map(short).join(', ');
+    const table = formatTable(days, rewards)
+      .split('\n')
+      .map((line) => `  ${line}`)
+      .join('\n');
+    ctx.log('info', `daily rewards of ${who}, ${start} to ${end}:\n${table}`);
+    if (receipts !== undefined) {
+      ctx.log(
+        found.length === 0 ? 'info' : 'warn',
+        found.length === 0
+          ? `the service's transfer counts agree with the receipts: ${describeReceipts(receipts)}`
+          : `the service and the receipts differ (${describeReceipts(receipts)}):\n  ${found.join('\n  ')}`,
+      );
+    }
+    const files: RenderedFile[] = [];
+    if (w.csv !== undefined) files.push(await rendered(resolve(ctx.baseDir, w.csv), formatCsv(days)));
+    if (w.svg !== undefined) {
+      const svg = rewardsChartSvg(
+        days.map((d) => ({ date: d.date, total: d.totalReward, client: d.clientReward })),
+        { title: w.title ?? 'Daily rewards', subtitle: `${who} · ${start} to ${end} (UTC)` },
+      );
+      files.push(await rendered(resolve(ctx.baseDir, w.svg), svg));
+    }
+    return { start, end, rewards, days, receipts, differences: found, files };
+  },
+  plan(w, state) {
+    if (w.on_difference === 'fail' && state.differences.length > 0) {
+      throw new StepError(`the rewards service and the receipts differ: ${state.differences.join('; ')}`, {
+        hint: 'the service may not have caught up yet (run again later), or transfers were sent outside these receipts',
+      });
+    }
+    const changes: Change[] = state.files
+      .filter((f) => !f.current)
+      .map((f) => ({ action: 'create', summary: `write ${f.path}`, details: { path: f.path } }));
+    return changes.length === 0 ? { changes, outputs: outputs(state) } : { changes };
+  },
+  async apply(_ctx, _w, _item, _plan, state) {
+    for (const file of state.files.filter((f) => !f.current)) {
+      await mkdir(dirname(file.path), { recursive: true });
+      await writeFile(file.path, file.content);
+    }
+    return outputs(state);
+  },
+  reconcile: () => Promise.resolve({ status: 'not-done' }),
+});
