@@ -28,6 +28,17 @@ export function amountProblem(text: unknown): string | undefined {
   return undefined;
 }
 
+export function isZeroAmount(text: string): boolean {
+  return /^0+(\.0+)?$/.test(text);
+}
+
+/** What is wrong with `text` as an amount more than zero (a transfer's, a deposit's), or undefined. */
+export function positiveAmountProblem(text: unknown): string | undefined {
+  if (typeof text === 'string' && /^\s*[-+]/.test(text))
+    return `"${text}" has a sign: an amount is a plain positive decimal`;
+  return amountProblem(text) ?? (isZeroAmount(text as string) ? 'the amount must be more than 0' : undefined);
+}
+
 export function isAmount(text: unknown): text is string {
   return amountProblem(text) === undefined;
 }

@@ -88,7 +88,7 @@ describe('transfer', () => {
   it.each([
     ['an amount with 11 fraction digits', { amount: '0.00000000001' }, /more than 10 fraction digits/],
     ['an amount in exponent notation', { amount: '1e-3' }, /not a decimal amount/],
-    ['a zero amount', { amount: '0.000' }, /zero/],
+    ['a zero amount', { amount: '0.000' }, /must be more than 0/],
     ['no inputs', { inputHoldingCids: [] }, /no input holdings/],
     ['an expiry before the request', { executeBefore: '2026-04-01T00:00:00Z' }, /executeBefore is not after/],
     ['a receiver that is not a party id', { receiver: 'bob' }, /receiver 'bob'/],
@@ -289,6 +289,9 @@ describe('accounts, burn and credentials', () => {
     expect(() => burnCommand({ withdrawAccountCid: '00wa', tokens: [], amount: '1', contracts })).toThrow(
       /no holdings to burn/,
     );
+    expect(() =>
+      burnCommand({ withdrawAccountCid: '00wa', tokens: ['00t1'], amount: '0', contracts }),
+    ).toThrow(/must be more than 0/);
   });
 
   it('UserService_AcceptFreeCredentialOffer on the UserService template as read, nothing disclosed', () => {

@@ -5,7 +5,7 @@
  * fetched right before the submission; never reuse one for several submissions.
  */
 import { StepError } from '../errors.js';
-import { amountProblem } from './amount.js';
+import { amountProblem, positiveAmountProblem } from './amount.js';
 import { disclosedFromGateway, type ContractInfo, type TokenStandardContracts } from './gateway.js';
 import type { DisclosedContract, ExerciseCommand } from './ledger-wire.js';
 import type {
@@ -87,8 +87,7 @@ export function transferOf(spec: TransferSpec): Transfer {
   const problems = [
     ...(isPartyId(spec.sender) ? [] : [`sender '${spec.sender}' is not a party id`]),
     ...(isPartyId(spec.receiver) ? [] : [`receiver '${spec.receiver}' is not a party id`]),
-    ...[amountProblem(spec.amount)].filter((p): p is string => p !== undefined),
-    ...(/^0+(\.0+)?$/.test(spec.amount) ? ['the amount is zero'] : []),
+    ...[positiveAmountProblem(spec.amount)].filter((p): p is string => p !== undefined),
     ...(spec.inputHoldingCids.length === 0 ? ['there are no input holdings'] : []),
     ...timeProblems(spec.requestedAt, spec.executeBefore),
   ];
@@ -262,7 +261,7 @@ export function burnCommand(args: {
   reason?: string;
 }): PreparedCommands {
   const problems = [
-    ...[amountProblem(args.amount)].filter((p): p is string => p !== undefined),
+    ...[positiveAmountProblem(args.amount)].filter((p): p is string => p !== undefined),
     ...(args.tokens.length === 0 ? ['there are no holdings to burn'] : []),
   ];
   if (problems.length > 0) refuse('the burn', problems);

@@ -67,7 +67,7 @@ describe('token.distribute refuses broken recipient files with their position, b
       'a zero amount',
       'zero',
       () => `receiver,amount\n${holder(1)},0.000\n`,
-      /zero\.csv:2:\d+ error: the amount is zero/,
+      /zero\.csv:2:\d+ error: the amount must be more than 0/,
     ],
     [
       'an amount in exponent notation',
@@ -242,7 +242,7 @@ describe('validate finds what needs no ledger', () => {
     const result = await cli(['validate', playbook, '--target', sb.targetFile], { cwd: sb.dir });
     expect(result.code).toBe(65);
     expect(result.stderr).toMatch(/v\.csv:3:1 error: 'nobody' is not a party id/);
-    expect(result.stderr).toMatch(/v\.csv:3:8 error: the amount is zero/);
+    expect(result.stderr).toMatch(/v\.csv:3:8 error: the amount must be more than 0/);
   });
 
   it('checks the file without a target too (the built-in sandbox, which validate does not start)', async () => {

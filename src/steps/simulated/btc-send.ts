@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { BitcoinDeposit } from '../../clients/bitcoin.js';
-import { compareAmounts } from '../../clients/amount.js';
+import { compareAmounts, isZeroAmount } from '../../clients/amount.js';
 import { defineStep, type Outputs, type StaticFinding, type StepContext } from '../../engine/step.js';
 import { StepError } from '../../errors.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
@@ -78,7 +78,7 @@ export const sandboxBtcSend = defineStep<With, Observed>({
     const findings: StaticFinding[] = [];
     if (target !== undefined && target.services?.bitcoin === undefined)
       findings.push({ pointer: '', ...NO_CHAIN, onlyIfRuns: true });
-    if (typeof w.amount === 'string' && !hasExpression(w.amount) && /^0+(\.0+)?$/.test(w.amount))
+    if (typeof w.amount === 'string' && !hasExpression(w.amount) && isZeroAmount(w.amount))
       findings.push({ pointer: '/amount', message: 'the amount must be more than 0' });
     return findings;
   },

@@ -7,7 +7,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { Holdings } from '../../clients/party-ledger.js';
 import { instrumentKey } from '../../clients/party-ledger.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
-import { actingPartySchema, checkActingParty, instrumentOf } from './shared.js';
+import { checkActingParty, instrumentOf, partyNameSchema } from './common.js';
 
 /** The soft limit of holdings per party and instrument (wrapped-api.md §5.4). */
 const HOLDING_LIMIT = 10;
@@ -18,7 +18,7 @@ const withSchema = {
     'Read a party’s balance: spendable and locked amounts and holdings, in total and per instrument.',
   properties: {
     party: {
-      ...actingPartySchema,
+      ...partyNameSchema,
       description:
         'Whose balance: a party the target acts as (a name under `parties:` written `{party, node}`).',
     },

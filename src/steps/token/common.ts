@@ -1,12 +1,14 @@
 /**
  * What the token step kinds share: naming a party the target acts as, the target's instrument, amounts as
- * decimal strings, and the static checks of both (before anything is sent).
+ * decimal strings, durations, the schema pieces of their `with` blocks, and the static checks of them (before
+ * anything is sent).
  */
-import { amountProblem, amountValue, compareAmounts } from '../../clients/amount.js';
-import type { Holding } from '../../clients/party-ledger.js';
+import { amountValue, compareAmounts, positiveAmountProblem } from '../../clients/amount.js';
+import type { Holding, PartyLedger } from '../../clients/party-ledger.js';
 import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
 import { StepError } from '../../errors.js';
 import type { StaticFinding, StepContext } from '../../engine/step.js';
+import { parseDuration } from '../../playbook/duration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import type { Target } from '../../playbook/target.js';
 
@@ -28,7 +30,7 @@ export const partyRefSchema = {
 export const amountSchema = {
   type: 'string',
   pattern: '^\\d+(\\.\\d{1,10})?$',
-  description: 'An amount: a decimal string with at most 10 fraction digits, e.g. "0.05".',
+  description: 'An amount: a decimal string > 0 with at most 10 fraction digits, e.g. "0.05".',
 } as const;
 
 export const btcAddressSchema = {
@@ -37,6 +39,7 @@ export const btcAddressSchema = {
   description: 'A Bitcoin address: bech32 (`bc1…`, `tb1…`, `bcrt1…`) or base58.',
 } as const;
 
+/** `<hint>::<68 hex>`, as the target schema writes party ids */
 const PARTY_ID = /^[^:\s]+::[0-9a-f]{68}$/;
 
 export function isPartyId(value: string): boolean {
@@ -92,19 +95,15 @@ export function checkPartyRef(ref: unknown, target: Target | undefined, pointer:
 /** Static check: a positive amount (an expression is checked when it is resolved). */
 export function checkAmount(value: unknown, pointer: string): StaticFinding[] {
   if (typeof value !== 'string' || hasExpression(value)) return [];
-  const problem = amountProblem(value) ?? (isZero(value) ? 'the amount must be more than 0' : undefined);
+  const problem = positiveAmountProblem(value);
   return problem === undefined
     ? []
     : [{ pointer, message: problem, expected: 'a decimal string > 0 with at most 10 fraction digits' }];
 }
 
-export function isZero(amount: string): boolean {
-  return /^0+(\.0+)?$/.test(amount);
-}
-
 /** A positive amount, or a StepError naming the field (for values computed by an expression). */
 export function requireAmount(value: string, field: string): string {
-  const problem = amountProblem(value) ?? (isZero(value) ? 'the amount must be more than 0' : undefined);
+  const problem = positiveAmountProblem(value);
   if (problem !== undefined) {
     throw new StepError(`with.${field}: ${problem}`, {
       hint: 'an amount is a decimal string > 0 with at most 10 fraction digits, e.g. "0.05"',
@@ -114,7 +113,7 @@ export function requireAmount(value: string, field: string): string {
 }
 
 /** The target's instrument (admin and id), which holdings are matched on. */
-export function instrumentOf(ctx: StepContext): InstrumentId {
+export function instrumentOf(ctx: Pick<StepContext, 'target'>): InstrumentId {
   const instrument = ctx.target?.instrument;
   if (instrument === undefined) {
     throw new StepError('the target names no instrument', {
@@ -124,16 +123,38 @@ export function instrumentOf(ctx: StepContext): InstrumentId {
   return { admin: instrument.admin, id: instrument.id };
 }
 
-/** A party id from a name under the target's `parties:` or a party id. */
-export function partyIdOf(ctx: StepContext, ref: string): string {
+/** A party by name under the target's `parties:`, or a party id as is; undefined when it is neither. */
+export function resolvePartyRef(target: Target | undefined, ref: string): string | undefined {
   if (isPartyId(ref)) return ref;
-  const declared = ctx.target?.parties?.[ref];
-  if (declared === undefined) {
+  const declared = target?.parties?.[ref];
+  if (declared === undefined) return undefined;
+  return typeof declared === 'string' ? declared : declared.party;
+}
+
+/** A party id from a name under the target's `parties:` or a party id; a StepError when it is neither. */
+export function partyIdOf(ctx: StepContext, ref: string): string {
+  const party = resolvePartyRef(ctx.target, ref);
+  if (party === undefined) {
     throw new StepError(`'${ref}' is neither a party id nor a party of the target`, {
       hint: `parties of this target: ${Object.keys(ctx.target?.parties ?? {}).join(', ') || 'none'}`,
     });
   }
-  return typeof declared === 'string' ? declared : declared.party;
+  return party;
+}
+
+/** The party id the target acts as under `name`, without building a client (for checks and plans). */
+export function actingPartyId(target: Target | undefined, name: string): string | undefined {
+  const declared = target?.parties?.[name];
+  return typeof declared === 'object' ? declared.party : undefined;
+}
+
+export function actingParty(ctx: StepContext, name: string): PartyLedger {
+  return ctx.clients.party(name);
+}
+
+/** A duration of the `with` block (`168h`, `5m`) in ms. */
+export function durationMs(text: string | undefined, fallback: string): number {
+  return parseDuration(text ?? fallback);
 }
 
 /** Why an amount lies outside an account's limits (inclusive), or undefined when it lies within them. */

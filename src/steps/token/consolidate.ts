@@ -8,13 +8,13 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { Holding } from '../../clients/party-ledger.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
 import { selfTransfer } from './merge-split.js';
-import { actingPartySchema, checkActingParty, instrumentOf } from './shared.js';
+import { checkActingParty, instrumentOf, partyNameSchema } from './common.js';
 
 const withSchema = {
   type: 'object',
   description: 'Merge a party’s spendable holdings into one when it has `threshold` or more.',
   properties: {
-    party: { ...actingPartySchema, description: 'Whose holdings: a party the target acts as.' },
+    party: { ...partyNameSchema, description: 'Whose holdings: a party the target acts as.' },
     threshold: {
       type: 'integer',
       minimum: 2,

@@ -63,13 +63,13 @@ import {
 } from './recipients.js';
 import {
   actingPartyId,
-  actingPartySchema,
+  amountSchema,
   checkActingParty,
   durationMs,
   instrumentOf,
-  positiveAmountSchema,
+  partyNameSchema,
   short,
-} from './shared.js';
+} from './common.js';
 
 /** Lanes at most: one holding each, and the sender stays within the 10-holding limit (wrapped-api.md §5.4). */
 export const MAX_LANES = 9;
@@ -80,7 +80,7 @@ const recipientSchema = {
   type: 'object',
   properties: {
     receiver: { type: 'string', description: 'The receiving party id, `<hint>::1220<64 hex>`.' },
-    amount: positiveAmountSchema,
+    amount: amountSchema,
     reference: { type: 'string', description: 'Recorded as the transfer’s `splice…/reference` metadata.' },
   },
   required: ['receiver', 'amount'],
@@ -93,7 +93,7 @@ const withSchema = {
     'Pay many receivers from one party, each exactly once: recipients checked completely before anything is sent, one checkpoint and one deterministic command id per recipient, several chains of holdings in flight at once, paced to what the network accepts, a receipt per recipient.',
   properties: {
     sender: {
-      ...actingPartySchema,
+      ...partyNameSchema,
       description:
         'The party that pays: a name under the target’s `parties:` written `{party, node}`. Its spendable holdings of the target’s instrument must cover every recipient still to pay.',
     },

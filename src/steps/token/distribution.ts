@@ -10,7 +10,7 @@ import type { InstrumentId } from '../../clients/token-wire.js';
 import { META_KEYS } from '../../clients/token-wire.js';
 import { sha256, canonicalJson } from '../../engine/digest.js';
 import type { Recipient } from './recipients.js';
-import { short } from './shared.js';
+import { short } from './common.js';
 
 /** Metadata keys of ledgerbook's own on transfers (`<domain>/<name>`, as the token standard asks of keys). */
 export const DISTRIBUTION_META = {

@@ -26,14 +26,14 @@ import { hasExpression } from '../../playbook/expressions/template.js';
 import type { Target } from '../../playbook/target.js';
 import { DISTRIBUTION_META } from './distribution.js';
 import {
-  actingPartySchema,
+  amountSchema,
   checkActingParty,
   instrumentOf,
   isPartyId,
-  positiveAmountSchema,
+  partyNameSchema,
   resolvePartyRef,
   short,
-} from './shared.js';
+} from './common.js';
 
 /** Offers per transaction (the reference's batches; one refused offer refuses its batch). */
 const BATCH = 5;
@@ -94,7 +94,7 @@ function schemaOf(action: Action) {
     description: action.summary,
     properties: {
       party: {
-        ...actingPartySchema,
+        ...partyNameSchema,
         description: `Who ${action.verb}s: the ${action.direction === 'incoming' ? 'receiver' : 'sender'} of the offers, a party the target acts as.`,
       },
       [action.counterparty]: {
@@ -110,8 +110,8 @@ function schemaOf(action: Action) {
         required: ['admin', 'id'],
         additionalProperties: false,
       },
-      min_amount: { ...positiveAmountSchema, description: 'Only offers of at least this amount.' },
-      max_amount: { ...positiveAmountSchema, description: 'Only offers of at most this amount.' },
+      min_amount: { ...amountSchema, description: 'Only offers of at least this amount.' },
+      max_amount: { ...amountSchema, description: 'Only offers of at most this amount.' },
       expired: {
         type: 'boolean',
         description: action.skipExpiredByDefault

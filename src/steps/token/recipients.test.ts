@@ -69,7 +69,7 @@ describe('recipients files', () => {
       "3:1 'not-a-party' is not a party id",
       '4:82 "0.12345678901" has more than 10 fraction digits',
       '5:82 "-1" has a sign: an amount is a plain positive decimal',
-      '6:82 the amount is zero',
+      '6:82 the amount must be more than 0',
       `7:1 ${party(1)} is listed twice (first on line 2)`,
       '8:1 the receiver is the sender itself',
       '9:1 the line has 1 field, the header 2 (receiver,amount)',

@@ -5,11 +5,11 @@
  * at its line and column. Only what a transfer needs is kept per recipient, so a 100,000-line file costs a few MB.
  */
 import { createReadStream, closeSync, openSync, readSync } from 'node:fs';
-import { amountValue, AmountDecimal, formatAmount } from '../../clients/amount.js';
+import { AmountDecimal, amountValue, formatAmount, positiveAmountProblem } from '../../clients/amount.js';
 import { didYouMean } from '../../playbook/closest.js';
 import type { Diagnostic } from '../../playbook/diagnostics.js';
 import { CsvReader, type CsvProblem, type CsvRecord } from './csv.js';
-import { isPartyId, positiveAmountProblem } from './shared.js';
+import { isPartyId } from './common.js';
 
 export interface Recipient {
   /** the line of the file (or the entry of an inline list, from 1) */

@@ -9,16 +9,16 @@ import type { Holding } from '../../clients/party-ledger.js';
 import { StepError } from '../../errors.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
 import { selfTransfer } from './merge-split.js';
-import { actingPartySchema, checkActingParty, instrumentOf, positiveAmountSchema } from './shared.js';
+import { amountSchema, checkActingParty, instrumentOf, partyNameSchema } from './common.js';
 
 const withSchema = {
   type: 'object',
   description: 'Make sure a party holds a holding of each amount, split off its larger holdings.',
   properties: {
-    party: { ...actingPartySchema, description: 'Whose holdings: a party the target acts as.' },
+    party: { ...partyNameSchema, description: 'Whose holdings: a party the target acts as.' },
     amounts: {
       type: 'array',
-      items: positiveAmountSchema,
+      items: amountSchema,
       minItems: 1,
       maxItems: 9,
       description: 'One holding of each amount (a holding of exactly that amount already there counts).',

@@ -3,6 +3,7 @@
  * same deterministic command id, the same metadata on the ledger, the same reading of the ledger after a crash
  * or a lost answer, so a second run finds the offer (or its settlement) and sends nothing.
  */
+import { positiveAmountProblem } from '../../clients/amount.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { StepError } from '../../errors.js';
 import { defineStep, type StaticFinding, type StepContext } from '../../engine/step.js';
@@ -20,27 +21,20 @@ import {
   type DistributionState,
 } from './distribute.js';
 import type { Recipient } from './recipients.js';
-import {
-  actingPartyId,
-  actingPartySchema,
-  checkActingParty,
-  positiveAmountProblem,
-  positiveAmountSchema,
-  resolvePartyRef,
-} from './shared.js';
+import { actingPartyId, amountSchema, checkActingParty, partyNameSchema, resolvePartyRef } from './common.js';
 
 const withSchema = {
   type: 'object',
   description:
     'Send one amount to one receiver, exactly once: an offer the receiver accepts (or a transfer that settles at once when it pre-approved the instrument).',
   properties: {
-    sender: { ...actingPartySchema, description: 'The party that pays (a party the target acts as).' },
+    sender: { ...partyNameSchema, description: 'The party that pays (a party the target acts as).' },
     receiver: {
       type: 'string',
       minLength: 1,
       description: 'Who receives: a party id, or a name under the target’s `parties:`.',
     },
-    amount: positiveAmountSchema,
+    amount: amountSchema,
     reference: { type: 'string', description: 'The transfer’s `splice.lfdecentralizedtrust.org/reference`.' },
     reason: {
       type: 'string',
