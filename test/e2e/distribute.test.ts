@@ -9,25 +9,7 @@ import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, events } from './cli.js';
-import { PLAYBOOKS, byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
-
-interface Line {
-  receiver: string;
-  amount: string;
-  reference: string;
-}
-
-async function shippedRecipients(): Promise<Line[]> {
-  const text = await readFile(join(PLAYBOOKS, 'examples', 'recipients.csv'), 'utf8');
-  return text
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => {
-      const [receiver = '', amount = '', reference = ''] = line.split(',');
-      return { receiver, amount, reference };
-    });
-}
+import { PLAYBOOKS, byReceiver, shippedRecipients, tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 const same = (a: string, b: string): boolean => new Decimal(a).equals(b);
 

@@ -14,28 +14,17 @@ import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestCounts } from '../sandbox/helpers.js';
 import { cli, events, type CliResult } from './cli.js';
-import { PLAYBOOKS, byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
+import {
+  PLAYBOOKS,
+  byReceiver,
+  shippedRecipients,
+  tokenSandbox,
+  type RecipientLine,
+  type TokenSandbox,
+} from './token-setup.js';
 
 const PLAYBOOK = join(PLAYBOOKS, 'mint-and-distribute.yaml');
 const MINTED = '1';
-
-interface Line {
-  receiver: string;
-  amount: string;
-  reference: string;
-}
-
-async function shippedRecipients(): Promise<Line[]> {
-  const text = await readFile(join(PLAYBOOKS, 'examples', 'recipients.csv'), 'utf8');
-  return text
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => {
-      const [receiver = '', amount = '', reference = ''] = line.split(',');
-      return { receiver, amount, reference };
-    });
-}
 
 function stepOutputs(result: CliResult, step: string): Record<string, unknown> {
   const done = events(result.stdout).find((e) => e.type === 'step.done' && e['step'] === step);
@@ -44,7 +33,7 @@ function stepOutputs(result: CliResult, step: string): Record<string, unknown> {
 }
 
 let sb: TokenSandbox;
-let lines: Line[];
+let lines: RecipientLine[];
 let total: Decimal;
 let reports: string;
 

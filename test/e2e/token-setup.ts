@@ -5,7 +5,7 @@
  * ledgerbook's journal or output).
  */
 import type { ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { parse, stringify } from 'yaml';
@@ -179,4 +179,23 @@ export function byReceiver(offers: readonly Offer[], distribution: string): Map<
     result.set(o.receiver, [...(result.get(o.receiver) ?? []), o.amount]);
   }
   return result;
+}
+
+export interface RecipientLine {
+  receiver: string;
+  amount: string;
+  reference: string;
+}
+
+/** The lines of playbooks/examples/recipients.csv (the file the quickstart distributes to), header left out. */
+export async function shippedRecipients(): Promise<RecipientLine[]> {
+  const text = await readFile(join(PLAYBOOKS, 'examples', 'recipients.csv'), 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [receiver = '', amount = '', reference = ''] = line.split(',');
+      return { receiver, amount, reference };
+    });
 }
