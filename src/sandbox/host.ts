@@ -62,7 +62,7 @@ export interface SandboxOptions {
   ledgerApi?: ApiProfile;
   /** overrides of the profile's capacity model (latency per submission, transactions per window) */
   capacity?: Partial<CapacitySettings>;
-  /** the rewards API's field names; default by profile (fast: document, realistic: live) */
+  /** the rewards API's field names; default live (the reference's), `document` for an older document's */
   rewardsFields?: RewardsFields;
 }
 

@@ -102,7 +102,8 @@ export const TOKEN_PROFILES: Record<ProfileName, TokenProfile> = {
     submitLatencyMs: 0,
     transferLimit: null,
     transferWindowMs: 600_000,
-    rewardsFields: 'document',
+    // wrapped-api.md §7.6: the live service's names (the older document's are opt-in)
+    rewardsFields: 'live',
   },
   realistic: {
     blockIntervalMs: 600_000,

@@ -11,7 +11,7 @@ import { Capacity, type CapacitySettings } from './capacity.js';
 import { type Synchronizer, sha256 } from './canton.js';
 import { type FaultBook, SERVICES, type ServiceName } from './faults.js';
 import { Listener, type RequestLog, nodeHandler } from './http/listener.js';
-import { jsonError } from './http/reply.js';
+import { type Reply, json, jsonError } from './http/reply.js';
 import type { ApiProfile, Encoder } from './ledger/encode.js';
 import { Ledger } from './ledger/ledger.js';
 import type { ProfileName } from './profile.js';
@@ -144,7 +144,7 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
           log: options.requests,
           templateOf: (method, path) => router.match(method, path)?.route.template,
           dispatch: (call) =>
-            dispatchService(router, call, (method, path) => jsonError(404, `no route ${method} ${path}`)),
+            dispatchService(router, call, (method, path) => notFound(name, `no route ${method} ${path}`)),
           maxBodyBytes: options.maxBodyBytes,
           onError: (error) => options.onError(error),
           hangs: () =>
@@ -181,4 +181,11 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
     closeLedger();
     throw error;
   }
+}
+
+/** a 404 in the service's own error envelope (wrapped-api.md §6, §7.6): the faucet's and the rewards API's have `success` */
+function notFound(service: ServiceName, error: string): Reply {
+  if (service === 'rewards') return json(404, { success: false, error });
+  if (service === 'faucet') return json(404, { success: false, message: error });
+  return jsonError(404, error);
 }

@@ -3,8 +3,8 @@
  * DUPLICATE_COMMAND, ambiguous) with no second effect; a consumed input is 404 CONTRACT_NOT_FOUND (permanent); a
  * response lost after the commit is ambiguous and settled by reading the ledger (the completion of the command
  * id, then the transaction it names). And the rewards API's daily counts agree with the offers and acceptances the
- * ledger shows. This file's sandbox speaks the 3.4 ledger API (testnet and mainnet) and the live rewards service's
- * field names; token-clients.test.ts runs against the defaults (3.5, the document's names).
+ * ledger shows. This file's sandbox speaks the 3.4 ledger API (testnet and mainnet) and an older document's rewards
+ * field names; token-clients.test.ts runs against the defaults (3.5, the live service's names).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sumAmounts } from '../../src/clients/amount.js';
@@ -30,7 +30,7 @@ import {
 let cw: ClientWorld;
 
 beforeAll(async () => {
-  cw = await startClientWorld({ ledgerApi: '3.4', rewardsFields: 'live' });
+  cw = await startClientWorld({ ledgerApi: '3.4', rewardsFields: 'document' });
 });
 afterAll(async () => cw?.stop());
 afterEach(async () => {

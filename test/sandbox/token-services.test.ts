@@ -1,7 +1,8 @@
 /**
  * The devnet faucet and the daily-rewards API (wrapped-api.md §6, §7.6) against a running sandbox: the faucet
  * sends an ordinary offer the recipient accepts; the rewards agree with the offers and acceptances on the
- * ledger, in the document's field names and the live service's; bad requests get a clear error envelope.
+ * ledger, in the live service's field names (the reference's) and, opt-in, an older document's; bad requests get a
+ * clear error envelope.
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,8 +174,8 @@ describe('daily rewards', () => {
           },
         ],
         total_accepted_transfer_count: 2,
-        total_reward: '7.24',
-        total_client_reward: '2.89',
+        total_estimated_reward: '7.24',
+        client_reward: '2.89',
       },
     });
     // the receivers sent nothing; an earlier range has nothing either
@@ -188,8 +189,8 @@ describe('daily rewards', () => {
         data: {
           daily_rewards: [],
           total_accepted_transfer_count: 0,
-          total_reward: '0.00',
-          total_client_reward: '0.00',
+          total_estimated_reward: '0.00',
+          client_reward: '0.00',
         },
       });
     }
@@ -222,44 +223,68 @@ describe('daily rewards', () => {
     expect(garbage.body.success).toBe(false);
   });
 
-  it('uses the live service’s field names in that profile (null total_reward on a day without acceptances)', async () => {
-    const live = await startWorld({ nodes: 1, rewardsFields: 'live' });
+  it('a day without acceptances has total_reward null (live); `document` gives an older document’s names', async () => {
+    const older = await startWorld({ nodes: 1, rewardsFields: 'document' });
     try {
-      const t = await tokenWorld(live);
-      const sender = walletFor(live, t, t.minter);
-      const reg = new Registry(live.sandbox.urls.registry, t.admin);
-      await transfer(
-        sender,
-        reg,
-        t.holders[0]!,
-        '0.01',
-        (await sender.holdings(t.instrument)).map((h) => h.contractId),
-      );
-      const rewards = new Api(live.sandbox.urls.rewards, () => Promise.resolve(undefined));
-      const response = await rewards.post('/api/v1/analytics/daily-rewards', {
-        parties: [sender.party],
-        start_date: today(),
-        end_date: today(),
-      });
-      expect(response.body).toEqual({
-        success: true,
-        data: {
-          daily_rewards: [
-            {
-              date: today(),
-              transfer_creation_count: 1,
-              accepted_transfer_count: 0,
-              total_reward: null,
-              client_reward: '0.00',
-            },
-          ],
-          total_accepted_transfer_count: 0,
-          total_estimated_reward: '0.00',
+      for (const w of [world, older]) {
+        const t = w === world ? tokens : await tokenWorld(w);
+        const sender = walletFor(w, t, w === world ? t.holders[35]! : t.minter);
+        if (w === world) {
+          const minter = walletFor(world, tokens, tokens.minter);
+          const funding = await transfer(
+            minter,
+            registry,
+            sender.party,
+            '1',
+            (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
+          );
+          await settleOffers(
+            sender,
+            registry,
+            [rootResult(funding.body).output.value.transferInstructionCid as string],
+            'TransferInstruction_Accept',
+          );
+        }
+        const reg = new Registry(w.sandbox.urls.registry, t.admin);
+        await transfer(
+          sender,
+          reg,
+          t.holders[1]!,
+          '0.01',
+          (await sender.holdings(t.instrument)).map((h) => h.contractId),
+        );
+        const rewards = new Api(w.sandbox.urls.rewards, () => Promise.resolve(undefined));
+        const response = await rewards.post('/api/v1/analytics/daily-rewards', {
+          parties: [sender.party],
+          start_date: today(),
+          end_date: today(),
+        });
+        const day = {
+          date: today(),
+          transfer_creation_count: 1,
+          accepted_transfer_count: 0,
           client_reward: '0.00',
-        },
-      });
+        };
+        expect(response.body).toEqual({
+          success: true,
+          data:
+            w === world
+              ? {
+                  daily_rewards: [{ ...day, total_reward: null }],
+                  total_accepted_transfer_count: 0,
+                  total_estimated_reward: '0.00',
+                  client_reward: '0.00',
+                }
+              : {
+                  daily_rewards: [{ ...day, total_reward: '0.00' }],
+                  total_accepted_transfer_count: 0,
+                  total_reward: '0.00',
+                  total_client_reward: '0.00',
+                },
+        });
+      }
     } finally {
-      await live.stop();
+      await older.stop();
     }
   });
 });

@@ -37,6 +37,12 @@ export class Router<R extends { method: string; template: string }> {
     return undefined;
   }
 
+  /** whether some route serves this path with another method */
+  hasPath(path: string): boolean {
+    const segments = split(path);
+    return this.entries.some((entry) => matchSegments(entry.segments, segments) !== undefined);
+  }
+
   routes(): R[] {
     return this.entries.map((e) => e.route);
   }

@@ -4,9 +4,9 @@
  * the receivers accepted. Each accepted transfer earns REWARD_PER_ACCEPTED_TRANSFER (the live sample's 47.03 for
  * 13 acceptances); the client's share is 40% (total × 0.8 × 0.5), the formula that reproduces the live figures
  * (47.03 → 18.81, 55.18 → 22.07) — the stated alternative that first deducts the node operators' 3 × 3.33%
- * gives 36% and does not match them. Field names are the reference document's by default (`total_reward`,
- * `total_client_reward`) and, with the `live` naming, those observed on the live service
- * (`total_estimated_reward`, `client_reward`, and `total_reward: null` on days without acceptances).
+ * gives 36% and does not match them. Field names are those the reference gives for the live service by default
+ * (`total_estimated_reward`, `client_reward`, and `total_reward: null` on days without acceptances) and, with the
+ * `document` naming, an older document's (`total_reward`, `total_client_reward`).
  */
 import { Decimal } from 'decimal.js';
 import { json } from '../http/reply.js';

@@ -129,18 +129,20 @@ export class Reader {
   }
 }
 
-/** `limit` and `stream_idle_timeout_ms` of a list endpoint; a bad value is a 400 text/plain as Canton's */
+/** a whole-number query parameter, absent or a 400 text/plain as Canton's when it does not decode */
+export function intQuery(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (!/^\d+$/.test(value)) throw new QueryError(name);
+  return Number(value);
+}
+
+/** `limit` and `stream_idle_timeout_ms` of a list endpoint */
 export function listParams(query: URLSearchParams): {
   limit: number | undefined;
   idleMs: number | undefined;
 } {
-  const read = (name: string): number | undefined => {
-    const value = query.get(name);
-    if (value === null) return undefined;
-    if (!/^\d+$/.test(value)) throw new QueryError(name);
-    return Number(value);
-  };
-  return { limit: read('limit'), idleMs: read('stream_idle_timeout_ms') };
+  return { limit: intQuery(query, 'limit'), idleMs: intQuery(query, 'stream_idle_timeout_ms') };
 }
 
 export class QueryError extends Error {

@@ -7,7 +7,7 @@ import { CantonError } from '../../canton.js';
 import { json } from '../../http/reply.js';
 import type { Right, UserRecord } from '../entries.js';
 import { errors } from '../errors.js';
-import { Reader } from './body.js';
+import { Reader, intQuery } from './body.js';
 import type { Caller, LedgerNodeEnv, LedgerRoute } from './context.js';
 
 const RIGHT_KINDS = [
@@ -83,8 +83,11 @@ export const managementRoutes: LedgerRoute[] = [
     handle: ({ env, caller, query }) => {
       caller.requireAdmin();
       const filter = query.get('filter-party') ?? '';
-      const pageSize = Number(query.get('pageSize') ?? 10_000) || 10_000;
-      const start = Number(query.get('pageToken') ?? 0) || 0;
+      const pageSize = intQuery(query, 'pageSize') || 10_000;
+      // pageToken is an opaque string (it always decodes); one the node did not hand out is INVALID_ARGUMENT
+      const token = query.get('pageToken') ?? '';
+      if (!/^\d*$/.test(token)) throw errors.invalidArgument(`Invalid page token: ${token}`);
+      const start = Number(token);
       const all = env.ledger.allParties().filter((p) => filter === '' || p.startsWith(filter));
       const page = all.slice(start, start + pageSize);
       return json(200, {

@@ -4,7 +4,7 @@
  * JsCantonError with its HTTP status for everything else.
  */
 import type { Call } from '../../http/listener.js';
-import { type Reply, json } from '../../http/reply.js';
+import { type Reply, json, text } from '../../http/reply.js';
 import { Router } from '../../http/router.js';
 import { LedgerError } from '../errors.js';
 import { BodyError, QueryError } from './body.js';
@@ -28,6 +28,8 @@ export async function dispatchLedger(
   call: Call,
 ): Promise<Reply> {
   const match = router.match(call.method, call.path);
+  // tapir's default reject handler (the JSON API is tapir on pekko-http): a path served with another method is 405
+  if (match === undefined && router.hasPath(call.path)) return text(405, 'Method Not Allowed');
   if (match === undefined) {
     return json(404, {
       code: 'NOT_FOUND',
