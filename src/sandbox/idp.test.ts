@@ -201,6 +201,53 @@ describe('sandbox identity provider', () => {
     expect(claims.exp! - claims.iat!).toBe(TTL);
   });
 
+  describe('the Auth0 variant: POST /oauth/token with a JSON body (wrapped-api.md §3.2)', () => {
+    async function auth0(body: unknown, method = 'POST'): Promise<TokenResponse> {
+      const response = await fetch(idp.auth0TokenUrl, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    }
+    const credentials = {
+      grant_type: 'client_credentials',
+      client_id: 'ledgerbook-ci',
+      client_secret: CLIENT_SECRET,
+    };
+
+    it('with an audience: the service account’s signed JWT, in Auth0’s shape (no refresh token)', async () => {
+      const response = await auth0({ ...credentials, audience: 'http://127.0.0.1:7575' });
+      const token = accessToken(response);
+      expect(Object.keys(response.body).sort()).toEqual(['access_token', 'expires_in', 'token_type']);
+      expect(response.body).toMatchObject({ token_type: 'Bearer', expires_in: TTL });
+      expect(await verifyAsDpm(idp, token)).toMatchObject({ sub: serviceAccountSubject('ledgerbook-ci') });
+    });
+
+    it('without an audience: an opaque token, which no participant accepts', async () => {
+      const token = accessToken(await auth0(credentials));
+      expect(token.split('.')).toHaveLength(1);
+      await expect(verifyAsDpm(idp, token)).rejects.toThrow();
+    });
+
+    it('refuses a wrong secret, an unknown client, another grant, a bad body and another method', async () => {
+      const denied = { status: 401, body: { error: 'access_denied', error_description: 'Unauthorized' } };
+      expect(await auth0({ ...credentials, client_secret: 'wrong', audience: 'a' })).toEqual(denied);
+      expect(await auth0({ ...credentials, client_id: 'nope', audience: 'a' })).toEqual(denied);
+      expect(await auth0({ ...credentials, grant_type: 'password', audience: 'a' })).toMatchObject({
+        status: 403,
+        body: { error: 'unauthorized_client' },
+      });
+      expect(await auth0({ client_id: 'ledgerbook-cli', grant_type: 'client_credentials' })).toEqual(denied);
+      expect(await auth0('{"grant_type":')).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_request' },
+      });
+      expect(await auth0({})).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+      expect((await auth0(undefined, 'GET')).status).toBe(404);
+    });
+  });
+
   it('wrong or unknown user credentials: 401 invalid_grant, as Keycloak answers', async () => {
     const expected = { error: 'invalid_grant', error_description: 'Invalid user credentials' };
     expect(await passwordGrant(idp, 'operator1', 'wrong')).toEqual({ status: 401, body: expected });

@@ -1,7 +1,8 @@
 /**
  * The sandbox's identity provider: a real OpenID Connect provider (oidc-provider) at Keycloak-style paths, with
  * the password and client-credentials grants and signed JWT access tokens carrying the claims the DPM server reads
- * (issuer, kid, exp, azp, realm_access.roles). Error bodies on the token endpoint are Keycloak's.
+ * (issuer, kid, exp, azp, realm_access.roles). Error bodies on the token endpoint are Keycloak's. Beside it, the
+ * Auth0 variant the vendor library also speaks (wrapped-api.md §3.2): `POST /oauth/token` with a JSON body.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -57,6 +58,8 @@ export interface IdpOptions {
 export interface IdpHandle {
   issuer: string;
   tokenUrl: string;
+  /** Auth0's machine-to-machine endpoint (`POST /oauth/token`, JSON) on the same listener */
+  auth0TokenUrl: string;
   jwksUri: string;
   discoveryUrl: string;
   port: number;
@@ -363,6 +366,10 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
 
   const callback = provider.callback();
   handle = (req, res) => {
+    if ((req.url ?? '/').split('?')[0] === AUTH0_TOKEN_PATH) {
+      void auth0Token(req, res, { clients, tokenUrl: `${issuer}${PATHS.token}` });
+      return;
+    }
     const rest = realmRelativePath(req.url ?? '/', options.realm);
     if (rest === undefined) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Realm does not exist"}');
@@ -376,6 +383,7 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
   return {
     issuer,
     tokenUrl: `${issuer}${PATHS.token}`,
+    auth0TokenUrl: `${new URL(issuer).origin}${AUTH0_TOKEN_PATH}`,
     jwksUri: `${issuer}${PATHS.jwks}`,
     discoveryUrl: `${issuer}${PATHS.discovery}`,
     port,
@@ -427,6 +435,113 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
       };
     }
   }
+}
+
+const AUTH0_TOKEN_PATH = '/oauth/token';
+const AUTH0_BODY_LIMIT = 64 * 1024;
+
+/**
+ * Auth0's machine-to-machine token endpoint: a JSON body `{grant_type: client_credentials, client_id,
+ * client_secret, audience}`. The token is the realm's own client-credentials token (the same signed JWT, asked of
+ * the provider over loopback), answered in Auth0's shape; without `audience` Auth0 hands out an opaque token that
+ * no participant accepts, and so does this. Errors have Auth0's `{error, error_description}` bodies.
+ */
+async function auth0Token(
+  req: IncomingMessage,
+  res: ServerResponse,
+  realm: { clients: ReadonlyMap<string, IdpClient>; tokenUrl: string },
+): Promise<void> {
+  const answer = (status: number, body: Record<string, unknown>) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  if (req.method !== 'POST') {
+    answer(404, {
+      error: 'not_found',
+      error_description: `Cannot ${req.method ?? 'GET'} ${AUTH0_TOKEN_PATH}`,
+    });
+    return;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await readLimited(req, AUTH0_BODY_LIMIT));
+  } catch (error) {
+    answer(400, { error: 'invalid_request', error_description: (error as Error).message });
+    return;
+  }
+  const field = (name: string): string | undefined => {
+    const value =
+      typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const grantType = field('grant_type');
+  const clientId = field('client_id');
+  if (grantType === undefined) {
+    answer(400, { error: 'invalid_request', error_description: 'Missing required parameter: grant_type' });
+    return;
+  }
+  if (grantType !== 'client_credentials') {
+    answer(403, {
+      error: 'unauthorized_client',
+      error_description: `Grant type '${grantType}' not allowed for the client.`,
+    });
+    return;
+  }
+  if (clientId === undefined) {
+    answer(401, { error: 'access_denied', error_description: 'Unauthorized' });
+    return;
+  }
+  const client = realm.clients.get(clientId);
+  const secret = field('client_secret');
+  if (client?.secret === undefined || secret === undefined || !sameSecret(secret, client.secret)) {
+    answer(401, { error: 'access_denied', error_description: 'Unauthorized' });
+    return;
+  }
+  if (!client.grants.includes('client_credentials')) {
+    answer(403, {
+      error: 'unauthorized_client',
+      error_description: `Grant type 'client_credentials' not allowed for the client.`,
+    });
+    return;
+  }
+  if (field('audience') === undefined) {
+    answer(200, {
+      access_token: randomBytes(24).toString('base64url'),
+      expires_in: 86400,
+      token_type: 'Bearer',
+    });
+    return;
+  }
+  const issued = await fetch(realm.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+    }),
+  });
+  const token = (await issued.json()) as { access_token?: string; expires_in?: number; scope?: string };
+  if (!issued.ok || typeof token.access_token !== 'string') {
+    answer(500, { error: 'server_error', error_description: 'the token could not be issued' });
+    return;
+  }
+  answer(200, {
+    access_token: token.access_token,
+    expires_in: token.expires_in,
+    token_type: 'Bearer',
+    ...(token.scope === undefined ? {} : { scope: token.scope }),
+  });
+}
+
+/** The request's body as text, refused beyond `limit` bytes. */
+async function readLimited(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new Error(`the request body exceeds ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
