@@ -189,3 +189,22 @@ describe('rewards.report: CSV and SVG paths it cannot write, refused before anyt
     expect(execFileSync('ls', [sb.dir], { encoding: 'utf8' })).not.toMatch(/^pwned$/m);
   });
 });
+
+describe('values that reach a URL path', () => {
+  it('a txid of token.wait-for-mint that would climb out of its path segment is refused', async () => {
+    await refused(
+      'wait-txid.yaml',
+      `name: wait-txid
+steps:
+  - id: wait
+    uses: token.wait-for-mint
+    with:
+      party: minter
+      amount: "0.1"
+      txid: "../../deposits?x=1"
+`,
+      /wait-txid\.yaml:8:\d+ error: .* is not a valid value here/,
+      /expected: a string matching \/\^\[0-9a-fA-F\]\{64\}\$\//,
+    );
+  });
+});
