@@ -200,7 +200,7 @@ steps:
   it('a recipients file that does not exist', async () => {
     await refused(
       await sb.playbook('nofile.yaml', distribute('nowhere.csv')),
-      /nofile\.yaml:7:\d+ error: cannot read nowhere\.csv \(ENOENT\)/,
+      /nofile\.yaml:7:\d+ error: cannot read nowhere\.csv: no such file/,
     );
   });
 

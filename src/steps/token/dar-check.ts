@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
 import { StepError } from '../../errors.js';
 import { defineStep, type JsonValue, type Outputs, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
+import { DataFileError, displayPath } from '../data-file.js';
 import {
   checkDarFiles,
   checkNodeList,
@@ -117,6 +117,10 @@ async function expectedList(w: With, baseDir: string): Promise<ExpectedList> {
       return { source: dars.map((d) => d.filename).join(', '), packages: darPackages(dars) };
     }
   } catch (error) {
+    if (error instanceof DataFileError)
+      throw new StepError(`with.expected_file ${w.expected_file ?? ''}: ${error.message}`, {
+        hint: error.hint ?? 'the path is relative to the playbook',
+      });
     if (!(error instanceof ExpectedListError)) throw error;
     throw new StepError(`with.expected_file ${w.expected_file ?? ''}${error.at}: ${error.message}`, {
       hint: 'write the SDK manifest format, or a list of {package_id, name, version}',
@@ -196,22 +200,24 @@ export const tokenDarCheck = defineStep<With, Observed>({
     }
     const file = w.expected_file;
     if (typeof file === 'string' && !hasExpression(file)) {
-      if (!existsSync(resolve(baseDir, file))) {
-        findings.push({
-          pointer: '/expected_file',
-          message: `no file ${file}`,
-          hint: 'the path is relative to the playbook',
-        });
-      } else {
-        try {
-          readExpectedFile(file, baseDir);
-        } catch (error) {
-          if (!(error instanceof ExpectedListError)) throw error;
+      try {
+        readExpectedFile(file, baseDir);
+      } catch (error) {
+        if (error instanceof DataFileError) {
+          findings.push({
+            pointer: '/expected_file',
+            message: `${file}: ${error.message}`,
+            hint: error.hint === 'check the path' ? 'the path is relative to the playbook' : error.hint,
+            ...(error.line === undefined
+              ? {}
+              : { at: { file: displayPath(resolve(baseDir, file)), line: error.line, col: error.col ?? 1 } }),
+          });
+        } else if (error instanceof ExpectedListError) {
           findings.push({
             pointer: '/expected_file',
             message: `${file}${error.at ? ` at ${error.at}` : ''}: ${error.message}`,
           });
-        }
+        } else throw error;
       }
     }
     return findings;

@@ -14,7 +14,7 @@
  * again at the end. docs/architecture.md "Distributing tokens" has the whole design.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
 import { AmountDecimal, amountValue, sumAmounts } from '../../clients/amount.js';
 import { isLedgerError } from '../../clients/ledger-errors.js';
@@ -50,6 +50,7 @@ import {
   type Payment,
   type ReceiptStatus,
 } from './distribution.js';
+import { DataFileError, displayPath } from '../data-file.js';
 import { HoldingPool, splitRound, type PoolHolding } from './holding-pool.js';
 import { ReceiptsWriter, type Receipt, type ReceiptTotals } from './receipts.js';
 import { selfTransfer, type SelfTransferContext } from './merge-split.js';
@@ -204,6 +205,8 @@ function scopeOf(ctx: StepContext): SelfTransferContext['scope'] {
 
 // --- reading the recipients --------------------------------------------------------------------------------------
 
+const PATH_HINT = 'the path is relative to the playbook';
+
 function recipientsPath(w: With, baseDir: string): string | undefined {
   return typeof w.recipients === 'string' ? resolve(baseDir, w.recipients) : undefined;
 }
@@ -216,20 +219,31 @@ async function loadRecipients(w: With, ctx: StepContext): Promise<Recipients> {
   try {
     return await readRecipients(path, displayPath(path), { sender }, ctx.signal);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
+    const why = unreadable(error);
+    if (why === undefined) throw error;
     throw new ValidationError('LB_INPUT_INVALID', [
       {
         file: displayPath(path),
         line: 1,
         col: 1,
         pointer: '',
-        message: `cannot read the recipients file (${code})`,
-        hint: 'the path is relative to the playbook',
+        message: `cannot read the recipients file: ${why.message}`,
+        hint: why.hint,
         rule: 'recipients',
       },
     ]);
   }
+}
+
+/** Why the recipients file could not be read (a DataFileError, or an error of the file system while reading). */
+function unreadable(error: unknown): { message: string; hint: string } | undefined {
+  if (error instanceof DataFileError)
+    return {
+      message: error.message,
+      hint: error.hint === undefined || error.hint === 'check the path' ? PATH_HINT : error.hint,
+    };
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === undefined ? undefined : { message: code, hint: PATH_HINT };
 }
 
 function refuse(diagnostics: Diagnostic[]): never {
@@ -955,15 +969,11 @@ export const tokenDistribute = defineStep<With, Observed, Recipient>({
           keep: false,
         });
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === undefined) throw error;
+        const why = unreadable(error);
+        if (why === undefined) throw error;
         return [
           ...findings,
-          {
-            pointer: '/recipients',
-            message: `cannot read ${w.recipients} (${code})`,
-            hint: 'the path is relative to the playbook',
-          },
+          { pointer: '/recipients', message: `cannot read ${w.recipients}: ${why.message}`, hint: why.hint },
         ];
       }
       for (const d of recipientDiagnostics(result))
@@ -988,9 +998,3 @@ export const tokenDistribute = defineStep<With, Observed, Recipient>({
     return { distribution, receipts: path, totals: { ...totals } };
   },
 });
-
-/** A file as a person at this shell would name it: relative to the working directory when it lies below it. */
-function displayPath(absolute: string): string {
-  const rel = relative(process.cwd(), absolute);
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? absolute : rel;
-}

@@ -4,8 +4,8 @@
  * files), and the list its DAR check reports (`[{"package_id", "name", "version"}]`). Checked with what is wrong
  * and where, so a bad file is refused before anything is sent.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { readDataFile } from '../data-file.js';
 import type { PackageRef } from '../party/packages-common.js';
 import { EXPECTED_PACKAGE_LISTS, KNOWN_RELEASES } from './expected-packages.js';
 
@@ -65,11 +65,15 @@ export function parseExpectedList(value: unknown, source: string): ExpectedList 
   return { source, packages };
 }
 
+/** The SDK's manifests name a few dozen packages (a few KiB): a list a thousand times that is not one. */
+export const MAX_EXPECTED_FILE = 4 * 1024 * 1024;
+
+/** A list file; a DataFileError when the file cannot be read as text, an ExpectedListError when it is no list. */
 export function readExpectedFile(path: string, baseDir: string): ExpectedList {
-  const text = readFileSync(resolve(baseDir, path), 'utf8');
+  const text = readDataFile(resolve(baseDir, path), MAX_EXPECTED_FILE);
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(text);
   } catch (error) {
     throw new ExpectedListError(`not JSON: ${(error as Error).message}`, '');
   }

@@ -4,10 +4,11 @@
  * (> 0, at most 10 fraction digits), duplicate receivers, the sender paying itself — and every problem is reported
  * at its line and column. Only what a transfer needs is kept per recipient, so a 100,000-line file costs a few MB.
  */
-import { createReadStream, closeSync, openSync, readSync } from 'node:fs';
+import { createReadStream, closeSync, readSync } from 'node:fs';
 import { AmountDecimal, amountValue, formatAmount, positiveAmountProblem } from '../../clients/amount.js';
 import { didYouMean } from '../../playbook/closest.js';
 import type { Diagnostic } from '../../playbook/diagnostics.js';
+import { openDataFile } from '../data-file.js';
 import { CsvReader, type CsvProblem, type CsvRecord } from './csv.js';
 import { isPartyId } from './common.js';
 
@@ -292,11 +293,14 @@ function feeder(collector: Collector) {
 
 const CHUNK = 64 * 1024;
 
-/** Reads and checks a recipients file without blocking on anything but the disk (for `validate`). */
+/**
+ * Reads and checks a recipients file without blocking on anything but the disk (for `validate`). A path that is no
+ * regular file (a folder, a FIFO, a device) throws a DataFileError.
+ */
 export function readRecipientsSync(path: string, source: string, rules: RecipientRules): Recipients {
   const collector = new Collector(rules);
   const feed = feeder(collector);
-  const fd = openSync(path, 'r');
+  const { fd } = openDataFile(path, Number.MAX_SAFE_INTEGER);
   try {
     const buffer = Buffer.alloc(CHUNK);
     for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) feed.push(buffer.subarray(0, n));
@@ -316,7 +320,8 @@ export async function readRecipients(
 ): Promise<Recipients> {
   const collector = new Collector(rules);
   const feed = feeder(collector);
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK, signal }))
+  const { fd } = openDataFile(path, Number.MAX_SAFE_INTEGER);
+  for await (const chunk of createReadStream('', { fd, highWaterMark: CHUNK, signal }))
     feed.push(chunk as Buffer);
   feed.end();
   return collector.result(source);

@@ -3,8 +3,9 @@
  * without figures, not a zero), the terminal table, the CSV, and the reconciliation of the service's transfer
  * counts with the receipts token.distribute wrote. Pure.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
+import { openDataFile } from '../data-file.js';
 
 /** Every date from start to end inclusive (UTC, YYYY-MM-DD). */
 export function datesBetween(start: string, end: string): string[] {
@@ -42,8 +43,68 @@ export interface ReceiptCounts {
 const STATUSES = ['offered', 'settled', 'returned'] as const;
 type Status = (typeof STATUSES)[number];
 
-function receiptProblem(file: string, line: number, what: string): SyntaxError {
-  return new SyntaxError(`${file}:${line}: ${what}`);
+/** A receipts file's problem at a line; `file:line: what`. */
+export class ReceiptsError extends SyntaxError {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    what: string,
+  ) {
+    super(`${file}:${line}: ${what}`);
+  }
+}
+
+/** A receipt line is a few hundred characters (a reference is at most 1 KiB): a far longer one is no receipt. */
+export const MAX_RECEIPT_LINE = 64 * 1024;
+
+/** Counts receipts line by line, each recipient of a distribution once (see countReceipts). */
+class ReceiptCounter {
+  readonly counts: ReceiptCounts = {
+    offers: 0,
+    byStatus: { offered: 0, settled: 0, returned: 0 },
+    direct: 0,
+    repeated: 0,
+    files: 0,
+  };
+  private readonly seen = new Set<string>();
+
+  line(file: string, number: number, line: string): void {
+    if (line.trim() === '') return;
+    if (line.length > MAX_RECEIPT_LINE)
+      throw new ReceiptsError(
+        file,
+        number,
+        `the line is longer than ${MAX_RECEIPT_LINE} characters: not a receipt`,
+      );
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch (error) {
+      throw Object.assign(new ReceiptsError(file, number, 'not a JSON receipt'), { cause: error });
+    }
+    const r = (
+      typeof record === 'object' && record !== null && !Array.isArray(record) ? record : {}
+    ) as Record<string, unknown>;
+    const { receiver, status, offer, distribution } = r;
+    if (typeof receiver !== 'string' || !STATUSES.includes(status as Status))
+      throw new ReceiptsError(
+        file,
+        number,
+        'not a receipt of token.distribute (it has a receiver and a status offered, settled or returned)',
+      );
+    const key = `${typeof distribution === 'string' ? distribution : ''}\u0000${receiver}`;
+    if (this.seen.has(key)) {
+      this.counts.repeated++;
+      return;
+    }
+    this.seen.add(key);
+    if (status === 'settled' && (offer === null || offer === undefined)) {
+      this.counts.direct++;
+      return;
+    }
+    this.counts.offers++;
+    this.counts.byStatus[status as Status]++;
+  }
 }
 
 /**
@@ -52,54 +113,71 @@ function receiptProblem(file: string, line: number, what: string): SyntaxError {
  * distribution once, however many files name it (each run of a distribution writes a whole file). A transfer made
  * an offer when the receipt names one or says `offered` or `returned` (an offer the receiver rejected was made all
  * the same); a `settled` receipt without an offer settled at once and created none. Receipts carry no time: the
- * count is compared with the service's over the whole period. A line that is not a receipt is an error naming its
- * file and line.
+ * count is compared with the service's over the whole period. A line that is not a receipt is a ReceiptsError
+ * naming its file and line.
  */
 export function countReceipts(texts: ReadonlyArray<{ file: string; text: string }>): ReceiptCounts {
-  const counts: ReceiptCounts = {
-    offers: 0,
-    byStatus: { offered: 0, settled: 0, returned: 0 },
-    direct: 0,
-    repeated: 0,
-    files: texts.length,
-  };
-  const seen = new Set<string>();
+  const counter = new ReceiptCounter();
   for (const { file, text } of texts) {
-    text.split('\n').forEach((line, index) => {
-      if (line.trim() === '') return;
-      let record: unknown;
-      try {
-        record = JSON.parse(line);
-      } catch (error) {
-        throw Object.assign(receiptProblem(file, index + 1, 'not a JSON receipt'), { cause: error });
-      }
-      const r = (typeof record === 'object' && record !== null ? record : {}) as Record<string, unknown>;
-      const { receiver, status, offer, distribution } = r;
-      if (typeof receiver !== 'string' || !STATUSES.includes(status as Status))
-        throw receiptProblem(
-          file,
-          index + 1,
-          'not a receipt of token.distribute (it has a receiver and a status offered, settled or returned)',
-        );
-      const key = `${typeof distribution === 'string' ? distribution : ''}\u0000${receiver}`;
-      if (seen.has(key)) {
-        counts.repeated++;
-        return;
-      }
-      seen.add(key);
-      if (status === 'settled' && (offer === null || offer === undefined)) {
-        counts.direct++;
-        return;
-      }
-      counts.offers++;
-      counts.byStatus[status as Status]++;
-    });
+    counter.counts.files++;
+    text.split('\n').forEach((line, index) => counter.line(file, index + 1, line));
   }
-  return counts;
+  return counter.counts;
 }
 
-export function readReceipts(paths: readonly string[]): ReceiptCounts {
-  return countReceipts(paths.map((file) => ({ file, text: readFileSync(file, 'utf8') })));
+const CHUNK = 64 * 1024;
+
+/**
+ * Counts the receipts of files, read as a stream of lines: a file that is not a regular file throws a
+ * DataFileError; text that is not UTF-8, a line too long to be a receipt or a line that is no receipt a
+ * ReceiptsError at its line. Memory stays bounded by the recipients, whatever the files hold.
+ */
+export function readReceipts(
+  paths: readonly string[],
+  display: (path: string) => string = (p) => p,
+): ReceiptCounts {
+  const counter = new ReceiptCounter();
+  for (const path of paths) {
+    const file = display(path);
+    counter.counts.files++;
+    const { fd } = openDataFile(path, Number.MAX_SAFE_INTEGER);
+    try {
+      const decoder = new TextDecoder('utf-8', { fatal: true });
+      const buffer = Buffer.alloc(CHUNK);
+      let pending = '';
+      let line = 1;
+      const take = (text: string): void => {
+        pending += text;
+        for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+          counter.line(file, line++, pending.slice(0, end));
+          pending = pending.slice(end + 1);
+        }
+        if (pending.length > MAX_RECEIPT_LINE)
+          throw new ReceiptsError(
+            file,
+            line,
+            `the line is longer than ${MAX_RECEIPT_LINE} characters: not a receipt`,
+          );
+      };
+      const decode = (bytes?: Uint8Array): string => {
+        try {
+          return bytes === undefined ? decoder.decode() : decoder.decode(bytes, { stream: true });
+        } catch (error) {
+          if (!(error instanceof TypeError)) throw error;
+          // the line of the first byte that is not UTF-8 (`pending` holds no line end)
+          const lossy = bytes === undefined ? '' : Buffer.from(bytes).toString('utf8');
+          const before = lossy.slice(0, Math.max(0, lossy.indexOf('\uFFFD')));
+          throw new ReceiptsError(file, line + before.split('\n').length - 1, 'the file is not UTF-8 text');
+        }
+      };
+      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) take(decode(buffer.subarray(0, n)));
+      take(decode());
+      counter.line(file, line, pending);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return counter.counts;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
 import { StepError } from '../../errors.js';
 import { defineStep, type Change, type Outputs, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
+import { DataFileError, displayPath, outputPathProblem } from '../data-file.js';
 import { checkPartyRef, partyIdOf, partyRefSchema, short } from './common.js';
 import { rewardsChartSvg } from './rewards-chart.js';
 import {
@@ -12,6 +13,7 @@ import {
   formatCsv,
   formatTable,
   readReceipts,
+  ReceiptsError,
   reportDays,
   type ReceiptCounts,
 } from './rewards-data.js';
@@ -120,13 +122,68 @@ function describeReceipts(r: ReceiptCounts): string {
   return `${r.offers} offer${r.offers === 1 ? '' : 's'} (${offered} pending, ${settled} accepted, ${returned} returned)${r.direct > 0 ? `, ${r.direct} settled at once without one` : ''}`;
 }
 
-async function rendered(path: string, content: string): Promise<RenderedFile> {
+async function rendered(path: string, content: string, field: 'csv' | 'svg'): Promise<RenderedFile> {
+  const problem = outputPathProblem(path);
+  if (problem !== undefined)
+    throw new StepError(`with.${field}: cannot write ${path}: ${problem}`, { hint: OUTPUT_HINT });
   const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
   return { path, content, current: existing === content };
 }
+
+const OUTPUT_HINT = 'give a file path in a folder this user can write to (relative to the playbook)';
+
+/** Static checks of the files the step reads and writes, when the playbook names them literally. */
+function fileFindings(w: With, baseDir: string): StaticFinding[] {
+  const findings: StaticFinding[] = [];
+  for (const field of ['csv', 'svg'] as const) {
+    const path = w[field];
+    if (typeof path !== 'string' || hasExpression(path)) continue;
+    if (!path.endsWith(`.${field}`))
+      findings.push({ pointer: `/${field}`, message: `${path} does not end in .${field}` });
+    const problem = outputPathProblem(resolve(baseDir, path));
+    if (problem !== undefined)
+      findings.push({ pointer: `/${field}`, message: `cannot write ${path}: ${problem}`, hint: OUTPUT_HINT });
+  }
+  const receipts =
+    typeof w.receipts === 'string' ? [w.receipts] : Array.isArray(w.receipts) ? w.receipts : [];
+  receipts.forEach((path, i) => {
+    if (typeof path !== 'string' || hasExpression(path)) return;
+    const pointer = Array.isArray(w.receipts) ? `/receipts/${i}` : '/receipts';
+    try {
+      readReceipts([resolve(path)], displayPath);
+    } catch (error) {
+      // a file not there yet may be the one a step before this one writes: read when the step runs
+      if (error instanceof DataFileError && error.code === 'ENOENT') return;
+      const finding = receiptsFinding(error, pointer);
+      if (finding === undefined) throw error;
+      findings.push(finding);
+    }
+  });
+  return findings;
+}
+
+function receiptsFinding(error: unknown, pointer: string): StaticFinding | undefined {
+  if (error instanceof ReceiptsError)
+    return {
+      pointer,
+      message: error.message.slice(`${error.file}:${error.line}: `.length),
+      hint: RECEIPTS_HINT,
+      at: { file: error.file, line: error.line, col: 1 },
+    };
+  if (error instanceof DataFileError)
+    return {
+      pointer,
+      message: `cannot read the receipts: ${error.message}`,
+      hint: error.hint ?? RECEIPTS_HINT,
+    };
+  return undefined;
+}
+
+const RECEIPTS_HINT =
+  'name the receipt files token.distribute wrote (its `receipts` output), relative to the working directory';
 
 function outputs(state: Observed): Outputs {
   const created = state.days.reduce((n, d) => n + (d.transferCreationCount ?? 0), 0);
@@ -170,15 +227,13 @@ export const rewardsReport = defineStep<With, Observed>({
     files: 'the files written (CSV, SVG)',
   },
   needsTarget: true,
-  check(w, target) {
-    const findings: StaticFinding[] = (Array.isArray(w.parties) ? w.parties : []).flatMap((ref, i) =>
-      checkPartyRef(ref, target, `/parties/${i}`),
-    );
-    if (typeof w.csv === 'string' && !hasExpression(w.csv) && !w.csv.endsWith('.csv'))
-      findings.push({ pointer: '/csv', message: `${w.csv} does not end in .csv` });
-    if (typeof w.svg === 'string' && !hasExpression(w.svg) && !w.svg.endsWith('.svg'))
-      findings.push({ pointer: '/svg', message: `${w.svg} does not end in .svg` });
-    return findings;
+  check(w, target, baseDir) {
+    return [
+      ...(Array.isArray(w.parties) ? w.parties : []).flatMap((ref, i) =>
+        checkPartyRef(ref, target, `/parties/${i}`),
+      ),
+      ...fileFindings(w, baseDir),
+    ];
   },
   async observe(ctx, w) {
     const parties = [...new Set(w.parties.map((ref) => partyIdOf(ctx, ref)))];
@@ -188,12 +243,17 @@ export const rewardsReport = defineStep<With, Observed>({
     if (receiptFiles.length > 0) {
       try {
         // relative to the working directory, as token.distribute's `receipts` output names its file
-        receipts = readReceipts(receiptFiles.map((p) => resolve(p)));
+        receipts = readReceipts(
+          receiptFiles.map((p) => resolve(p)),
+          displayPath,
+        );
       } catch (error) {
-        throw new StepError(`cannot read the receipts: ${(error as Error).message}`, {
-          hint: 'name the receipt files token.distribute wrote (its `receipts` output)',
-          cause: error,
-        });
+        const finding = receiptsFinding(error, '');
+        if (finding === undefined) throw error;
+        throw new StepError(
+          finding.at ? `${finding.at.file}:${finding.at.line}: ${finding.message}` : finding.message,
+          { hint: finding.hint ?? RECEIPTS_HINT, cause: error },
+        );
       }
     }
     ctx.progress(
@@ -219,13 +279,13 @@ export const rewardsReport = defineStep<With, Observed>({
       );
     }
     const files: RenderedFile[] = [];
-    if (w.csv !== undefined) files.push(await rendered(resolve(ctx.baseDir, w.csv), formatCsv(days)));
+    if (w.csv !== undefined) files.push(await rendered(resolve(ctx.baseDir, w.csv), formatCsv(days), 'csv'));
     if (w.svg !== undefined) {
       const svg = rewardsChartSvg(
         days.map((d) => ({ date: d.date, total: d.totalReward, client: d.clientReward })),
         { title: w.title ?? 'Daily rewards', subtitle: `${who} · ${start} to ${end} (UTC)` },
       );
-      files.push(await rendered(resolve(ctx.baseDir, w.svg), svg));
+      files.push(await rendered(resolve(ctx.baseDir, w.svg), svg, 'svg'));
     }
     return { start, end, rewards, days, receipts, differences: found, files };
   },

@@ -32,7 +32,8 @@ const withSchema = {
     },
     account_id: accountIdSchema,
     txid: {
-      anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+      // 64 hex digits, as Bitcoin writes a transaction id: it goes into a URL path, where `..` would change the request
+      anyOf: [{ type: 'string', pattern: '^[0-9a-fA-F]{64}$' }, { type: 'null' }],
       description:
         'The Bitcoin transaction of the deposit, e.g. `${{ steps.send.outputs.txid }}` (null: not known). With the sandbox’s chain (services.bitcoin) the step follows its confirmations and says so when the attestors refuse it.',
     },
