@@ -2,10 +2,10 @@
  * Where `${{ secrets.NAME }}` values come from: a `--secrets-file`, the target's `secrets:` sources, or the
  * environment. Values stay in memory; nothing here ever puts a value into an error message.
  */
-import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
+import { DataFileError, readDataFile } from '../data-file.js';
 import { LedgerbookError, ValidationError } from '../errors.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 
@@ -86,16 +86,21 @@ async function lookUpDeclared(
   const path = resolve(sources.baseDir, source.file);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readDataFile(path, MAX_SECRET_FILE_BYTES, { pipes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    tried.push(`target secrets.${name}: file ${path} (${code === 'ENOENT' ? 'not found' : code})`);
+    if (!(error instanceof DataFileError)) throw error;
+    tried.push(
+      `target secrets.${name}: file ${path} (${error.code === 'ENOENT' ? 'not found' : error.message})`,
+    );
     return undefined;
   }
   const value = text.replace(/[\r\n]+$/, '');
   tried.push(`target secrets.${name}: file ${path}${value === '' ? ' (empty)' : ''}`);
   return value ? value : undefined;
 }
+
+/** A secrets file holds a few names and values; a larger one is the wrong file. */
+const MAX_SECRET_FILE_BYTES = 1024 * 1024;
 
 /**
  * Reads a secrets file: a YAML mapping of names to strings when it ends in `.yaml`/`.yml`, otherwise dotenv
@@ -105,14 +110,20 @@ async function lookUpDeclared(
 export async function readSecretsFile(path: string): Promise<Record<string, string>> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readDataFile(path, MAX_SECRET_FILE_BYTES, { pipes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new LedgerbookError('LB_INPUT_INVALID', `cannot read the secrets file ${path}: ${code}`, {
-      hint:
-        code === 'ENOENT' ? 'check the path given to --secrets-file' : 'check the permissions of the file',
-      cause: error,
-    });
+    if (!(error instanceof DataFileError)) throw error;
+    const where = error.line === undefined ? '' : `:${error.line}:${error.col ?? 1}`;
+    throw new LedgerbookError(
+      'LB_INPUT_INVALID',
+      `cannot read the secrets file ${path}${where}: ${error.message}`,
+      {
+        hint:
+          error.code === 'ENOENT'
+            ? 'check the path given to --secrets-file'
+            : (error.hint ?? 'check the permissions of the file'),
+      },
+    );
   }
   const ext = extname(path).toLowerCase();
   const { values, problems } =

@@ -164,7 +164,7 @@ describe('readSource', () => {
     const directory = await readSource(dir).catch((e: unknown) => e);
     expect((directory as ValidationError).code).toBe('LB_PLAYBOOK_INVALID');
     expect((directory as ValidationError).diagnostics[0]?.message).toBe(
-      'cannot read the file: it is a directory',
+      'cannot read the file: it is a folder, not a file',
     );
   });
 });

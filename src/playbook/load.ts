@@ -2,11 +2,11 @@
  * YAML files with source positions: the plain data of a document, and where any JSON pointer in it starts, so
  * that every finding can say `file:line:col`.
  */
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
 import type * as YamlModule from 'yaml';
 import type { Document, LineCounter, Node, YAMLError } from 'yaml';
+import { DataFileError, readDataBytes } from '../data-file.js';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Position, SourceDoc } from './model.js';
@@ -128,6 +128,9 @@ export function parseWithPositions(
   return { doc, diagnostics: diagnostics.sort(compareDiagnostics) };
 }
 
+/** The largest playbook or target read (a 10,000-step playbook is about 3 MiB). */
+const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+
 /**
  * Read and parse a YAML file. A file that cannot be read throws a ValidationError (code `code`) with one
  * diagnostic at 1:1 saying why.
@@ -138,8 +141,9 @@ export async function readSource(
 ): Promise<{ doc: SourceDoc; diagnostics: Diagnostic[] }> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readDataBytes(file, MAX_SOURCE_BYTES, { pipes: true });
   } catch (error) {
+    if (!(error instanceof DataFileError)) throw error;
     throw new ValidationError(code, [unreadable(file, error)]);
   }
   const decoded = decodeUtf8(file, bytes);
@@ -152,26 +156,17 @@ function unparsed(file: string, text: string): SourceDoc {
   return { file, text, data: null, positionOf: () => ({ line: 1, col: 1 }) };
 }
 
-function unreadable(file: string, error: unknown): Diagnostic {
-  const reason = (error as NodeJS.ErrnoException | undefined)?.code;
-  const why =
-    reason === 'ENOENT'
-      ? 'no such file'
-      : reason === 'EISDIR'
-        ? 'it is a directory'
-        : reason === 'EACCES' || reason === 'EPERM'
-          ? 'permission denied'
-          : error instanceof Error
-            ? error.message
-            : String(error);
+function unreadable(file: string, error: DataFileError): Diagnostic {
   return {
     file,
     line: 1,
     col: 1,
     pointer: '',
-    message: `cannot read the file: ${why}`,
+    message: `cannot read the file: ${error.message}`,
     hint:
-      reason === 'ENOENT' ? 'check the path (relative paths start from the current directory)' : undefined,
+      error.code === 'ENOENT'
+        ? 'check the path (relative paths start from the current directory)'
+        : error.hint,
     rule: 'file',
   };
 }

@@ -2,10 +2,11 @@
  * Files and command lines a hostile tester sends: every one is refused with exit 65 (or 64 for usage) and the
  * line and column of the problem, never a crash (70) or a silent acceptance.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, tempDir } from './cli.js';
+import { CLI, cli, collect, spawnCli, tempDir } from './cli.js';
 
 const HEAD = 'name: hostile\nsteps:\n  - id: a\n    uses: core.log\n    with:\n';
 
@@ -85,6 +86,43 @@ describe('hostile playbooks', () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'p.yaml'), `\uFEFF${HEAD}      message: hi\n`.replace(/\n/g, '\r\n'));
     const result = await cli(['validate', 'p.yaml'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
+
+describe('files that are not files', () => {
+  it.each([
+    ['a playbook', ['validate', '/dev/zero']],
+    ['a target', ['validate', 'p.yaml', '--target', '/dev/zero']],
+    ['a secrets file', ['validate', 'p.yaml', '--secrets-file', '/dev/zero']],
+    ['a playbook that is a folder', ['validate', '.']],
+  ])('%s: refused at once (exit 65), not read for ever', async (_what, args) => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'p.yaml'), `${HEAD}      message: hi\n`);
+    const result = await cli(args, { cwd: dir });
+    expect(result.code, result.stderr).toBe(65);
+    expect(result.stderr).toMatch(/it is not a regular file \(a device\)|it is a folder, not a file/);
+    expect(result.stderr).not.toMatch(/internal error|Invalid string length/i);
+  });
+
+  it('a playbook and a secrets file through pipes (stdin, a FIFO) are read as cat reads them', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'p.yaml'), `${HEAD}      message: hi\n`);
+    // a shell pipe (node's own stdio pipes are sockets, which /dev/stdin cannot be opened on)
+    const piped = execFileSync(
+      'sh',
+      ['-c', 'cat "$1" | "$2" "$3" validate /dev/stdin', 'sh', 'p.yaml', process.execPath, CLI],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
+    expect(piped).toContain('/dev/stdin: 1 step valid');
+
+    execFileSync('mkfifo', [join(dir, 'secrets.fifo')]);
+    const withSecrets = spawnCli(['validate', 'p.yaml', '--secrets-file', 'secrets.fifo'], { cwd: dir });
+    await writeFile(join(dir, 'secrets.fifo'), 'LB_SOME_TOKEN=a-long-enough-value-1\n');
+    const result = await collect(withSecrets);
     expect(result.code, result.stderr).toBe(0);
   });
 });

@@ -72,6 +72,21 @@ describe('pinned DAR files', () => {
     expect(checked.ok ? undefined : checked.finding.message).toMatch(/^not a readable DAR: x\.dar: archive:/);
   });
 
+  it('check(): a device or a folder is refused at once, not read', () => {
+    const findings = checkDarFiles(
+      [
+        { path: '/dev/zero', sha256: GOV.sha256 },
+        { path: 'dars', sha256: GOV.sha256 },
+      ],
+      PLAYBOOKS,
+      '/files',
+    );
+    expect(findings.map((f) => [f.pointer, f.message])).toEqual([
+      ['/files/0/path', 'cannot read /dev/zero: it is not a regular file (a device)'],
+      ['/files/1/path', 'cannot read dars: it is a folder, not a file'],
+    ]);
+  });
+
   it('check(): points at the entry, skips expressions, names missing files and duplicate names', () => {
     const findings = checkDarFiles(
       [
@@ -85,12 +100,12 @@ describe('pinned DAR files', () => {
       '/files',
     );
     expect(findings.map((f) => [f.pointer, f.message])).toEqual([
-      ['/files/2/path', 'cannot read dars/missing.dar (ENOENT)'],
+      ['/files/2/path', 'cannot read dars/missing.dar: no such file'],
       [
         '/files/3/path',
         'two files are named governance-core-0.2.0.dar (entries 0 and 3): the DPM knows DARs by file name',
       ],
-      ['/files/3/path', 'cannot read other/governance-core-0.2.0.dar (ENOENT)'],
+      ['/files/3/path', 'cannot read other/governance-core-0.2.0.dar: no such file'],
       [
         '/files/4/sha256',
         `dars/wrapped-1.2.1.dar does not match its pinned sha256: the file's digest is ${WRAPPED.sha256}`,

@@ -4,9 +4,8 @@
  * the static checks of node names, and the one read they all make (each node's vetted packages).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { DataFileError, readDataBytes, readDataBytesSync } from '../../data-file.js';
 import { LedgerbookError, ServiceError, StepError } from '../../errors.js';
 import type { ComparePeersResponse, VettedPackage } from '../../clients/dpm-wire.js';
 import { readDar, type DarInfo } from '../../dar/read.js';
@@ -154,15 +153,18 @@ export function checkDarBytes(spec: DarSpec, data: Buffer): DarCheck {
   }
 }
 
+/** The largest DAR read (real ones are a few MiB): a bound, so that a wrong path cannot fill memory. */
+const MAX_DAR_BYTES = 512 * 1024 * 1024;
+
 function readProblem(spec: DarSpec, error: unknown): StaticFinding {
-  const code = (error as NodeJS.ErrnoException).code;
+  if (!(error instanceof DataFileError)) throw error;
   return {
     pointer: '/path',
-    message: `cannot read ${spec.path} (${code ?? (error as Error).message})`,
+    message: `cannot read ${spec.path}: ${error.message}`,
     hint:
-      code === 'ENOENT'
+      error.code === 'ENOENT'
         ? 'the path is relative to the playbook file; check the name and that the file is there'
-        : 'check the file and its permissions',
+        : (error.hint ?? 'check the file and its permissions'),
   };
 }
 
@@ -189,7 +191,7 @@ export function checkDarFiles(files: unknown, baseDir: string, at: string): Stat
     names.set(name, index);
     let data: Buffer;
     try {
-      data = readFileSync(resolve(baseDir, path));
+      data = readDataBytesSync(resolve(baseDir, path), MAX_DAR_BYTES);
     } catch (error) {
       const finding = readProblem({ path, sha256 }, error);
       findings.push({ ...finding, pointer: `${pointer}${finding.pointer}` });
@@ -212,7 +214,7 @@ export async function loadDars(files: readonly DarSpec[], baseDir: string): Prom
   for (const spec of files) {
     let data: Buffer;
     try {
-      data = await readFile(resolve(baseDir, spec.path));
+      data = await readDataBytes(resolve(baseDir, spec.path), MAX_DAR_BYTES);
     } catch (error) {
       const finding = readProblem(spec, error);
       problems.push(finding.message);

@@ -3,7 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { StepError } from '../../errors.js';
 import { defineStep, type JsonValue, type Outputs, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { DataFileError, displayPath } from '../data-file.js';
+import { DataFileError, displayPath } from '../../data-file.js';
 import {
   checkDarFiles,
   checkNodeList,

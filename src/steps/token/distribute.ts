@@ -50,7 +50,7 @@ import {
   type Payment,
   type ReceiptStatus,
 } from './distribution.js';
-import { DataFileError, displayPath } from '../data-file.js';
+import { DataFileError, displayPath } from '../../data-file.js';
 import { HoldingPool, splitRound, type PoolHolding } from './holding-pool.js';
 import { ReceiptsWriter, type Receipt, type ReceiptTotals } from './receipts.js';
 import { selfTransfer, type SelfTransferContext } from './merge-split.js';

@@ -5,7 +5,7 @@
  * and where, so a bad file is refused before anything is sent.
  */
 import { resolve } from 'node:path';
-import { readDataFile } from '../data-file.js';
+import { readDataFileSync } from '../../data-file.js';
 import type { PackageRef } from '../party/packages-common.js';
 import { EXPECTED_PACKAGE_LISTS, KNOWN_RELEASES } from './expected-packages.js';
 
@@ -70,7 +70,7 @@ export const MAX_EXPECTED_FILE = 4 * 1024 * 1024;
 
 /** A list file; a DataFileError when the file cannot be read as text, an ExpectedListError when it is no list. */
 export function readExpectedFile(path: string, baseDir: string): ExpectedList {
-  const text = readDataFile(resolve(baseDir, path), MAX_EXPECTED_FILE);
+  const text = readDataFileSync(resolve(baseDir, path), MAX_EXPECTED_FILE);
   let value: unknown;
   try {
     value = JSON.parse(text);

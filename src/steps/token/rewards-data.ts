@@ -5,7 +5,7 @@
  */
 import { closeSync, readSync } from 'node:fs';
 import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
-import { openDataFile } from '../data-file.js';
+import { openDataFile } from '../../data-file.js';
 
 /** Every date from start to end inclusive (UTC, YYYY-MM-DD). */
 export function datesBetween(start: string, end: string): string[] {

@@ -5,7 +5,7 @@ import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
 import { StepError } from '../../errors.js';
 import { defineStep, type Change, type Outputs, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { DataFileError, displayPath, outputPathProblem } from '../data-file.js';
+import { DataFileError, displayPath, outputPathProblem } from '../../data-file.js';
 import { checkPartyRef, partyIdOf, partyRefSchema, short } from './common.js';
 import { rewardsChartSvg } from './rewards-chart.js';
 import {
