@@ -136,7 +136,10 @@ function build(setExit: (code: number) => void): Command {
       'transactions the network accepts per window, or none (default by profile: fast none, realistic 500)',
     )
     .option('--transfer-window <seconds>', 'the window of --transfer-limit (default 600)')
-    .option('--rewards-fields <names>', 'the rewards API field names: document or live (default live, the running service’s names)')
+    .option(
+      '--rewards-fields <names>',
+      'the rewards API field names: document or live (default live, the running service’s names)',
+    )
     .action(async (_opts, command: Command) => {
       const { sandboxUpCommand } = await import('./commands/sandbox.js');
       setExit(await sandboxUpCommand(command.optsWithGlobals()));
