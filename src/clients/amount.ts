@@ -6,6 +6,8 @@
 import { Decimal } from 'decimal.js';
 
 export const MAX_FRACTION_DIGITS = 10;
+/** a Daml Numeric 38,10 has 28 integer digits */
+export const MAX_INTEGER_DIGITS = 28;
 
 /** decimal.js with exact sums for any amount a ledger holds (the default precision is 20 significant digits). */
 export const AmountDecimal = Decimal.clone({
@@ -16,15 +18,17 @@ export const AmountDecimal = Decimal.clone({
 });
 export type AmountDecimal = InstanceType<typeof AmountDecimal>;
 
-const DECIMAL_TEXT = /^\d+(?:\.(\d+))?$/;
+const DECIMAL_TEXT = /^(\d+)(?:\.(\d+))?$/;
 
 /** What is wrong with `text` as an amount, or undefined when it is one (`"0.02"`, `"10.0000000000"`). */
 export function amountProblem(text: unknown): string | undefined {
   if (typeof text !== 'string') return 'an amount must be a decimal string such as "0.02"';
   const match = DECIMAL_TEXT.exec(text);
   if (match === null) return `"${text}" is not a decimal amount (digits, an optional point and digits)`;
-  if ((match[1]?.length ?? 0) > MAX_FRACTION_DIGITS)
+  if ((match[2]?.length ?? 0) > MAX_FRACTION_DIGITS)
     return `"${text}" has more than ${MAX_FRACTION_DIGITS} fraction digits`;
+  if ((match[1] ?? '').replace(/^0+/, '').length > MAX_INTEGER_DIGITS)
+    return `the amount has more than ${MAX_INTEGER_DIGITS} integer digits`;
   return undefined;
 }
 

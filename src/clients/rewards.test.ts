@@ -114,6 +114,18 @@ describe('daily rewards', () => {
     });
   });
 
+  it.each([
+    [
+      'a reward that is a spreadsheet formula',
+      { date: '2026-03-21', total_reward: '=HYPERLINK("http://x")' },
+    ],
+    ['a date that is markup', { date: '"><script>alert(1)</script>', total_reward: '1.5' }],
+  ])('refuses %s: the figures go into a CSV and an SVG', async (_what, day) => {
+    fake.on('POST', path, { body: { success: true, data: { daily_rewards: [day] } } });
+    const error = await failure(rewards().dailyRewards(query));
+    expect(error.retryability).toBe('permanent');
+  });
+
   it('success:false is a clear, permanent error with the service’s message', async () => {
     fake.on('POST', path, { body: { success: false, error: 'start_date must be before end_date' } });
     const error = await failure(rewards().dailyRewards(query));

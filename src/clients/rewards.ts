@@ -14,7 +14,10 @@ export const REWARDS_PATH = '/api/v1/analytics/daily-rewards';
 /** The service often needs 30–120 s; give it more. */
 export const DEFAULT_REWARDS_TIMEOUT_MS = 180_000;
 
-const reward = { type: ['string', 'number', 'null'] } as const;
+// Figures and dates end up in a CSV and an SVG: anything but a decimal or a day is refused as a broken answer
+const reward = {
+  anyOf: [{ type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' }, { type: 'number' }, { type: 'null' }],
+} as const;
 const countOrNull = { type: ['integer', 'null'] } as const;
 
 const dailyRewardsResponseSchema = {
@@ -32,7 +35,7 @@ const dailyRewardsResponseSchema = {
             type: 'object',
             required: ['date'],
             properties: {
-              date: { type: 'string' },
+              date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
               transfer_creation_count: countOrNull,
               accepted_transfer_count: countOrNull,
               total_reward: reward,

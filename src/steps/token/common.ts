@@ -29,8 +29,8 @@ export const partyRefSchema = {
 /** A positive token amount: a decimal string with at most 10 fraction digits. */
 export const amountSchema = {
   type: 'string',
-  pattern: '^\\d+(\\.\\d{1,10})?$',
-  description: 'An amount: a decimal string > 0 with at most 10 fraction digits, e.g. "0.05".',
+  pattern: '^\\d{1,28}(\\.\\d{1,10})?$',
+  description: 'An amount: a decimal string > 0 with at most 28 integer and 10 fraction digits, e.g. "0.05".',
 } as const;
 
 export const btcAddressSchema = {

@@ -44,8 +44,6 @@ export const COLUMNS = ['receiver', 'amount', 'reference'] as const;
 const REQUIRED = ['receiver', 'amount'] as const;
 /** problems kept for the report; the rest are counted */
 const KEEP_PROBLEMS = 1000;
-/** a Daml Numeric 38,10 has 28 integer digits */
-const MAX_INTEGER_DIGITS = 28;
 const MAX_REFERENCE = 1024;
 const HEADER_HINT = 'the first line names the columns: receiver,amount (and optionally reference)';
 
@@ -99,8 +97,6 @@ class Collector {
       const problem = amount === '' ? 'the amount is empty' : positiveAmountProblem(amount);
       if (problem !== undefined)
         report('amount', problem, 'an amount is a decimal > 0 with at most 10 fraction digits, e.g. 0.05');
-      else if ((amount.split('.')[0] ?? '').length > MAX_INTEGER_DIGITS)
-        report('amount', `the amount has more than ${MAX_INTEGER_DIGITS} integer digits`);
     }
     if (reference !== null && reference.length > MAX_REFERENCE)
       report('reference', `the reference is longer than ${MAX_REFERENCE} characters`);

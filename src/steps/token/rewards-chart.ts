@@ -121,7 +121,7 @@ export function rewardsChartSvg(days: readonly ChartDay[], options: ChartOptions
       if (value === null) return;
       const top = y(Number(value));
       out.push(
-        `<rect class="${series}" data-date="${day.date}" x="${n(x)}" y="${n(top)}" width="${n(barW)}" height="${n(margin.top + plotH - top)}" fill="${COLORS[series]}"><title>${day.date} ${series} reward: ${escapeXml(value)}</title></rect>`,
+        `<rect class="${series}" data-date="${escapeXml(day.date)}" x="${n(x)}" y="${n(top)}" width="${n(barW)}" height="${n(margin.top + plotH - top)}" fill="${COLORS[series]}"><title>${escapeXml(day.date)} ${series} reward: ${escapeXml(value)}</title></rect>`,
       );
     };
     bar(day.total, center - barW, 'total');

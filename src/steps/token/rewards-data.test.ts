@@ -81,6 +81,23 @@ describe('the report’s days', () => {
   });
 });
 
+describe('the rewards CSV', () => {
+  it('keeps a cell a spreadsheet would run as a formula as text; numbers, negative ones too, stay numbers', () => {
+    const day = (totalReward: string) => ({
+      date: '2026-03-21',
+      transferCreationCount: 1,
+      acceptedTransferCount: 1,
+      totalReward,
+      clientReward: '-0.5',
+    });
+    expect(
+      formatCsv([day('=1+1'), day('@SUM(A1)'), day('+1')])
+        .split('\n')
+        .slice(1, 4),
+    ).toEqual(["2026-03-21,1,1,'=1+1,-0.5", "2026-03-21,1,1,'@SUM(A1),-0.5", "2026-03-21,1,1,'+1,-0.5"]);
+  });
+});
+
 describe('reconciliation with token.distribute’s receipts', () => {
   it('counts each recipient of a distribution once across files, by status; a transfer settled at once made no offer', () => {
     const first = [

@@ -239,7 +239,9 @@ export function formatTable(days: readonly DayRewards[], rewards: DailyRewards):
 
 function csvCell(value: string | number | null): string {
   if (value === null) return '';
-  const text = String(value);
+  let text = String(value);
+  // a cell a spreadsheet would run as a formula (the service's text could be one) is kept as text
+  if (/^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
