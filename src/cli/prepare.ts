@@ -10,6 +10,7 @@ import { MIN_SECRET_LENGTH, Masker } from '../engine/masker.js';
 import { resolveSecrets } from '../engine/secrets.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
+import { checkResolvedSteps } from '../playbook/resolved-check.js';
 import type { Playbook } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { loadTarget } from '../playbook/target-load.js';
@@ -160,6 +161,11 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   if (problems.length > 0 && options.requireSecrets !== false) {
     await stop();
     throw new ValidationError('LB_INPUT_INVALID', problems);
+  }
+  const resolvedProblems = checkResolvedSteps(playbook, { registry: stepKinds, inputs, env, target });
+  if (resolvedProblems.length > 0) {
+    await stop();
+    throw new ValidationError('LB_INPUT_INVALID', resolvedProblems);
   }
 
   return {

@@ -27,6 +27,7 @@ import {
 import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
+import { lazyPointers } from '../playbook/resolved-check.js';
 import { commandIdOf } from './command-id.js';
 import { canonicalJson, digestOf, sha256 } from './digest.js';
 import { EventBus } from './event-bus.js';
@@ -1330,15 +1331,6 @@ function elementPrevious(
 }
 
 /** Top-level `with` fields marked `x-lazy-expression`: left unresolved for the step to evaluate itself. */
-function lazyPointers(kind: AnyStepKind): Set<string> {
-  const properties = (kind.withSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-  return new Set(
-    Object.entries(properties)
-      .filter(([, schema]) => schema['x-lazy-expression'] === true)
-      .map(([name]) => `/${name}`),
-  );
-}
-
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
