@@ -4,7 +4,7 @@ import { compareAmounts, isZeroAmount } from '../../clients/amount.js';
 import { defineStep, type Outputs, type StaticFinding, type StepContext } from '../../engine/step.js';
 import { StepError } from '../../errors.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { btcAddressSchema } from '../token/common.js';
+import { btcAddressSchema, checkBitcoinAddress, requireBitcoinAddress } from '../token/common.js';
 
 const withSchema = {
   type: 'object',
@@ -80,12 +80,14 @@ export const sandboxBtcSend = defineStep<With, Observed>({
       findings.push({ pointer: '', ...NO_CHAIN, onlyIfRuns: true });
     if (typeof w.amount === 'string' && !hasExpression(w.amount) && isZeroAmount(w.amount))
       findings.push({ pointer: '/amount', message: 'the amount must be more than 0' });
+    findings.push(...checkBitcoinAddress(w.address, target, '/address'));
     return findings;
   },
   async observe(ctx, w) {
     // a step with an `if:` is not held to the target statically: it refuses here, before anything is sent
     if (ctx.target?.services?.bitcoin === undefined)
       throw new StepError(NO_CHAIN.message, { hint: NO_CHAIN.hint });
+    requireBitcoinAddress(w.address, ctx, 'address');
     return { sent: await findPayment(ctx, w) };
   },
   plan(w, state) {

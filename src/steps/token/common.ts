@@ -4,6 +4,7 @@
  * anything is sent).
  */
 import { amountValue, compareAmounts, positiveAmountProblem } from '../../clients/amount.js';
+import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
 import type { Holding, PartyLedger } from '../../clients/party-ledger.js';
 import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
 import { StepError } from '../../errors.js';
@@ -36,8 +37,37 @@ export const amountSchema = {
 export const btcAddressSchema = {
   type: 'string',
   pattern: '^((bc|tb|bcrt)1[02-9ac-hj-np-z]{8,87}|[123mn][1-9A-HJ-NP-Za-km-z]{25,34})$',
-  description: 'A Bitcoin address: bech32 (`bc1…`, `tb1…`, `bcrt1…`) or base58.',
+  description:
+    'A Bitcoin address: bech32 (`bc1…`, `tb1…`, `bcrt1…`) or base58, checked with its checksum and against the Bitcoin network of the target’s `network` (mainnet, else testnet).',
 } as const;
+
+const ADDRESS_HINT =
+  'copy the address again from the wallet that is to receive the BTC; a Bitcoin address carries a checksum, so a mistyped character is caught here rather than on the chain';
+
+/** Static check: `value` is a Bitcoin address, checksum included, of the network the target's attestors pay on. */
+export function checkBitcoinAddress(
+  value: unknown,
+  target: Target | undefined,
+  pointer: string,
+): StaticFinding[] {
+  if (typeof value !== 'string' || hasExpression(value)) return [];
+  const problem = bitcoinAddressProblem(value, target?.network);
+  return problem === undefined
+    ? []
+    : [{ pointer, message: `${value}: ${problem}`, expected: 'a Bitcoin address', hint: ADDRESS_HINT }];
+}
+
+/** The same check, for an address an expression computed: a StepError naming the field. */
+export function requireBitcoinAddress(
+  value: string,
+  ctx: Pick<StepContext, 'target'>,
+  field: string,
+): string {
+  const problem = bitcoinAddressProblem(value, ctx.target?.network);
+  if (problem !== undefined)
+    throw new StepError(`with.${field}: ${value}: ${problem}`, { hint: ADDRESS_HINT });
+  return value;
+}
 
 /** `<hint>::<68 hex>`, as the target schema writes party ids */
 const PARTY_ID = /^[^:\s]+::[0-9a-f]{68}$/;

@@ -3,7 +3,13 @@ import type { WithdrawAccount } from '../../clients/party-ledger.js';
 import { createWithdrawAccount } from '../../clients/token-flows.js';
 import { StepError } from '../../errors.js';
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
-import { btcAddressSchema, checkActingParty, partyNameSchema } from './common.js';
+import {
+  btcAddressSchema,
+  checkActingParty,
+  checkBitcoinAddress,
+  partyNameSchema,
+  requireBitcoinAddress,
+} from './common.js';
 import { credentialCidsSchema, minterCredentialCids } from './minter.js';
 import { submitOnce } from './submit.js';
 
@@ -64,8 +70,16 @@ export const tokenWithdrawAccount = defineStep<With, Observed>({
     limits: 'the account’s withdrawal limits {minAmount, maxAmount}, or null',
   },
   needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
-  observe: observeAccounts,
+  check: (w, target) => [
+    ...checkActingParty(w.party, target, '/party'),
+    ...checkBitcoinAddress(w.destination, target, '/destination'),
+  ],
+  async observe(ctx, w) {
+    const observed = await observeAccounts(ctx, w);
+    // an address an expression computed, before an account that can never change pays out to it
+    if (observed.accounts.length === 0) requireBitcoinAddress(w.destination, ctx, 'destination');
+    return observed;
+  },
   plan(w, state) {
     const account = state.accounts[0];
     if (account) return { changes: [], outputs: outputs(account) };
