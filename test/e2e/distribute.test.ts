@@ -93,8 +93,17 @@ steps:
     const byOffer = new Map(offers.map((o) => [o.contractId, o.receiver]));
     expect(file).toHaveLength(200);
     for (const line of file) {
-      const receipt = JSON.parse(line) as { receiver: string; offer: string; status: string; update: string };
+      const receipt = JSON.parse(line) as {
+        receiver: string;
+        offer: string;
+        status: string;
+        update: string;
+        sender: string;
+        instrument: unknown;
+      };
       expect(byOffer.get(receipt.offer)).toBe(receipt.receiver);
+      expect(receipt.sender).toBe(minter);
+      expect(receipt.instrument).toEqual(sb.tokens.instrument);
       expect(receipt.status).toBe('offered');
       expect(receipt.update).toMatch(/^[0-9a-f]+$/);
     }

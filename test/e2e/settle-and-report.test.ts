@@ -222,7 +222,7 @@ steps:
 `;
 
   /** a receipt in token.distribute's format (docs/architecture.md "Distributing tokens") */
-  const receipt = (i: number): string =>
+  const receipt = (i: number, fields: Record<string, unknown> = {}): string =>
     JSON.stringify({
       receiver: `holder-00${i}::1220aa`,
       amount: '0.001',
@@ -233,6 +233,7 @@ steps:
       update: `u${i}`,
       command: `lb-pay-transfer-${i}`,
       distribution: 'rewards/pay/1',
+      ...fields,
     });
 
   it('prints the table and writes the CSV and the chart from the service’s figures, which match the ledger', async () => {
@@ -268,8 +269,8 @@ steps:
   });
 
   it('reconciles with receipts: agrees when they name the same transfers, says what differs when not', async () => {
-    await writeFile(join(w.dir, 'agree.jsonl'), [1, 2, 3].map(receipt).join('\n'));
-    await writeFile(join(w.dir, 'short.jsonl'), [1, 2].map(receipt).join('\n'));
+    await writeFile(join(w.dir, 'agree.jsonl'), [1, 2, 3].map((i) => receipt(i)).join('\n'));
+    await writeFile(join(w.dir, 'short.jsonl'), [1, 2].map((i) => receipt(i)).join('\n'));
     await w.playbook('rewards.yaml', report('[agree.jsonl]'));
     const agree = await w.run('rewards.yaml', '--json');
     expectExit(agree, 0);
@@ -289,6 +290,23 @@ steps:
     const failed = await w.run('rewards.yaml');
     expectExit(failed, 1);
     expect(output(failed)).toContain('the rewards service and the receipts differ');
+  });
+
+  it('refuses receipts of another sender’s distribution, whose transfers the service counts under that sender', async () => {
+    const sentBy = (sender: string) => [1, 2, 3].map((i) => receipt(i, { sender })).join('\n');
+    await writeFile(join(w.dir, 'minter.jsonl'), sentBy(w.tokens.minter));
+    await w.playbook('rewards.yaml', report('[minter.jsonl]'));
+    const own = await w.run('rewards.yaml', '--json');
+    expectExit(own, 0);
+    expect(stepOutputs(own.stdout, 'report')).toMatchObject({ agrees: true, receipt_offers: 3 });
+
+    const alice = w.tokens.holders[0] as string;
+    await writeFile(join(w.dir, 'alice.jsonl'), sentBy(alice));
+    await w.playbook('rewards.yaml', report('[minter.jsonl, alice.jsonl]'));
+    const other = await w.run('rewards.yaml');
+    expectExit(other, 1);
+    expect(output(other)).toContain(`the receipts name transfers sent by ${alice}, whose rewards`);
+    expect(output(other)).toContain('add the sender to `parties`');
   });
 });
 

@@ -436,6 +436,8 @@ function parseReceipt(line: string): (Receipt & { distribution: string }) | unde
       update: value.update ?? null,
       command: value.command ?? null,
       distribution: value.distribution ?? '',
+      sender: value.sender ?? null,
+      instrument: value.instrument ?? null,
     };
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;
@@ -916,6 +918,8 @@ export function reportRecipient(ctx: StepContext, w: With, item: Item<Recipient>
     update: text(o['update']),
     command: transferCommandId(ctx, distribution, recipient),
     distribution,
+    sender: ctx.clients.party(w.sender).party,
+    instrument: instrumentOf(ctx),
   };
   session.receipts.add(receipt, result.status === 'applied');
   session.lastReceipt = receipt;

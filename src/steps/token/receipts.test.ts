@@ -15,6 +15,8 @@ const receipt = (i: number, status: Receipt['status']): Receipt => ({
   update: null,
   command: `lb-pay-transfer-${i}`,
   distribution: 'd',
+  sender: `minter::1220${'b'.repeat(64)}`,
+  instrument: { admin: `cbtc-network::1220${'c'.repeat(64)}`, id: 'CBTC' },
 });
 
 describe('ReceiptsWriter', () => {

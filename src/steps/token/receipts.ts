@@ -8,6 +8,7 @@
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AmountDecimal, amountValue, formatAmount } from '../../clients/amount.js';
+import type { InstrumentId } from '../../clients/token-wire.js';
 import { StepError } from '../../errors.js';
 import type { ReceiptStatus } from './distribution.js';
 
@@ -22,6 +23,9 @@ export interface Receipt {
   update: string | null;
   command: string | null;
   distribution: string;
+  /** the sending party's id, and the instrument sent (null in receipts written before they were recorded) */
+  sender: string | null;
+  instrument: InstrumentId | null;
 }
 
 /** Totals of a distribution's receipts (a step's `totals` output). */

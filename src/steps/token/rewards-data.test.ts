@@ -108,19 +108,23 @@ describe('reconciliation with token.distribute’s receipts', () => {
       '',
     ].join('\n');
     // a later run of the same distribution: the same recipients, one of them accepted since
-    const second = [receipt('a', { status: 'settled' }), receipt('e', { distribution: 'other/pay/1' })].join(
-      '\n',
-    );
+    const second = [
+      receipt('a', { status: 'settled', sender: 'minter::1220aa' }),
+      receipt('e', { distribution: 'other/pay/1', sender: 'alice::1220bb' }),
+      receipt('f', { distribution: 'other/pay/1', sender: 'alice::1220bb' }),
+    ].join('\n');
     const counts = countReceipts([
       { file: 'r1.jsonl', text: first },
       { file: 'r2.jsonl', text: second },
     ]);
     expect(counts).toEqual({
-      offers: 4,
-      byStatus: { offered: 2, settled: 1, returned: 1 },
+      offers: 5,
+      byStatus: { offered: 3, settled: 1, returned: 1 },
       direct: 1,
       repeated: 1,
       files: 2,
+      // the senders the receipts name, each once; the first file's receipts name none (written before senders were)
+      senders: ['minter::1220aa', 'alice::1220bb'],
     });
   });
 

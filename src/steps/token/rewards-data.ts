@@ -38,6 +38,8 @@ export interface ReceiptCounts {
   /** recipients named more than once across the files (counted once) */
   repeated: number;
   files: number;
+  /** the senders the receipts name (receipts written before senders were recorded name none) */
+  senders: string[];
 }
 
 const STATUSES = ['offered', 'settled', 'returned'] as const;
@@ -65,8 +67,10 @@ class ReceiptCounter {
     direct: 0,
     repeated: 0,
     files: 0,
+    senders: [],
   };
   private readonly seen = new Set<string>();
+  private readonly senders = new Set<string>();
 
   line(file: string, number: number, line: string): void {
     if (line.trim() === '') return;
@@ -85,13 +89,17 @@ class ReceiptCounter {
     const r = (
       typeof record === 'object' && record !== null && !Array.isArray(record) ? record : {}
     ) as Record<string, unknown>;
-    const { receiver, status, offer, distribution } = r;
+    const { receiver, status, offer, distribution, sender } = r;
     if (typeof receiver !== 'string' || !STATUSES.includes(status as Status))
       throw new ReceiptsError(
         file,
         number,
         'not a receipt of token.distribute (it has a receiver and a status offered, settled or returned)',
       );
+    if (typeof sender === 'string' && !this.senders.has(sender)) {
+      this.senders.add(sender);
+      this.counts.senders.push(sender);
+    }
     const key = `${typeof distribution === 'string' ? distribution : ''}\u0000${receiver}`;
     if (this.seen.has(key)) {
       this.counts.repeated++;
@@ -109,7 +117,7 @@ class ReceiptCounter {
 
 /**
  * Counts what token.distribute's receipts (JSON lines `{receiver, amount, reference, line, status, offer, update,
- * command, distribution}`, docs/architecture.md "Distributing tokens") say was sent: each recipient of a
+ * command, distribution, sender, instrument}`, docs/architecture.md "Distributing tokens") say was sent: each recipient of a
  * distribution once, however many files name it (each run of a distribution writes a whole file). A transfer made
  * an offer when the receipt names one or says `offered` or `returned` (an offer the receiver rejected was made all
  * the same); a `settled` receipt without an offer settled at once and created none. Receipts carry no time: the

@@ -256,6 +256,13 @@ export const rewardsReport = defineStep<With, Observed>({
         );
       }
     }
+    const others = receipts?.senders.filter((sender) => !parties.includes(sender)) ?? [];
+    if (others.length > 0) {
+      throw new StepError(
+        `the receipts name transfers sent by ${others.join(', ')}, whose rewards this report does not ask for: their offers would be compared with the counts of ${parties.join(', ')}`,
+        { hint: 'add the sender to `parties`, or leave the receipts of its distributions out' },
+      );
+    }
     ctx.progress(
       `asking the rewards service for ${parties.length} part${parties.length === 1 ? 'y' : 'ies'}, ${start} to ${end} (this can take minutes)`,
     );

@@ -126,7 +126,13 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   async finish(ctx, w) {
     const { last } = await closeReceipts(ctx, asDistribution(w, ctx));
     if (last === undefined) return {};
-    const { distribution: _distribution, line: _line, ...receipt } = last;
+    const {
+      distribution: _distribution,
+      line: _line,
+      sender: _sender,
+      instrument: _instrument,
+      ...receipt
+    } = last;
     return { ...receipt };
   },
 });
