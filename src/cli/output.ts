@@ -2,6 +2,7 @@ import { LedgerbookError, ValidationError, exitCodeOf, type ExitCode } from '../
 import { EVENT_STRUCTURE, EVENTS_VERSION, type EventInput, type LedgerbookEvent } from '../engine/events.js';
 import type { Masker } from '../engine/masker.js';
 import { formatDiagnostics } from '../playbook/format.js';
+import { terminalSafe } from '../terminal-text.js';
 import { VERSION } from './version.js';
 
 export interface GlobalOptions {
@@ -18,6 +19,8 @@ export interface Output {
   json: boolean;
   /** human text: stdout, or stderr with --json */
   human: NodeJS.WriteStream;
+  /** human text with values in it (file names, run records, messages): written terminal-safe */
+  say(text: string): void;
   color: boolean;
   /** listr2's task tree: only in an interactive terminal, never under CI, NO_COLOR, TERM=dumb or --json */
   interactive: boolean;
@@ -34,6 +37,7 @@ export function makeOutput(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
   return {
     json,
     human,
+    say: (text) => void human.write(terminalSafe(text)),
     color: human.isTTY === true && !noColor,
     interactive: !json && process.stdout.isTTY === true && !ci && !noColor,
     debug: options.debug === true,
@@ -58,11 +62,11 @@ export function reportError(error: unknown, out: Output, masker?: Masker): ExitC
   if (error instanceof ValidationError) {
     write(formatDiagnostics(error.diagnostics, { color: out.color && process.stderr.isTTY === true }));
   } else if (error instanceof LedgerbookError) {
-    write(`error: ${error.message}`);
-    if (error.hint) write(`  hint: ${error.hint}`);
+    write(`error: ${terminalSafe(error.message)}`);
+    if (error.hint) write(`  hint: ${terminalSafe(error.hint)}`);
     if (out.debug && error.stack) write(error.stack);
   } else {
-    write(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    write(`internal error: ${terminalSafe(error instanceof Error ? error.message : String(error))}`);
     write(
       '  this is a bug in ledgerbook; please report it with the output of the same command run with --debug',
     );

@@ -11,6 +11,7 @@ import { resolveSecrets } from '../engine/secrets.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
 import { checkResolvedSteps } from '../playbook/resolved-check.js';
+import { terminalSafe } from '../terminal-text.js';
 import type { Playbook } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { loadTarget } from '../playbook/target-load.js';
@@ -68,7 +69,9 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     : await loadTarget(options.target, {
         warn: (w) =>
           process.stderr.write(
-            `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
+            terminalSafe(
+              `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
+            ),
           ),
       });
   let playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });

@@ -9,6 +9,7 @@
  * and a last line "N problems found; nothing was run".
  */
 import type { Diagnostic } from './diagnostics.js';
+import { terminalSafeDeep } from '../terminal-text.js';
 
 export interface FormatOptions {
   color: boolean;
@@ -24,7 +25,8 @@ export function formatDiagnostics(diags: readonly Diagnostic[], opts: FormatOpti
   const severity = opts.severity ?? 'error';
   const label = severity === 'error' ? paint('red', 'error:') : paint('yellow', 'warning:');
   const lines: string[] = [];
-  for (const d of diags) {
+  for (const raw of diags) {
+    const d = terminalSafeDeep(raw);
     lines.push(`${paint('bold', `${d.file}:${d.line}:${d.col}`)} ${label} ${d.message}`);
     if (d.pointer !== '') lines.push(`  ${paint('dim', `at ${d.pointer}`)}`);
     if (d.expected !== undefined) lines.push(`  expected: ${d.expected}`);

@@ -90,6 +90,50 @@ describe('hostile playbooks', () => {
   });
 });
 
+describe('values that would drive the terminal', () => {
+  // set the window title, clear the screen, go back to the start of the line, reverse the text that follows
+  const CONTROL_CHARS = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f\\u202e]';
+  const CONTROL = new RegExp(CONTROL_CHARS);
+  const NASTY = '\u001b]0;pwned\u0007\u001b[2J\rok\u202e';
+  const playbook = `name: loud
+inputs:
+  note: { default: quiet }
+steps:
+  - id: say
+    uses: core.log
+    with: { message: '\${{ inputs.note }}' }
+  - id: wait
+    uses: core.wait
+    with: { until: '\${{ true }}', interval: '\${{ inputs.note }}' }
+`;
+
+  it('are shown as escapes in text output and in refusals, and kept exactly in --json events', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'p.yaml'), playbook);
+    const refused = await cli(['run', 'p.yaml', '--input', `note=${NASTY}`], { cwd: dir });
+    expect(refused.code, refused.stderr).toBe(65);
+    expect(refused.stderr).toContain(
+      "'\\u001b]0;pwned\\u0007\\u001b[2J\\u000dok\\u202e' is not a valid duration",
+    );
+
+    await writeFile(join(dir, 'p.yaml'), playbook.slice(0, playbook.indexOf('  - id: wait')));
+    const text = await cli(['run', 'p.yaml', '--input', `note=${NASTY}`], { cwd: dir });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout + text.stderr).not.toMatch(CONTROL);
+    expect(text.stdout).toContain('\\u001b]0;pwned\\u0007\\u001b[2J\\u000dok\\u202e');
+
+    const json = await cli(['run', 'p.yaml', '--fresh', '--json', '--input', `note=${NASTY}`], { cwd: dir });
+    expect(json.code, json.stderr).toBe(0);
+    const logged = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; message?: string })
+      .find((e) => e.type === 'log');
+    expect(logged?.message).toBe(NASTY);
+    expect(json.stderr).not.toMatch(CONTROL);
+  });
+});
+
 describe('files that are not files', () => {
   it.each([
     ['a playbook', ['validate', '/dev/zero']],

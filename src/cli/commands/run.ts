@@ -13,6 +13,8 @@ import { openState, stateSpec } from '../../engine/state/open.js';
 import { stateCommand } from '../../engine/state-command.js';
 import type { SavedPlan } from '../../engine/saved-plan.js';
 import { stepKinds } from '../../steps/index.js';
+import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
+import type { LedgerbookEvent } from '../../engine/events.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
 import { listrReporter } from '../reporters/listr.js';
@@ -72,7 +74,9 @@ export async function runCommand(
     if (unknownApprovals.length > 0) {
       const ids = prepared.playbook.steps.filter((s) => s.uses === 'core.approve').map((s) => s.id);
       process.stderr.write(
-        `warning: --approve ${unknownApprovals.join(', ')}: no such step (approval steps: ${ids.join(', ') || 'none'})\n`,
+        terminalSafe(
+          `warning: --approve ${unknownApprovals.join(', ')}: no such step (approval steps: ${ids.join(', ') || 'none'})\n`,
+        ),
       );
     }
 
@@ -82,13 +86,13 @@ export async function runCommand(
     let finishRenderer: () => Promise<void> = () => Promise.resolve();
     if (out.json) {
       events.on((e) => out.event(e));
-      events.on(plainReporter((t) => process.stderr.write(t), out.color));
+      events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color)));
     } else if (out.interactive) {
       const listr = await listrReporter((t) => process.stdout.write(t));
-      events.on(listr.listener);
+      events.on(forTerminal(listr.listener));
       finishRenderer = () => listr.finished();
     } else {
-      events.on(plainReporter((t) => process.stdout.write(t), out.color));
+      events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color)));
     }
 
     const stop = stopOnSignals();
@@ -137,7 +141,7 @@ export async function runCommand(
       await finishRenderer();
       if (mode === 'plan' && options.out !== undefined && result.status === 'planned') {
         await writeSavedPlan(options.out, result, { prepared, targetSpec, given, stateWhere: state.where });
-        out.human.write(
+        out.say(
           `Saved the plan to ${options.out}: \`ledgerbook show ${options.out}\` renders it, \`ledgerbook run ${options.out}\` applies exactly it.\n`,
         );
       }
@@ -156,6 +160,11 @@ export async function runCommand(
   } catch (error) {
     return reportError(error, out, masker);
   }
+}
+
+/** A reporter for people: the values in events (from playbooks, inputs, services) cannot drive the terminal. */
+function forTerminal(listener: (event: LedgerbookEvent) => void): (event: LedgerbookEvent) => void {
+  return (event) => listener(terminalSafeDeep(event));
 }
 
 /** How long a SIGTERM lets the items in flight finish before it stops them (docker stop waits 10 s, then kills). */

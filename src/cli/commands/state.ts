@@ -43,7 +43,7 @@ export async function unlockCommand(playbook: string, options: StateOptions): Pr
     try {
       const inspected = await state.inspectLock(key);
       if (inspected.state === 'none') {
-        out.human.write(`no lock on ${name} with target ${target} (in ${state.where})\n`);
+        out.say(`no lock on ${name} with target ${target} (in ${state.where})\n`);
         return 0;
       }
       if (inspected.state === 'damaged') {
@@ -54,17 +54,17 @@ export async function unlockCommand(playbook: string, options: StateOptions): Pr
           );
         }
         await state.unlock(key, { force: true });
-        out.human.write(`removed the damaged lock file of ${name} on ${target}\n`);
+        out.say(`removed the damaged lock file of ${name} on ${target}\n`);
         return 0;
       }
       const removed = await state.unlock(key, {
         ...(options.id === undefined ? {} : { id: options.id }),
         force: options.force === true,
       });
-      out.human.write(`removed lock ${removed?.id ?? inspected.info.id} of ${name} on ${target}\n`);
+      out.say(`removed lock ${removed?.id ?? inspected.info.id} of ${name} on ${target}\n`);
       if (inspected.holder === 'alive') {
         const { info } = inspected;
-        out.human.write(
+        out.say(
           `warning: its holder, pid ${info.pid} (${info.command}), is still running and carries its run on without a lock; a run of ${name} on ${target} started meanwhile is refused until that process ends\n`,
         );
       }
@@ -127,7 +127,7 @@ export async function resolveCommand(playbook: string, options: ResolveOptions):
             as: options.done ? 'done' : 'redo',
             by: `${userInfo().username}@${hostname()}`,
           });
-          out.human.write(
+          out.say(
             `recorded: ${options.step}${item ? ` item ${item}` : ''} ${options.done ? 'is done' : 'will run again'}; run the same playbook again to continue\n`,
           );
           return 0;
@@ -152,7 +152,7 @@ export async function migrateCommand(options: StateOptions): Promise<number> {
     const spec = requirePostgres(options, 'migrate');
     const backend = await PgStateBackend.open(spec);
     await backend.close();
-    out.human.write(
+    out.say(
       backend.migrated.length > 0
         ? `${backend.where}: applied migration ${backend.migrated.join(', ')}; schema ${PG_SCHEMA} is at version ${SCHEMA_VERSION}\n`
         : `${backend.where}: schema ${PG_SCHEMA} is already at version ${SCHEMA_VERSION}\n`,
@@ -181,13 +181,13 @@ export async function copyCommand(direction: 'push' | 'pull', options: StateOpti
         const what = `${r.key.playbook} on ${r.key.target}`;
         if (r.skipped === 'exists') {
           refused++;
-          out.human.write(`${what}: left alone, ${to.where} already has a journal for it\n`);
+          out.say(`${what}: left alone, ${to.where} already has a journal for it\n`);
         } else if (r.skipped === 'locked') {
           refused++;
-          out.human.write(`${what}: left alone, a run holds its lock\n`);
-        } else out.human.write(`${what}: ${r.records} records copied to ${to.where}\n`);
+          out.say(`${what}: left alone, a run holds its lock\n`);
+        } else out.say(`${what}: ${r.records} records copied to ${to.where}\n`);
       }
-      if (results.length === 0) out.human.write(`no runs in ${from.where}\n`);
+      if (results.length === 0) out.say(`no runs in ${from.where}\n`);
       return refused > 0 ? 1 : 0;
     } finally {
       await database.close();

@@ -99,20 +99,20 @@ export async function statusCommand(playbook: string | undefined, options: Statu
       return 0;
     }
     if (reports.length === 0) {
-      out.human.write(`no runs${name ? ` of ${name}` : ''} in ${state.where}\n`);
+      out.say(`no runs${name ? ` of ${name}` : ''} in ${state.where}\n`);
       return 0;
     }
     for (const r of reports) {
-      out.human.write(`${r.playbook} on ${r.target}: ${r.status}${r.last ? ` — run ${r.last.run}` : ''}\n`);
+      out.say(`${r.playbook} on ${r.target}: ${r.status}${r.last ? ` — run ${r.last.run}` : ''}\n`);
       if (r.last) {
         const ended = r.last.endedAt ? `, ended ${r.last.endedAt} (exit ${String(r.last.exitCode)})` : '';
-        out.human.write(`  file ${r.file ?? '?'}, started ${r.last.startedAt}${ended}\n`);
-        if (r.last.error) out.human.write(`  error: ${r.last.error.message}\n`);
+        out.say(`  file ${r.file ?? '?'}, started ${r.last.startedAt}${ended}\n`);
+        if (r.last.error) out.say(`  error: ${r.last.error.message}\n`);
         for (const step of r.last.steps) {
           const items = step.items > 1 ? ` ${step.done}/${step.items} items` : '';
           const pending =
             step.pending.length > 0 ? `, in flight: ${step.pending.join(', ') || '(the step)'}` : '';
-          out.human.write(`  ${step.step}: ${step.status}${items}${pending}\n`);
+          out.say(`  ${step.step}: ${step.status}${items}${pending}\n`);
         }
       }
       const command = stateCommand({
@@ -121,7 +121,7 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         state: stateOptions(options),
       });
       if (r.damagedLock) {
-        out.human.write(
+        out.say(
           `  lock file ${r.damagedLock} is damaged (not a ledgerbook lock): if no run of it is active, remove it with \`${command('unlock', ['--force'])}\`\n`,
         );
       }
@@ -130,7 +130,7 @@ export async function statusCommand(playbook: string | undefined, options: Statu
           r.lockHolder === 'gone'
             ? ` — stale: its process is gone; the next run takes it over, or clear it with \`${command('unlock', ['--id', r.lock.id])}\``
             : '';
-        out.human.write(
+        out.say(
           `  lock ${r.lock.id}: ${r.lock.user} on ${r.lock.host}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`,
         );
       }

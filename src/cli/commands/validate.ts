@@ -29,12 +29,12 @@ export async function validateCommand(files: string[], options: ValidateOptions)
         requireInputs: options.input.length > 0,
         requireSecrets: false,
         warn: (w) =>
-          out.human.write(
+          out.say(
             `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
           ),
       });
       const count = prepared.playbook.steps.length;
-      out.human.write(`✔ ${file}: ${count} ${count === 1 ? 'step' : 'steps'} valid\n`);
+      out.say(`✔ ${file}: ${count} ${count === 1 ? 'step' : 'steps'} valid\n`);
     } catch (error) {
       if (error instanceof ValidationError) diagnostics.push(...error.diagnostics);
       else code = reportError(error, out);
