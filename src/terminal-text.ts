@@ -15,14 +15,17 @@ export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, escaped);
 }
 
-/** A copy of a value (an event) with every string terminal-safe; the value itself when nothing needed it. */
+/** The value (an event) with every string terminal-safe: a copy where one needed it, else the value itself. */
 export function terminalSafeDeep<T>(value: T): T {
   if (typeof value === 'string') return (HAS_UNSAFE.test(value) ? terminalSafe(value) : value) as T;
-  if (Array.isArray(value)) return value.map((v: unknown) => terminalSafeDeep(v)) as T;
+  if (Array.isArray(value)) {
+    const safe = value.map((v: unknown) => terminalSafeDeep(v));
+    return (safe.some((v, i) => v !== value[i]) ? safe : value) as T;
+  }
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, terminalSafeDeep(v)]),
-    ) as T;
+    const entries = Object.entries(value as Record<string, unknown>);
+    const safe = entries.map(([k, v]) => [k, terminalSafeDeep(v)] as const);
+    return (safe.some(([, v], i) => v !== entries[i]?.[1]) ? Object.fromEntries(safe) : value) as T;
   }
   return value;
 }

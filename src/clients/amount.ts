@@ -43,10 +43,6 @@ export function positiveAmountProblem(text: unknown): string | undefined {
   return amountProblem(text) ?? (isZeroAmount(text as string) ? 'the amount must be more than 0' : undefined);
 }
 
-export function isAmount(text: unknown): text is string {
-  return amountProblem(text) === undefined;
-}
-
 /** The amount's value; throws a TypeError for text that is not an amount (check with amountProblem first). */
 export function amountValue(text: string): AmountDecimal {
   const problem = amountProblem(text);

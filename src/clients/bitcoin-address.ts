@@ -14,8 +14,11 @@ export interface BitcoinAddress {
   type: string;
 }
 
-const HRP: Record<string, BitcoinNetwork> = { bc: 'mainnet', tb: 'testnet', bcrt: 'regtest' };
+/** the human-readable part of each network's segwit addresses */
 const PREFIX: Record<BitcoinNetwork, string> = { mainnet: 'bc', testnet: 'tb', regtest: 'bcrt' };
+const NETWORK_OF_PREFIX = new Map(
+  Object.entries(PREFIX).map(([network, hrp]) => [hrp, network as BitcoinNetwork]),
+);
 /** base58check version bytes; regtest shares testnet's */
 const VERSION: Record<number, { network: BitcoinNetwork; type: string }> = {
   0x00: { network: 'mainnet', type: 'p2pkh' },
@@ -23,6 +26,9 @@ const VERSION: Record<number, { network: BitcoinNetwork; type: string }> = {
   0x6f: { network: 'testnet', type: 'p2pkh' },
   0xc4: { network: 'testnet', type: 'p2sh' },
 };
+
+const CHECKSUM_MISMATCH =
+  'it is no Bitcoin address: its checksum does not match (a mistyped or missing character?)';
 
 const base58check = createBase58check(
   (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest()),
@@ -32,13 +38,14 @@ const base58check = createBase58check(
 export function parseBitcoinAddress(text: string): BitcoinAddress | { problem: string } {
   const separator = text.lastIndexOf('1');
   const hrp = separator > 0 ? text.slice(0, separator).toLowerCase() : '';
-  if (HRP[hrp] !== undefined) return parseSegwit(text, HRP[hrp]);
+  const network = NETWORK_OF_PREFIX.get(hrp);
+  if (network !== undefined) return parseSegwit(text, network);
   let bytes: Uint8Array;
   try {
     bytes = base58check.decode(text);
   } catch {
     return {
-      problem: 'it is no Bitcoin address: its checksum does not match (a mistyped or missing character?)',
+      problem: CHECKSUM_MISMATCH,
     };
   }
   const version = VERSION[bytes[0] ?? -1];
@@ -55,7 +62,7 @@ function parseSegwit(text: string, network: BitcoinNetwork): BitcoinAddress | { 
   const decoded = v0 ?? v1;
   if (decoded === undefined)
     return {
-      problem: 'it is no Bitcoin address: its checksum does not match (a mistyped or missing character?)',
+      problem: CHECKSUM_MISMATCH,
     };
   const [version, ...words] = decoded.words;
   if (version === undefined || version > 16)

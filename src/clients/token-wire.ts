@@ -187,18 +187,23 @@ export const holdingViewSchema = {
 } as const;
 export type HoldingView = FromSchema<typeof holdingViewSchema>;
 
+/** What moves in a transfer or an allocation's leg: who to whom, how much of which instrument. */
+const transferLegProperties = {
+  sender: str,
+  receiver: str,
+  amount: str,
+  instrumentId: instrumentIdSchema,
+  meta: metadataSchema,
+} as const;
+
 export const transferSchema = {
   type: 'object',
   required: ['sender', 'receiver', 'amount', 'instrumentId'],
   properties: {
-    sender: str,
-    receiver: str,
-    amount: str,
-    instrumentId: instrumentIdSchema,
+    ...transferLegProperties,
     requestedAt: str,
     executeBefore: str,
     inputHoldingCids: strings,
-    meta: metadataSchema,
   },
 } as const;
 
@@ -244,13 +249,7 @@ export const allocationViewSchema = {
         transferLeg: {
           type: 'object',
           required: ['sender', 'receiver', 'amount', 'instrumentId'],
-          properties: {
-            sender: str,
-            receiver: str,
-            amount: str,
-            instrumentId: instrumentIdSchema,
-            meta: metadataSchema,
-          },
+          properties: transferLegProperties,
         },
       },
     },
@@ -259,13 +258,6 @@ export const allocationViewSchema = {
   },
 } as const;
 export type AllocationView = FromSchema<typeof allocationViewSchema>;
-
-/** The TransferOffer template's payload (`createArgument`): `{operator, provider, transfer}`. */
-export const transferOfferPayloadSchema = {
-  type: 'object',
-  required: ['transfer'],
-  properties: { operator: str, provider: str, transfer: transferSchema },
-} as const;
 
 /** `TransferInstructionResult`: what the transfer factory and the instruction choices return. */
 export const transferInstructionResultSchema = {

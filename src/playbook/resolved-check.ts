@@ -43,21 +43,23 @@ export function checkResolvedSteps(playbook: Playbook, ctx: ResolvedCheckContext
     env: ctx.env,
     target: ctx.target ? { ...ctx.target, file: undefined } : undefined,
   };
-  const unknownVars = resolveVars(playbook, scope);
+  // known before the run: the inputs given, the vars they decide, the environment, the target
   const known = (ref: Reference): boolean => {
-    const [name] = ref.path;
+    const name = ref.path[0] ?? '';
     switch (ref.root) {
       case 'inputs':
-        return name !== undefined && name in ctx.inputs;
+        return name in ctx.inputs;
       case 'vars':
-        return name !== undefined && !unknownVars.has(name);
+        return name in scope.vars;
       case 'env':
+        return true;
       case 'target':
-        return ref.root !== 'target' || ctx.target !== undefined;
+        return ctx.target !== undefined;
       default:
         return false;
     }
   };
+  resolveVars(playbook, scope, known);
   const diagnostics: Diagnostic[] = [];
   for (const spec of playbook.steps) {
     const kind = ctx.registry.get(spec.uses);
@@ -88,19 +90,15 @@ function checkStep(
   const lazy = lazyPointers(kind);
   const isLazy = (name: string): boolean => lazy.has(`/${name}`);
   const fields = Object.entries(spec.with);
-  // written out in full, the file's own validation has checked them
-  if (!fields.some(([name, value]) => !isLazy(name) && containsExpression(value))) return [];
   const fieldRefs = fields.map(([name, value]) => ({ name, refs: isLazy(name) ? [] : referencesIn(value) }));
-  if (fieldRefs.some(({ refs }) => refs === undefined)) return [];
   const conditionRefs = typeof spec.if === 'string' ? referencesIn(spec.if, true) : [];
   const forEachRefs = spec.forEach === undefined ? [] : referencesIn(spec.forEach);
-  if (conditionRefs === undefined || forEachRefs === undefined) return [];
-  const usable = (refs: Reference[]): boolean => refs.every((r) => r.root === 'item' || known(r));
+  const usable = (refs: Reference[] | undefined): boolean =>
+    refs !== undefined && refs.every((r) => r.root === 'item' || known(r));
   if (!usable(conditionRefs) || !usable(forEachRefs)) return [];
   // a field that reads what is not known yet is checked when the step runs; so is one that reads a secret
-  const checkable = new Set(
-    fieldRefs.filter(({ refs }) => refs !== undefined && usable(refs)).map(({ name }) => name),
-  );
+  const checkable = new Set(fieldRefs.filter(({ refs }) => usable(refs)).map(({ name }) => name));
+  // fields written out in full were checked by the file's own validation
   if (![...checkable].some((name) => !isLazy(name) && containsExpression(spec.with[name]))) return [];
   const complete = checkable.size === fields.length;
   const readsItem = fieldRefs.some(({ refs }) => refs?.some((r) => r.root === 'item'));
@@ -137,31 +135,17 @@ function checkStep(
   }
 }
 
-function resolveVars(playbook: Playbook, scope: Scope): Set<string> {
-  const unknown = new Set<string>();
+/** The vars that read only what is known, resolved into the scope in order; the others stay out of it. */
+function resolveVars(playbook: Playbook, scope: Scope, known: (ref: Reference) => boolean): void {
   for (const [name, value] of Object.entries(playbook.vars)) {
     const refs = referencesIn(value);
-    const readsUnknown =
-      refs === undefined ||
-      refs.some(
-        (r) =>
-          r.root === 'steps' ||
-          r.root === 'secrets' ||
-          r.root === 'item' ||
-          (r.root === 'vars' && unknown.has(r.path[0] ?? '')) ||
-          (r.root === 'inputs' && !((r.path[0] ?? '') in scope.inputs)),
-      );
-    if (readsUnknown) {
-      unknown.add(name);
-      continue;
-    }
+    if (refs === undefined || !refs.every(known)) continue;
     try {
       scope.vars[name] = resolveDeep(value, scope);
     } catch {
-      unknown.add(name);
+      // reported when the run resolves it
     }
   }
-  return unknown;
 }
 
 function containsExpression(value: unknown): boolean {

@@ -22,6 +22,9 @@ import { readEach } from './workflow.js';
 
 export const SHA256 = /^[0-9a-f]{64}$/;
 
+/** A package id, as a participant names a package: 64 lowercase hex digits. */
+export const packageIdSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+
 export const darFileSchema = {
   type: 'object',
   description:

@@ -13,6 +13,7 @@ import {
   missingPairs,
   nodeNames,
   nodeNameSchema,
+  packageIdSchema,
   packageOutputs,
   parityError,
   readNodePackages,
@@ -20,8 +21,6 @@ import {
   type Matrix,
   type PackageRef,
 } from './packages-common.js';
-
-const packageIdSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 
 const withSchema = {
   type: 'object',

@@ -5,7 +5,7 @@
  */
 import { amountValue, compareAmounts, positiveAmountProblem } from '../../clients/amount.js';
 import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
-import type { Holding, PartyLedger } from '../../clients/party-ledger.js';
+import type { Holding } from '../../clients/party-ledger.js';
 import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
 import { StepError } from '../../errors.js';
 import type { StaticFinding, StepContext } from '../../engine/step.js';
@@ -176,10 +176,6 @@ export function partyIdOf(ctx: StepContext, ref: string): string {
 export function actingPartyId(target: Target | undefined, name: string): string | undefined {
   const declared = target?.parties?.[name];
   return typeof declared === 'object' ? declared.party : undefined;
-}
-
-export function actingParty(ctx: StepContext, name: string): PartyLedger {
-  return ctx.clients.party(name);
 }
 
 /** A duration of the `with` block (`168h`, `5m`) in ms. */

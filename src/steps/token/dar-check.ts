@@ -12,6 +12,7 @@ import {
   loadDars,
   nodeNames,
   nodeNameSchema,
+  packageIdSchema,
   requireNodes,
 } from '../party/packages-common.js';
 import {
@@ -26,8 +27,6 @@ import {
   type NodeReport,
 } from './expected-list.js';
 import { DEFAULT_EXPECTED_LIST } from './expected-packages.js';
-
-const packageIdSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 
 const withSchema = {
   type: 'object',

@@ -6,10 +6,8 @@
  */
 import { resolve } from 'node:path';
 import { readDataFileSync } from '../../data-file.js';
-import type { PackageRef } from '../party/packages-common.js';
+import { SHA256 as PACKAGE_ID, type PackageRef } from '../party/packages-common.js';
 import { EXPECTED_PACKAGE_LISTS, KNOWN_RELEASES } from './expected-packages.js';
-
-const PACKAGE_ID = /^[0-9a-f]{64}$/;
 
 export interface ExpectedList {
   /** where the list came from, for messages (`cbtc-lib-0.6.3`, a file name) */

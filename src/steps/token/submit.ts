@@ -130,18 +130,3 @@ export async function settle(
 export function submitIntents(intents: readonly Intent[], action?: string): SubmitIntent[] {
   return intents.filter(isSubmitIntent).filter((i) => action === undefined || i.action === action);
 }
-
-/** A reconcile helper: settle the item's last submission of `action`, if it made one. */
-export async function settleLast(
-  ctx: StepContext,
-  party: PartyLedger,
-  intents: readonly Intent[],
-  action: string,
-): Promise<Settlement | undefined> {
-  const last = submitIntents(intents, action).at(-1);
-  return last === undefined ? undefined : settle(ctx, party, last);
-}
-
-export function isAmbiguousLedgerError(error: unknown): boolean {
-  return isLedgerError(error) && error.retryability === 'ambiguous';
-}
