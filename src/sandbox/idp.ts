@@ -16,6 +16,7 @@ import type {
   ResourceServer,
   TokenEndpointGrantContext,
 } from 'oidc-provider';
+import { readBody } from './http/listener.js';
 import { loadOidcProvider } from './idp/load-provider.js';
 import { memoryAdapterFactory } from './idp/memory-adapter.js';
 import { SIGNING_ALG, loadOrCreateSigningKey } from './idp/signing-key.js';
@@ -210,7 +211,9 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
   });
   const port = (server.address() as AddressInfo).port;
   const realmPath = `/auth/realms/${options.realm}`;
-  const issuer = `http://${host.includes(':') ? `[${host}]` : host}:${port}${realmPath}`;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const issuer = `${origin}${realmPath}`;
+  const tokenUrl = `${issuer}${PATHS.token}`;
 
   const configuration: Configuration = {
     adapter: memoryAdapterFactory(),
@@ -365,9 +368,13 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
   (provider as unknown as EventEmitter).on('error', (error: Error) => onServerError(error));
 
   const callback = provider.callback();
+  const auth0Realm = { clients, tokenUrl };
   handle = (req, res) => {
     if ((req.url ?? '/').split('?')[0] === AUTH0_TOKEN_PATH) {
-      void auth0Token(req, res, { clients, tokenUrl: `${issuer}${PATHS.token}` });
+      auth0Token(req, res, auth0Realm).catch((error: unknown) => {
+        onServerError(error as Error);
+        if (!res.headersSent) auth0Answer(res, 500, AUTH0_NOT_ISSUED);
+      });
       return;
     }
     const rest = realmRelativePath(req.url ?? '/', options.realm);
@@ -382,8 +389,8 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
 
   return {
     issuer,
-    tokenUrl: `${issuer}${PATHS.token}`,
-    auth0TokenUrl: `${new URL(issuer).origin}${AUTH0_TOKEN_PATH}`,
+    tokenUrl,
+    auth0TokenUrl: `${origin}${AUTH0_TOKEN_PATH}`,
     jwksUri: `${issuer}${PATHS.jwks}`,
     discoveryUrl: `${issuer}${PATHS.discovery}`,
     port,
@@ -439,6 +446,12 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
 
 const AUTH0_TOKEN_PATH = '/oauth/token';
 const AUTH0_BODY_LIMIT = 64 * 1024;
+const AUTH0_DENIED = { error: 'access_denied', error_description: 'Unauthorized' };
+const AUTH0_NOT_ISSUED = { error: 'server_error', error_description: 'the token could not be issued' };
+
+function auth0Answer(res: ServerResponse, status: number, body: Record<string, unknown>): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
 
 /**
  * Auth0's machine-to-machine token endpoint: a JSON body `{grant_type: client_credentials, client_id,
@@ -451,8 +464,12 @@ async function auth0Token(
   res: ServerResponse,
   realm: { clients: ReadonlyMap<string, IdpClient>; tokenUrl: string },
 ): Promise<void> {
-  const answer = (status: number, body: Record<string, unknown>) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const answer = (status: number, body: Record<string, unknown>) => auth0Answer(res, status, body);
+  const grantRefused = (grantType: string) =>
+    answer(403, {
+      error: 'unauthorized_client',
+      error_description: `Grant type '${grantType}' not allowed for the client.`,
+    });
   if (req.method !== 'POST') {
     answer(404, {
       error: 'not_found',
@@ -462,7 +479,9 @@ async function auth0Token(
   }
   let body: unknown;
   try {
-    body = JSON.parse(await readLimited(req, AUTH0_BODY_LIMIT));
+    const raw = await readBody(req, AUTH0_BODY_LIMIT);
+    if (raw === undefined) throw new Error(`the request body exceeds ${AUTH0_BODY_LIMIT} bytes`);
+    body = JSON.parse(raw.toString('utf8'));
   } catch (error) {
     answer(400, { error: 'invalid_request', error_description: (error as Error).message });
     return;
@@ -473,33 +492,23 @@ async function auth0Token(
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
   const grantType = field('grant_type');
-  const clientId = field('client_id');
   if (grantType === undefined) {
     answer(400, { error: 'invalid_request', error_description: 'Missing required parameter: grant_type' });
     return;
   }
   if (grantType !== 'client_credentials') {
-    answer(403, {
-      error: 'unauthorized_client',
-      error_description: `Grant type '${grantType}' not allowed for the client.`,
-    });
+    grantRefused(grantType);
     return;
   }
-  if (clientId === undefined) {
-    answer(401, { error: 'access_denied', error_description: 'Unauthorized' });
-    return;
-  }
-  const client = realm.clients.get(clientId);
+  const clientId = field('client_id');
+  const client = clientId === undefined ? undefined : realm.clients.get(clientId);
   const secret = field('client_secret');
   if (client?.secret === undefined || secret === undefined || !sameSecret(secret, client.secret)) {
-    answer(401, { error: 'access_denied', error_description: 'Unauthorized' });
+    answer(401, AUTH0_DENIED);
     return;
   }
   if (!client.grants.includes('client_credentials')) {
-    answer(403, {
-      error: 'unauthorized_client',
-      error_description: `Grant type 'client_credentials' not allowed for the client.`,
-    });
+    grantRefused('client_credentials');
     return;
   }
   if (field('audience') === undefined) {
@@ -515,13 +524,13 @@ async function auth0Token(
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: clientId,
+      client_id: client.clientId,
       client_secret: secret,
     }),
   });
   const token = (await issued.json()) as { access_token?: string; expires_in?: number; scope?: string };
   if (!issued.ok || typeof token.access_token !== 'string') {
-    answer(500, { error: 'server_error', error_description: 'the token could not be issued' });
+    answer(500, AUTH0_NOT_ISSUED);
     return;
   }
   answer(200, {
@@ -530,18 +539,6 @@ async function auth0Token(
     token_type: 'Bearer',
     ...(token.scope === undefined ? {} : { scope: token.scope }),
   });
-}
-
-/** The request's body as text, refused beyond `limit` bytes. */
-async function readLimited(req: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new Error(`the request body exceeds ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

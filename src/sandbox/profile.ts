@@ -79,9 +79,9 @@ export const PROFILES: Record<ProfileName, Timings> = {
 
 /**
  * The token services' side of a profile: the Bitcoin chain's block interval (6 confirmations take 6 blocks), the
- * attestors' delays, the capacity model, and which field names the rewards API uses. `fast`: a mint within
- * about two seconds, no latency and no limit. `realistic`: the reference's ~10-minute blocks (6 confirmations ≈
- * an hour), 60–120 s of attestor processing, a few seconds per transfer and ~500 transfers per 10 minutes.
+ * attestors' delays and the capacity model. `fast`: a mint within about two seconds, no latency and no limit.
+ * `realistic`: the reference's ~10-minute blocks (6 confirmations ≈ an hour), 60–120 s of attestor processing, a
+ * few seconds per transfer and ~500 transfers per 10 minutes. The rewards API's field names do not depend on it.
  */
 export interface TokenProfile {
   blockIntervalMs: number;
@@ -91,7 +91,6 @@ export interface TokenProfile {
   /** transactions per window; null = unlimited */
   transferLimit: number | null;
   transferWindowMs: number;
-  rewardsFields: 'document' | 'live';
 }
 
 export const TOKEN_PROFILES: Record<ProfileName, TokenProfile> = {
@@ -102,8 +101,6 @@ export const TOKEN_PROFILES: Record<ProfileName, TokenProfile> = {
     submitLatencyMs: 0,
     transferLimit: null,
     transferWindowMs: 600_000,
-    // wrapped-api.md §7.6: the live service's names (the older document's are opt-in)
-    rewardsFields: 'live',
   },
   realistic: {
     blockIntervalMs: 600_000,
@@ -112,6 +109,5 @@ export const TOKEN_PROFILES: Record<ProfileName, TokenProfile> = {
     submitLatencyMs: 3_000,
     transferLimit: 500,
     transferWindowMs: 600_000,
-    rewardsFields: 'live',
   },
 };

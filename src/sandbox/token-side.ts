@@ -117,7 +117,8 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
     });
     const encoder: Encoder = { catalog, synchronizerId: ledger.synchronizerId, profile: options.apiProfile };
     const catchUp = (): Promise<void> => attestors.catchUp();
-    const rewardsFields = options.rewardsFields ?? timings.rewardsFields;
+    // wrapped-api.md §7.6: the live service's names in every profile (the older document's are opt-in)
+    const rewardsFields = options.rewardsFields ?? 'live';
     const routes: Record<ServiceName, ServiceRoute[]> = {
       registry: registryRoutes({ ledger, world, catchUp }),
       gateway: gatewayRoutes({

@@ -138,8 +138,8 @@ function injected(status: number): Reply {
   return jsonError(status, `injected fault: the sandbox answered ${status} on purpose`);
 }
 
-/** the whole body, or undefined when it is larger than `limit` */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/** the whole body, or undefined when it is larger than `limit` (read to its end either way) */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -28,9 +28,9 @@ export async function dispatchLedger(
   call: Call,
 ): Promise<Reply> {
   const match = router.match(call.method, call.path);
-  // tapir's default reject handler (the JSON API is tapir on pekko-http): a path served with another method is 405
-  if (match === undefined && router.hasPath(call.path)) return text(405, 'Method Not Allowed');
   if (match === undefined) {
+    // tapir's default reject handler (the JSON API is tapir on pekko-http): a path served with another method is 405
+    if (router.hasPath(call.path)) return text(405, 'Method Not Allowed');
     return json(404, {
       code: 'NOT_FOUND',
       cause: `No route for ${call.method} ${call.path}`,
