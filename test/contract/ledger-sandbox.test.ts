@@ -12,16 +12,17 @@ import {
   HOLDING_INTERFACE,
   REGISTRY_HOLDING,
   Registry,
-  TRANSFER_FACTORY,
   acsBody,
   rootResult,
   tokenWorld,
+  transfer,
   transferArgument,
   walletFor,
   wsRequest,
   type TokenWorld,
   type Wallet,
 } from '../sandbox/token-helpers.js';
+import { sdkDisclosed, transferFactoryCommand } from '../sandbox/transfer-factory.js';
 import { type SpecName, validateRequest, validateResponse } from './openapi.js';
 
 const LEDGER_SPECS: SpecName[] = ['ledger-3.5.1', 'ledger-3.4.12'];
@@ -53,6 +54,17 @@ async function call(method: string, path: string, body?: unknown, expected = 200
     ).toBe(true);
   }
   return response.body;
+}
+
+/** the minter's JsCommands for a transfer of `argument` through the registry's factory */
+async function transferCommands(argument: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const factory = await registry.transferFactory(argument);
+  return {
+    actAs: [minter.party],
+    commandId: randomUUID(),
+    disclosedContracts: sdkDisclosed(factory.choiceContext.disclosedContracts),
+    commands: [transferFactoryCommand(factory, argument)],
+  };
 }
 
 async function requestIsDeclared(spec: SpecName, method: string, path: string, body: unknown): Promise<void> {
@@ -127,33 +139,9 @@ describe('JSON Ledger API responses validate against 3.5.1 and 3.4.12', () => {
 
   it('submissions (flat, wait, tree), their failures, completions, updates, update by id, events by contract id', async () => {
     const inputs = (await minter.holdings(tokens.instrument)).map((h) => h.contractId);
-    const argument = transferArgument(tokens.admin, minter.party, tokens.holders[2]!, '0.01', inputs);
-    const factory = await registry.transferFactory(argument);
-    const commands = {
-      actAs: [minter.party],
-      commandId: randomUUID(),
-      disclosedContracts: factory.choiceContext.disclosedContracts.map(
-        ({ templateId, contractId, createdEventBlob, synchronizerId }) => ({
-          templateId,
-          contractId,
-          createdEventBlob,
-          synchronizerId,
-        }),
-      ),
-      commands: [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: {
-              ...argument,
-              extraArgs: { context: factory.choiceContext.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
-      ],
-    };
+    const commands = await transferCommands(
+      transferArgument(tokens.admin, minter.party, tokens.holders[2]!, '0.01', inputs),
+    );
     const request = {
       commands,
       transactionFormat: {
@@ -184,33 +172,9 @@ describe('JSON Ledger API responses validate against 3.5.1 and 3.4.12', () => {
     // submit-and-wait and the deprecated tree form, with an ACS_DELTA default format
     const self = async (path: string) => {
       const holdings = (await minter.holdings(tokens.instrument)).map((h) => h.contractId);
-      const arg = transferArgument(tokens.admin, minter.party, minter.party, '0.01', holdings);
-      const f = await registry.transferFactory(arg);
-      const jsCommands = {
-        actAs: [minter.party],
-        commandId: randomUUID(),
-        disclosedContracts: f.choiceContext.disclosedContracts.map(
-          ({ templateId, contractId, createdEventBlob, synchronizerId }) => ({
-            templateId,
-            contractId,
-            createdEventBlob,
-            synchronizerId,
-          }),
-        ),
-        commands: [
-          {
-            ExerciseCommand: {
-              templateId: TRANSFER_FACTORY,
-              contractId: f.factoryId,
-              choice: 'TransferFactory_Transfer',
-              choiceArgument: {
-                ...arg,
-                extraArgs: { context: f.choiceContext.choiceContextData, meta: { values: {} } },
-              },
-            },
-          },
-        ],
-      };
+      const jsCommands = await transferCommands(
+        transferArgument(tokens.admin, minter.party, minter.party, '0.01', holdings),
+      );
       // the flat form wraps JsCommands; without a transactionFormat it answers the default ACS_DELTA shape
       const body = path.endsWith('-for-transaction') ? { commands: jsCommands } : jsCommands;
       await requestIsDeclared('ledger-3.5.1', 'POST', path, body);
@@ -324,24 +288,7 @@ describe('token registry responses validate against the token-standard documents
       )) as { transferKind: string };
       expect(factory.transferKind).toBe(kind);
     }
-    const offerArg = transferArgument(tokens.admin, minter.party, tokens.holders[2]!, '0.01', inputs);
-    const factory = await registry.transferFactory(offerArg);
-    const result = await minter.submit(
-      [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: {
-              ...offerArg,
-              extraArgs: { context: factory.choiceContext.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
-      ],
-      { disclosed: factory.choiceContext.disclosedContracts },
-    );
+    const result = await transfer(minter, registry, tokens.holders[2]!, '0.01', inputs);
     const offer = rootResult(result.body).output.value.transferInstructionCid as string;
     for (const choice of ['accept', 'reject', 'withdraw']) {
       const path = `/registry/transfer-instruction/v1/${offer}/choice-contexts/${choice}`;

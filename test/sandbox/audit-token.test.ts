@@ -40,6 +40,7 @@ import {
   type TransactionBody,
   type Wallet,
 } from './token-helpers.js';
+import { sdkDisclosed, transferFactoryCommand } from './transfer-factory.js';
 import { type SpecName, validateResponse } from '../contract/openapi.js';
 
 let world: World;
@@ -149,6 +150,14 @@ function submitBody(
 function offerOf(body: unknown): string {
   const value = rootResult(body).output.value as { transferInstructionCid: string };
   return value.transferInstructionCid;
+}
+
+/** the faucet's and the rewards service's failure envelope: `{"success": false, <field>: "…"}` with this status */
+function expectFailureEnvelope(response: Response, status: number, field: 'message' | 'error'): void {
+  const body = response.body as Record<string, unknown>;
+  expect(response.status, response.text).toBe(status);
+  expect(body.success).toBe(false);
+  expect(typeof body[field]).toBe('string');
 }
 
 async function unlockedInputs(wallet: Wallet): Promise<string[]> {
@@ -572,37 +581,16 @@ describe('command submission (wrapped-api.md §4.3, §10.2–10.3; canton-json-a
     const factory = await registry.transferFactory(
       transferArgument(tokens.admin, minter.party, tokens.holders[42]!, '0.1', inputs),
     );
-    const expired = await minter.submit(
-      [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: {
-              ...argument,
-              extraArgs: { context: factory.choiceContext.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
-      ],
-      { disclosed: factory.choiceContext.disclosedContracts },
-    );
+    const expired = await minter.submit([transferFactoryCommand(factory, argument)], {
+      disclosed: factory.choiceContext.disclosedContracts,
+    });
     await expectCantonError(expired, 'DAML_INTERPRETATION_ERROR', 400, 9, 9);
     const wrongAdmin = await minter.submit(
       [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: {
-              ...transferArgument(tokens.admin, minter.party, tokens.holders[42]!, '0.1', inputs),
-              expectedAdmin: tokens.otherInstrument.admin,
-              extraArgs: { context: factory.choiceContext.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
+        transferFactoryCommand(factory, {
+          ...transferArgument(tokens.admin, minter.party, tokens.holders[42]!, '0.1', inputs),
+          expectedAdmin: tokens.otherInstrument.admin,
+        }),
       ],
       { disclosed: factory.choiceContext.disclosedContracts },
     );
@@ -621,22 +609,9 @@ describe('command submission (wrapped-api.md §4.3, §10.2–10.3; canton-json-a
         choiceArguments: transferArgument(tokens.admin, minter.party, tokens.holders[43]!, '0.1', inputs),
         excludeDebugFields: true,
       });
-      const response = await minter.submit(
-        [
-          {
-            ExerciseCommand: {
-              templateId: TRANSFER_FACTORY,
-              contractId: factory.body.factoryId,
-              choice: 'TransferFactory_Transfer',
-              choiceArgument: {
-                ...argument,
-                extraArgs: { context: factory.body.choiceContext.choiceContextData, meta: { values: {} } },
-              },
-            },
-          },
-        ],
-        { disclosed: factory.body.choiceContext.disclosedContracts },
-      );
+      const response = await minter.submit([transferFactoryCommand(factory.body, argument)], {
+        disclosed: factory.body.choiceContext.disclosedContracts,
+      });
       expect(response.status, `${amount}: ${response.text}`).toBe(400);
       expect((response.body as CantonError).code).toBe('COMMAND_PREPROCESSING_FAILED');
       expect(await minter.ledgerEnd()).toBe(end);
@@ -686,27 +661,12 @@ describe('command submission (wrapped-api.md §4.3, §10.2–10.3; canton-json-a
     const inputs = await unlockedInputs(minter);
     const argument = transferArgument(tokens.admin, minter.party, minter.party, '0.1', inputs);
     const factory = await registry.transferFactory(argument);
-    const response = await minter.submit(
-      [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: {
-              ...argument,
-              extraArgs: { context: factory.choiceContext.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
-      ],
-      {
-        disclosed: factory.choiceContext.disclosedContracts.map((d) => ({
-          ...d,
-          createdEventBlob: Buffer.from('not the blob').toString('base64'),
-        })),
-      },
-    );
+    const response = await minter.submit([transferFactoryCommand(factory, argument)], {
+      disclosed: factory.choiceContext.disclosedContracts.map((d) => ({
+        ...d,
+        createdEventBlob: Buffer.from('not the blob').toString('base64'),
+      })),
+    });
     expect(response.status, response.text).toBe(400);
     expect((response.body as CantonError).grpcCodeValue).toBe(3);
   });
@@ -738,30 +698,9 @@ describe('command submission (wrapped-api.md §4.3, §10.2–10.3; canton-json-a
     const inputs = await unlockedInputs(minter);
     const argument = transferArgument(tokens.admin, minter.party, minter.party, '0.1', inputs);
     const factory = await registry.transferFactory(argument);
-    const body = submitBody(
-      minter,
-      [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: {
-              ...argument,
-              extraArgs: { context: factory.choiceContext.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
-      ],
-      {
-        disclosedContracts: factory.choiceContext.disclosedContracts.map((d) => ({
-          templateId: d.templateId,
-          contractId: d.contractId,
-          createdEventBlob: d.createdEventBlob,
-          synchronizerId: d.synchronizerId,
-        })),
-      },
-    );
+    const body = submitBody(minter, [transferFactoryCommand(factory, argument)], {
+      disclosedContracts: sdkDisclosed(factory.choiceContext.disclosedContracts),
+    });
     delete body.transactionFormat;
     const response = await ledgerCall(minter, 'POST', '/v2/commands/submit-and-wait-for-transaction', body);
     expect(response.status, response.text).toBe(200);
@@ -1170,6 +1109,21 @@ describe('mint and burn through the attestors (wrapped-api.md §8.4–8.9, §10.
     address = (await gateway.address(account.id)).bitcoin_address;
   });
 
+  /** sends BTC to the account's address and waits until the deposit is no longer pending */
+  async function decidedDeposit(amount: string): Promise<{ status: string; reason?: string }> {
+    const sent = await bitcoin.post<{ txid: string }>('/send', { address, amount });
+    expect(sent.status).toBe(200);
+    return waitFor(
+      'the deposit to be decided',
+      async () => {
+        const d = await bitcoin.get<{ status: string; reason?: string }>(`/deposits/${sent.body.txid}`);
+        return d.body.status === 'pending' ? undefined : d.body;
+      },
+      15_000,
+      50,
+    );
+  }
+
   it('the deposit account: registrar, operator, instrument, owner, a uuid id, lastProcessedBitcoinBlock "0", limits', async () => {
     const entry = (await minter.acs({ template: DEPOSIT_ACCOUNT })).find(
       (e) => e.contractEntry.JsActiveContract.createdEvent.contractId === account.cid,
@@ -1284,17 +1238,7 @@ describe('mint and burn through the attestors (wrapped-api.md §8.4–8.9, §10.
 
   it('a deposit below the account’s minimum is not minted (rejected with a reason)', async () => {
     const before = await minter.balance(tokens.instrument);
-    const sent = await bitcoin.post<{ txid: string }>('/send', { address, amount: '0.00001' });
-    expect(sent.status).toBe(200);
-    const deposit = await waitFor(
-      'the deposit to be decided',
-      async () => {
-        const d = await bitcoin.get<{ status: string; reason?: string }>(`/deposits/${sent.body.txid}`);
-        return d.body.status === 'pending' ? undefined : d.body;
-      },
-      15_000,
-      50,
-    );
+    const deposit = await decidedDeposit('0.00001');
     expect(deposit.status).toBe('rejected');
     expect(deposit.reason).toBeTruthy();
     expect(await minter.balance(tokens.instrument)).toBe(before);
@@ -1302,17 +1246,7 @@ describe('mint and burn through the attestors (wrapped-api.md §8.4–8.9, §10.
 
   it('a deposit above the account’s maximum is not minted either', async () => {
     const before = await minter.balance(tokens.instrument);
-    const sent = await bitcoin.post<{ txid: string }>('/send', { address, amount: '6' });
-    expect(sent.status).toBe(200);
-    const deposit = await waitFor(
-      'the deposit to be decided',
-      async () => {
-        const d = await bitcoin.get<{ status: string }>(`/deposits/${sent.body.txid}`);
-        return d.body.status === 'pending' ? undefined : d.body;
-      },
-      15_000,
-      50,
-    );
+    const deposit = await decidedDeposit('6');
     expect(deposit.status).toBe('rejected');
     expect(await minter.balance(tokens.instrument)).toBe(before);
   });
@@ -1412,24 +1346,14 @@ describe('devnet faucet (wrapped-api.md §6)', () => {
       { body: { network: 'devnet', recipient_party: recipient, amount: '0.12345678901' } },
       { raw: '{"network":' },
     ]) {
-      const response = await faucet.call<{ success: boolean; message: string }>(
-        'POST',
-        '/api/faucet',
-        options,
-      );
-      expect(response.status, response.text).toBe(400);
-      expect(response.body.success).toBe(false);
-      expect(typeof response.body.message).toBe('string');
+      expectFailureEnvelope(await faucet.call('POST', '/api/faucet', options), 400, 'message');
     }
   });
 });
 
 describe('devnet faucet: unknown routes', () => {
   it('a route it does not serve answers 404 in its own envelope {"success": false, "message"}', async () => {
-    const response = await faucet.get<{ success: boolean; message: string }>('/api/faucet');
-    expect(response.status).toBe(404);
-    expect(response.body.success).toBe(false);
-    expect(typeof response.body.message).toBe('string');
+    expectFailureEnvelope(await faucet.get('/api/faucet'), 404, 'message');
   });
 });
 
@@ -1482,24 +1406,16 @@ describe('daily rewards (wrapped-api.md §7.6)', () => {
       { body: { start_date: today(), end_date: today() } },
       { raw: '{"parties":' },
     ]) {
-      const response = await rewards.call<{ success: boolean; error: string }>(
-        'POST',
-        '/api/v1/analytics/daily-rewards',
-        options,
+      expectFailureEnvelope(
+        await rewards.call('POST', '/api/v1/analytics/daily-rewards', options),
+        400,
+        'error',
       );
-      expect(response.status, response.text).toBe(400);
-      expect(response.body.success).toBe(false);
-      expect(typeof response.body.error).toBe('string');
     }
   });
 
   it('a route it does not serve answers 404 in its own envelope {"success": false, "error"}', async () => {
-    const response = await rewards.get<{ success: boolean; error: string }>(
-      '/api/v1/analytics/daily-rewards',
-    );
-    expect(response.status).toBe(404);
-    expect(response.body.success).toBe(false);
-    expect(typeof response.body.error).toBe('string');
+    expectFailureEnvelope(await rewards.get('/api/v1/analytics/daily-rewards'), 404, 'error');
   });
 
   it('GET /health answers {"status":"ok"}', async () => {
@@ -1522,20 +1438,20 @@ describe('identity provider (wrapped-api.md §3.1)', () => {
       body: new URLSearchParams(fields),
     });
 
+  /** operator1's password grant through the CLI's client */
+  const operator1 = (password: string): Record<string, string> => ({
+    grant_type: 'password',
+    client_id: 'ledgerbook-cli',
+    username: 'operator1',
+    password,
+  });
+
   it('password grant: access_token, expires_in 300, refresh_token, token_type Bearer; the /realms path (no /auth) too', async () => {
     for (const url of [
       world.sandbox.urls.idp.tokenUrl,
       world.sandbox.urls.idp.tokenUrl.replace('/auth/realms/', '/realms/'),
     ]) {
-      const response = await form(
-        {
-          grant_type: 'password',
-          client_id: 'ledgerbook-cli',
-          username: 'operator1',
-          password: world.password,
-        },
-        url,
-      );
+      const response = await form(operator1(world.password), url);
       expect(response.status, url).toBe(200);
       const body = (await response.json()) as Record<string, unknown>;
       expect(typeof body.access_token).toBe('string');
@@ -1546,14 +1462,7 @@ describe('identity provider (wrapped-api.md §3.1)', () => {
   });
 
   it('refresh grant: a new access token from the refresh token', async () => {
-    const login = (await (
-      await form({
-        grant_type: 'password',
-        client_id: 'ledgerbook-cli',
-        username: 'operator1',
-        password: world.password,
-      })
-    ).json()) as { refresh_token: string };
+    const login = (await (await form(operator1(world.password))).json()) as { refresh_token: string };
     const response = await form({
       grant_type: 'refresh_token',
       client_id: 'ledgerbook-cli',
@@ -1563,40 +1472,30 @@ describe('identity provider (wrapped-api.md §3.1)', () => {
     expect(typeof ((await response.json()) as { access_token: string }).access_token).toBe('string');
   });
 
-  it('wrong password: 401 invalid_grant "Invalid user credentials"', async () => {
-    const response = await form({
-      grant_type: 'password',
-      client_id: 'ledgerbook-cli',
-      username: 'operator1',
-      password: 'wrong',
+  const refusals: Array<[string, Record<string, string>, number, Record<string, string>]> = [
+    [
+      'wrong password: 401 invalid_grant "Invalid user credentials"',
+      operator1('wrong'),
+      401,
+      { error: 'invalid_grant', error_description: 'Invalid user credentials' },
+    ],
+    [
+      'an unknown refresh token: 400 invalid_grant "Token is not active"',
+      { grant_type: 'refresh_token', client_id: 'ledgerbook-cli', refresh_token: 'nope' },
+      400,
+      { error: 'invalid_grant', error_description: 'Token is not active' },
+    ],
+    [
+      'a wrong client secret: 401 unauthorized_client',
+      { grant_type: 'client_credentials', client_id: 'ledgerbook-ci', client_secret: 'wrong' },
+      401,
+      { error: 'unauthorized_client' },
+    ],
+  ];
+  for (const [name, fields, status, error] of refusals)
+    it(name, async () => {
+      const response = await form(fields);
+      expect(response.status).toBe(status);
+      expect(await response.json()).toMatchObject(error);
     });
-    expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({
-      error: 'invalid_grant',
-      error_description: 'Invalid user credentials',
-    });
-  });
-
-  it('an unknown refresh token: 400 invalid_grant "Token is not active"', async () => {
-    const response = await form({
-      grant_type: 'refresh_token',
-      client_id: 'ledgerbook-cli',
-      refresh_token: 'nope',
-    });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({
-      error: 'invalid_grant',
-      error_description: 'Token is not active',
-    });
-  });
-
-  it('a wrong client secret: 401 unauthorized_client', async () => {
-    const response = await form({
-      grant_type: 'client_credentials',
-      client_id: 'ledgerbook-ci',
-      client_secret: 'wrong',
-    });
-    expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ error: 'unauthorized_client' });
-  });
 });

@@ -17,6 +17,7 @@ import {
   transferArgument,
   walletFor,
   type TokenWorld,
+  type Wallet,
 } from './token-helpers.js';
 
 let world: World;
@@ -31,6 +32,24 @@ beforeAll(async () => {
 afterAll(async () => world?.stop());
 
 const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** the minter offers `amount` to the wallet's party, which accepts it */
+async function fundFromMinter(wallet: Wallet, amount: string): Promise<void> {
+  const minter = walletFor(world, tokens, tokens.minter);
+  const funding = await transfer(
+    minter,
+    registry,
+    wallet.party,
+    amount,
+    (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
+  );
+  await settleOffers(
+    wallet,
+    registry,
+    [rootResult(funding.body).output.value.transferInstructionCid as string],
+    'TransferInstruction_Accept',
+  );
+}
 
 describe('devnet faucet', () => {
   it('sends the amount as an offer the recipient accepts', async () => {
@@ -106,21 +125,8 @@ describe('registry factories', () => {
 describe('daily rewards', () => {
   it('counts the sender’s offers and the accepted ones, per day, as on the ledger', async () => {
     // a sender of its own: funded by the minter, then three offers (two accepted, one rejected) and a direct transfer
-    const minter = walletFor(world, tokens, tokens.minter);
     const sender = walletFor(world, tokens, tokens.holders[34]!);
-    const funding = await transfer(
-      minter,
-      registry,
-      sender.party,
-      '1',
-      (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
-    );
-    await settleOffers(
-      sender,
-      registry,
-      [rootResult(funding.body).output.value.transferInstructionCid as string],
-      'TransferInstruction_Accept',
-    );
+    await fundFromMinter(sender, '1');
     const receivers = [tokens.holders[31]!, tokens.holders[32]!, tokens.holders[33]!];
     const offers: string[] = [];
     for (const receiver of receivers) {
@@ -229,22 +235,7 @@ describe('daily rewards', () => {
       for (const w of [world, older]) {
         const t = w === world ? tokens : await tokenWorld(w);
         const sender = walletFor(w, t, w === world ? t.holders[35]! : t.minter);
-        if (w === world) {
-          const minter = walletFor(world, tokens, tokens.minter);
-          const funding = await transfer(
-            minter,
-            registry,
-            sender.party,
-            '1',
-            (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
-          );
-          await settleOffers(
-            sender,
-            registry,
-            [rootResult(funding.body).output.value.transferInstructionCid as string],
-            'TransferInstruction_Accept',
-          );
-        }
+        if (w === world) await fundFromMinter(sender, '1');
         const reg = new Registry(w.sandbox.urls.registry, t.admin);
         await transfer(
           sender,
