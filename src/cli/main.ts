@@ -114,6 +114,10 @@ function build(setExit: (code: number) => void): Command {
       '0',
     )
     .option('--profile <profile>', 'fast (tests) or realistic (the real services’ timings)', 'fast')
+    .option(
+      '--time-scale <factor>',
+      'multiply every duration of the profile by this factor (e.g. 0.1: realistic, ten times faster)',
+    )
     .option('--faults <file>', 'YAML faults to inject (see src/sandbox/README.md)')
     .option('--write-target <file>', 'write a target file for --target')
     .option(

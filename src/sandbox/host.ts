@@ -32,7 +32,7 @@ import { INSECURE_USER } from './ledger/api/context.js';
 import { ledgerWebSocket } from './ledger/api/ws.js';
 import type { ApiProfile } from './ledger/encode.js';
 import { Mesh } from './mesh.js';
-import { PROFILES, type ProfileName } from './profile.js';
+import { MAX_TIME_SCALE, PROFILES, type ProfileName, scaleTimings } from './profile.js';
 import { SERVICES, type ServiceName } from './faults.js';
 import type { RewardsFields } from './token/rewards-api.js';
 import type { World, WorldNode } from './token/world.js';
@@ -50,6 +50,11 @@ export interface SandboxOptions {
   stateDir: string;
   /** `fast` for tests (tens of ms per step), `realistic` per the reference (seconds); default fast */
   profile?: ProfileName;
+  /**
+   * every duration of the profile multiplied by this factor (default 1): `realistic` at 0.1 keeps the order of
+   * events of a real network in a tenth of its time
+   */
+  timeScale?: number;
   /** initial faults (from a --faults file) */
   faults?: FaultSpec[];
   /** DECPM_INSECURE: any token accepted; only with network devnet */
@@ -133,7 +138,7 @@ interface NodeHost {
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const settings = checkOptions(options);
-  const { nodeCount, host, port, profile, network, insecure, ledgerApi } = settings;
+  const { nodeCount, host, port, profile, timeScale, network, insecure, ledgerApi } = settings;
   const stateDir = resolve(options.stateDir);
   mkdirSync(stateDir, { recursive: true });
   const stored = loadOrCreateNodes(stateDir, nodeCount);
@@ -141,7 +146,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const faults = new FaultBook();
 
   const requests = new RequestLog();
-  const timings = PROFILES[profile];
+  const timings = scaleTimings(PROFILES[profile], timeScale);
   const log = process.env.LEDGERBOOK_SANDBOX_LOG
     ? (line: string) => process.stderr.write(`sandbox: ${line}\n`)
     : () => undefined;
@@ -238,6 +243,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       firstPort: port === 0 ? 0 : port + 2 + 2 * nodeCount,
       network,
       profile,
+      timeScale,
       apiProfile: ledgerApi,
       ...(options.capacity ? { capacity: options.capacity } : {}),
       ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
@@ -441,6 +447,7 @@ function checkOptions(options: SandboxOptions): {
   host: string;
   port: number;
   profile: ProfileName;
+  timeScale: number;
   network: 'devnet' | 'testnet' | 'mainnet';
   insecure: boolean;
   ledgerApi: ApiProfile;
@@ -466,6 +473,13 @@ function checkOptions(options: SandboxOptions): {
   const profile = options.profile ?? 'fast';
   if (!(profile in PROFILES))
     throw new UsageError(`--profile must be fast or realistic, got ${String(profile)}`);
+  const timeScale = options.timeScale ?? 1;
+  if (typeof timeScale !== 'number' || !(timeScale > 0 && timeScale <= MAX_TIME_SCALE)) {
+    throw new UsageError(
+      `--time-scale must be a number above 0 and at most ${MAX_TIME_SCALE}, got ${String(options.timeScale)}`,
+      'e.g. --time-scale 0.1 runs the profile ten times faster, in the same order',
+    );
+  }
   const network = options.network ?? 'devnet';
   if (!['devnet', 'testnet', 'mainnet'].includes(network)) {
     throw new UsageError(`the network must be devnet, testnet or mainnet, got ${String(network)}`);
@@ -517,7 +531,7 @@ function checkOptions(options: SandboxOptions): {
       `the transfer window must be a whole number of milliseconds ≥ 1, got ${String(capacity.windowMs)}`,
     );
   }
-  return { nodeCount, host, port, profile, network, insecure, ledgerApi };
+  return { nodeCount, host, port, profile, timeScale, network, insecure, ledgerApi };
 }
 
 /**

@@ -111,3 +111,20 @@ export const TOKEN_PROFILES: Record<ProfileName, TokenProfile> = {
     transferWindowMs: 600_000,
   },
 };
+
+/** The longest time scale `sandbox up --time-scale` accepts: a factor above 1 slows the sandbox down. */
+export const MAX_TIME_SCALE = 10;
+
+/**
+ * A profile with every duration multiplied by `scale` (rounded to whole milliseconds), so that a test keeps the
+ * realistic profile's order of events in a fraction of its time; counts (the transfer limit) stay as they are.
+ */
+export function scaleTimings<T extends object>(timings: T, scale: number): T {
+  if (scale === 1) return timings;
+  return Object.fromEntries(
+    Object.entries(timings).map(([key, value]) => [
+      key,
+      key.endsWith('Ms') && typeof value === 'number' ? Math.round(value * scale) : value,
+    ]),
+  ) as T;
+}

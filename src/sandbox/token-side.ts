@@ -15,7 +15,7 @@ import { type Reply, json, jsonError } from './http/reply.js';
 import type { ApiProfile, Encoder } from './ledger/encode.js';
 import { Ledger } from './ledger/ledger.js';
 import type { ProfileName } from './profile.js';
-import { TOKEN_PROFILES } from './profile.js';
+import { TOKEN_PROFILES, scaleTimings } from './profile.js';
 import { dispatchService, serviceRouter, type ServiceRoute } from './service/route.js';
 import { tokenCatalog } from './token/catalog.js';
 import { addGovernance } from './governance/catalog.js';
@@ -39,6 +39,8 @@ export interface TokenSideOptions {
   firstPort: number;
   network: 'devnet' | 'testnet' | 'mainnet';
   profile: ProfileName;
+  /** every duration of the profile multiplied by this factor */
+  timeScale: number;
   apiProfile: ApiProfile;
   capacity?: Partial<CapacitySettings>;
   rewardsFields?: RewardsFields;
@@ -62,7 +64,7 @@ export interface TokenSide {
 
 export async function startTokenSide(options: TokenSideOptions): Promise<TokenSide> {
   const { canton, nodes, faults, network } = options;
-  const timings = TOKEN_PROFILES[options.profile];
+  const timings = scaleTimings(TOKEN_PROFILES[options.profile], options.timeScale);
   for (const [i, node] of nodes.entries()) {
     canton.installPackages(node.participantId, [
       ...platformPackages(i),

@@ -8,6 +8,7 @@ export interface SandboxUpOptions extends GlobalOptions {
   host: string;
   port: string;
   profile: string;
+  timeScale?: string;
   network: string;
   faults?: string;
   writeTarget?: string;
@@ -25,6 +26,14 @@ function integer(name: string, text: string, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${text}'`);
   }
+  return value;
+}
+
+/** a number; its range is startSandbox's to check */
+function number(name: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || Number.isNaN(value))
+    throw new UsageError(`--${name} must be a number, got '${text}'`);
   return value;
 }
 
@@ -81,6 +90,7 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
       port: integer('port', options.port, 0, 65535),
       stateDir,
       profile: options.profile,
+      ...(options.timeScale !== undefined ? { timeScale: number('time-scale', options.timeScale) } : {}),
       network,
       ...(faults ? { faults } : {}),
       ...(options.insecure ? { insecure: true } : {}),
