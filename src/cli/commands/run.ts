@@ -4,6 +4,7 @@ import { access, appendFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { hostname, userInfo } from 'node:os';
 import { createClients } from '../../clients/factory.js';
+import { DataFileError, readDataBytes, useFileSource } from '../../data-file.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
@@ -11,17 +12,31 @@ import { runPlaybook, type RunMode } from '../../engine/run.js';
 import { recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
 import { stateCommand } from '../../engine/state-command.js';
+import { PlanFiles } from '../../engine/plan-files.js';
+import { PLAN_KEY_ENV, PlanKey } from '../../engine/plan-signature.js';
 import type { SavedPlan } from '../../engine/saved-plan.js';
+import { decodeUtf8 } from '../../playbook/input-limits.js';
+import { MAX_SOURCE_BYTES } from '../../playbook/load.js';
 import { stepKinds } from '../../steps/index.js';
 import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
-import { prepare } from '../prepare.js';
+import { BUILTIN_TARGET, prepare } from '../prepare.js';
 import { listrReporter } from '../reporters/listr.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
-import { isSavedPlanFile, readSavedPlan, refuseOverrides, savedPlanCheck, writeSavedPlan } from './plan.js';
+import {
+  holdToPlan,
+  isSavedPlan,
+  parseSavedPlan,
+  readArgument,
+  refuseOverrides,
+  refuseSecretsInPlan,
+  refuseUntrusted,
+  savedPlanCheck,
+  writeSavedPlan,
+} from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
   target: string;
@@ -33,6 +48,8 @@ export interface RunCommandOptions extends GlobalOptions {
   detailedExitcode?: boolean;
   /** plan: write the saved plan here */
   out?: string;
+  /** plan: a change nobody reviewed yet: no command of the playbook runs, secrets not given are unknown */
+  untrusted?: boolean;
   /** `--target` was given on the command line (not its default) */
   targetGiven?: boolean;
 }
@@ -49,17 +66,39 @@ export async function runCommand(
   try {
     if (options.summary !== undefined) await checkWritable(options.summary, '--summary');
     if (options.out !== undefined) await checkWritable(options.out, '--out');
+    const untrusted = mode === 'plan' && options.untrusted === true;
+    const key = PlanKey.fromEnv(process.env[PLAN_KEY_ENV]);
+    if (untrusted && key !== undefined) {
+      throw new UsageError(
+        `${PLAN_KEY_ENV} is set: a job that plans an untrusted change must not hold the key that makes plans applicable`,
+        `remove ${PLAN_KEY_ENV} from this job's environment; only the jobs that plan and apply reviewed changes get it`,
+      );
+    }
+    // The file named on the command line, read once: a saved plan, or the playbook.
+    const argument = await readArgument(playbookFile);
     let savedPlan: SavedPlan | undefined;
-    if (mode === 'run' && (await isSavedPlanFile(playbookFile))) {
+    let files: PlanFiles;
+    if (mode === 'run' && argument !== undefined && isSavedPlan(argument)) {
       refuseOverrides(playbookFile, {
         input: options.input.length > 0,
         target: options.targetGiven === true,
         fresh: options.fresh === true,
       });
-      savedPlan = await readSavedPlan(playbookFile);
+      // Trusted only once checked: nothing it names is read for use, contacted or run before.
+      savedPlan = parseSavedPlan(playbookFile, argument);
+      refuseUntrusted(savedPlan, playbookFile, key, (text) => process.stderr.write(text));
+      files = await holdToPlan(savedPlan, playbookFile);
+    } else {
+      files =
+        options.out === undefined ? PlanFiles.carrying(playbookFile) : PlanFiles.recording(playbookFile);
+      if (argument !== undefined) files.carry(playbookFile, argument);
     }
     const targetSpec = savedPlan ? savedPlan.target.spec : options.target;
+    // the target file, read once too: what is parsed is what a saved plan carries
+    const targetBytes = savedPlan ? undefined : await readTarget(targetSpec);
+    if (targetBytes !== undefined) files.carry(targetSpec, targetBytes);
     const given = savedPlan ? savedPlan.inputs.given : options.input;
+    useFileSource(files);
     const prepared = await prepare({
       playbookFile: savedPlan ? savedPlan.playbook.file : playbookFile,
       target: targetSpec,
@@ -67,8 +106,14 @@ export async function runCommand(
       secretsFile: options.secretsFile,
       env: process.env,
       startSandbox: { stateDir: options.stateDir ?? '.ledgerbook' },
+      untrusted,
     });
     masker = prepared.masker;
+    if (key !== undefined) masker.add(key.text);
+    const targetText =
+      savedPlan?.target.text ??
+      (targetBytes === undefined ? undefined : decodeUtf8(targetSpec, targetBytes).text);
+    if (mode === 'plan' && options.out !== undefined) refuseSecretsInPlan(prepared, given, targetText);
     const approvals = options.approve ?? [];
     const unknownApprovals = approvals.filter((id) => !prepared.playbook.steps.some((s) => s.id === id));
     if (unknownApprovals.length > 0) {
@@ -109,7 +154,7 @@ export async function runCommand(
         options.stateDir ?? '.ledgerbook',
         masker,
       );
-      const check = savedPlan ? await savedPlanCheck(savedPlan, playbookFile, prepared) : undefined;
+      const check = savedPlan ? savedPlanCheck(savedPlan, playbookFile, prepared) : undefined;
       const result = await runPlaybook({
         playbook: prepared.playbook,
         inputs: prepared.inputs,
@@ -136,13 +181,22 @@ export async function runCommand(
           state: stateOptions(options),
         }),
         actor: actor(),
+        untrusted,
+        withheldSecrets: prepared.withheldSecrets,
         ...(check ? { savedPlan: check } : {}),
       });
       await finishRenderer();
       if (mode === 'plan' && options.out !== undefined && result.status === 'planned') {
-        await writeSavedPlan(options.out, result, { prepared, targetSpec, given, stateWhere: state.where });
+        const plan = await writeSavedPlan(
+          options.out,
+          result,
+          { prepared, targetSpec, targetText, given, stateWhere: state.where, files, untrusted },
+          key,
+        );
         out.say(
-          `Saved the plan to ${options.out}: \`ledgerbook show ${options.out}\` renders it, \`ledgerbook run ${options.out}\` applies exactly it.\n`,
+          untrusted
+            ? `Saved the plan to ${options.out} for review (\`ledgerbook show ${options.out}\` renders it); made with --untrusted, it is never applied.\n`
+            : `Saved the ${plan.signature ? 'signed ' : ''}plan to ${options.out}: \`ledgerbook show ${options.out}\` renders it, \`ledgerbook run ${options.out}\` applies exactly it.\n`,
         );
       }
       await writeSummary(summary.markdown(), options.summary, prepared.masker.mask.bind(prepared.masker));
@@ -159,6 +213,19 @@ export async function runCommand(
     }
   } catch (error) {
     return reportError(error, out, masker);
+  } finally {
+    useFileSource(undefined);
+  }
+}
+
+/** The bytes of a target file, or undefined for the built-in target and a file that cannot be read (prepare reports it). */
+async function readTarget(spec: string): Promise<Buffer | undefined> {
+  if (spec === BUILTIN_TARGET) return undefined;
+  try {
+    return await readDataBytes(spec, MAX_SOURCE_BYTES, { pipes: true });
+  } catch (error) {
+    if (error instanceof DataFileError) return undefined;
+    throw error;
   }
 }
 
