@@ -37,8 +37,11 @@ steps:
     with: { party: alice, amount: '1.5', interval: 1s, wait: 30s }
 `;
 
-/** The same name, so its journal is the same; a `core.shell` check that would leave a marker behind. */
-const EVIL = `name: trusted
+/**
+ * The same name, so its journal is the same; a `core.shell` check that would leave a marker behind, a secret of
+ * the job it would print, and a poll of an address of its own (the attacker's).
+ */
+const evil = (url: string): string => `name: trusted
 steps:
   - id: packages
     uses: core.shell
@@ -48,6 +51,9 @@ steps:
   - id: read
     uses: core.log
     with: { message: 'token \${{ secrets.LB_DEPLOY_TOKEN }}' }
+  - id: call
+    uses: core.wait
+    with: { http: { url: '${url}/ping' }, timeout: 1s }
 `;
 
 let w: MintWorld;
@@ -71,7 +77,7 @@ beforeAll(async () => {
     }
   });
   await w.playbook('p.yaml', PLAYBOOK);
-  await w.playbook('evil.yaml', EVIL);
+  await w.playbook('evil.yaml', evil(url));
   await copyFile(
     resolve(import.meta.dirname, '../fixtures/specs/wrapped/expected_packages.head-derived.json'),
     join(w.dir, 'expected.json'),
@@ -247,6 +253,8 @@ describe('plan --untrusted (a pull request)', () => {
     expect(screen).toContain('`touch PWNED; false` not evaluated: an untrusted plan runs no command');
     expect(screen).toContain('secrets.LB_DEPLOY_TOKEN (an untrusted plan reads no secret of the playbook)');
     expect(screen).not.toContain(DEPLOY_TOKEN);
+    expect(screen).toContain('/ping not evaluated: an untrusted plan contacts no address the playbook names');
+    expect(attackerConnections).toBe(0);
     const plan = JSON.parse(await readFile(join(w.dir, 'review.json'), 'utf8')) as SavedPlan;
     expect(plan.untrusted).toBe(true);
     expect(plan).not.toHaveProperty('signature');

@@ -189,6 +189,25 @@ describe('saved plans', () => {
     expect(shown.code).toBe(0);
   });
 
+  it('a command of the playbook does not inherit the plan key: the engine’s credentials are not the playbook’s', async () => {
+    const dir = await project();
+    await writeFile(
+      join(dir, 'env.yaml'),
+      'name: env\nsteps:\n  - id: dump\n    uses: core.shell\n    with: { run: "env > run.env", unless: "env > unless.env; false" }\n',
+    );
+    const key = 'k'.repeat(40);
+    const result = await cli(['run', 'env.yaml'], {
+      cwd: dir,
+      env: { LEDGERBOOK_PLAN_KEY: key, LB_OWN: 'kept' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    for (const file of ['run.env', 'unless.env']) {
+      const seen = await readFile(join(dir, file), 'utf8');
+      expect(seen).toContain('LB_OWN=kept');
+      expect(seen).not.toContain('LEDGERBOOK_PLAN_KEY');
+    }
+  });
+
   it('a playbook given as a pipe (`<(…)`) is read once: run reads it, not an empty pipe', async () => {
     const dir = await project();
     await writeFile(
