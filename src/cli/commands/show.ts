@@ -131,7 +131,9 @@ export function renderPlanMarkdown(plan: SavedPlan, file: string, trust: Trust):
   if (later.length > 0) {
     lines.push(
       '',
-      '_Known after apply_: these steps read outputs of steps that will change, so they are planned when the run reaches them, after those steps applied.',
+      plan.untrusted
+        ? '_Known after apply_: these steps read outputs of steps that will change, or secrets an untrusted plan does not read, so they are planned when a run reaches them.'
+        : '_Known after apply_: these steps read outputs of steps that will change, so they are planned when the run reaches them, after those steps applied.',
     );
   }
   if (!plan.untrusted)
