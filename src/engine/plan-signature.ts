@@ -57,11 +57,6 @@ export class PlanKey {
     return new PlanKey(Buffer.from(value, 'utf8'));
   }
 
-  /** The text of the key, for the masker: it is a secret like any other. */
-  get text(): string {
-    return this.secret.toString('utf8');
-  }
-
   /** An id of the key, from which nothing of the key can be learned: which key signed a plan. */
   get id(): string {
     return createHmac('sha256', this.secret).update('ledgerbook plan key id').digest('hex').slice(0, 16);

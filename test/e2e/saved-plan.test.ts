@@ -206,6 +206,13 @@ describe('saved plans', () => {
       expect(seen).toContain('LB_OWN=kept');
       expect(seen).not.toContain('LEDGERBOOK_PLAN_KEY');
     }
+    // where plans are signed, a key that is set but empty (a CI secret that does not exist) is refused
+    const empty = await cli(['plan', 'env.yaml', '--out', 'plan.json'], {
+      cwd: dir,
+      env: { LEDGERBOOK_PLAN_KEY: '' },
+    });
+    expect(empty.code).toBe(65);
+    expect(empty.stderr).toContain('LEDGERBOOK_PLAN_KEY is set but empty');
   });
 
   it('a playbook given as a pipe (`<(…)`) is read once: run reads it, not an empty pipe', async () => {

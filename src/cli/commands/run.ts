@@ -11,6 +11,7 @@ import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
 import { recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
+import { MIN_SECRET_LENGTH } from '../../engine/masker.js';
 import { stateCommand } from '../../engine/state-command.js';
 import { PlanFiles } from '../../engine/plan-files.js';
 import { PLAN_KEY_ENV, PlanKey } from '../../engine/plan-signature.js';
@@ -67,8 +68,9 @@ export async function runCommand(
     if (options.summary !== undefined) await checkWritable(options.summary, '--summary');
     if (options.out !== undefined) await checkWritable(options.out, '--out');
     const untrusted = mode === 'plan' && options.untrusted === true;
-    const key = PlanKey.fromEnv(process.env[PLAN_KEY_ENV]);
-    if (untrusted && key !== undefined) {
+    // the key is read where plans are signed or verified; an untrusted job must not hold one at all
+    const keyText = process.env[PLAN_KEY_ENV];
+    if (untrusted && keyText) {
       throw new UsageError(
         `${PLAN_KEY_ENV} is set: a job that plans an untrusted change must not hold the key that makes plans applicable`,
         `remove ${PLAN_KEY_ENV} from this job's environment; only the jobs that plan and apply reviewed changes get it`,
@@ -77,6 +79,7 @@ export async function runCommand(
     // The file named on the command line, read once: a saved plan, or the playbook.
     const argument = await readArgument(playbookFile);
     let savedPlan: SavedPlan | undefined;
+    let key: PlanKey | undefined;
     let files: PlanFiles;
     if (mode === 'run' && argument !== undefined && isSavedPlan(argument)) {
       refuseOverrides(playbookFile, {
@@ -85,10 +88,12 @@ export async function runCommand(
         fresh: options.fresh === true,
       });
       // Trusted only once checked: nothing it names is read for use, contacted or run before.
+      key = PlanKey.fromEnv(keyText);
       savedPlan = parseSavedPlan(playbookFile, argument);
       refuseUntrusted(savedPlan, playbookFile, key, (text) => process.stderr.write(text));
       files = await holdToPlan(savedPlan, playbookFile);
     } else {
+      if (mode === 'plan' && options.out !== undefined && !untrusted) key = PlanKey.fromEnv(keyText);
       files =
         options.out === undefined ? PlanFiles.carrying(playbookFile) : PlanFiles.recording(playbookFile);
       if (argument !== undefined) files.carry(playbookFile, argument);
@@ -109,7 +114,8 @@ export async function runCommand(
       untrusted,
     });
     masker = prepared.masker;
-    if (key !== undefined) masker.add(key.text);
+    // a secret like any other wherever it shows up (an `${{ env.… }}` of the playbook)
+    if (keyText !== undefined && keyText.length >= MIN_SECRET_LENGTH) masker.add(keyText);
     const targetText =
       savedPlan?.target.text ??
       (targetBytes === undefined ? undefined : decodeUtf8(targetSpec, targetBytes).text);
