@@ -17,7 +17,7 @@ import { sha256 } from '../../engine/digest.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { Masker } from '../../engine/masker.js';
 import { PlanFiles, changedFiles } from '../../engine/plan-files.js';
-import { PLAN_KEY_ENV, type PlanKey } from '../../engine/plan-signature.js';
+import { PLAN_KEY_ENV, PlanKey } from '../../engine/plan-signature.js';
 import type { EngineResult } from '../../engine/run.js';
 import {
   PLAN_FORMAT,
@@ -39,6 +39,95 @@ import type { Prepared } from '../prepare.js';
 import { BUILTIN_TARGET } from '../prepare.js';
 import { VERSION } from '../version.js';
 
+/** What `plan` and `run` work from: the playbook and target, read once, or the saved plan, checked. */
+export interface CommandSources {
+  /** `run` of a saved plan: the plan, trusted (every check passed) */
+  savedPlan: SavedPlan | undefined;
+  /** where plans are signed (`plan --out`) or verified (`run` of a plan) and LEDGERBOOK_PLAN_KEY is set */
+  key: PlanKey | undefined;
+  /** the file source the command reads through (install it with `useFileSource`) */
+  files: PlanFiles;
+  targetSpec: string;
+  /** the target file's text as parsed; undefined for the built-in target and a file that cannot be read */
+  targetText: string | undefined;
+  given: string[];
+}
+
+/**
+ * The sources of a `plan` or `run`. A saved plan (`run plan.json`) is trusted only once checked, in order: the
+ * file (parseSavedPlan), what it is for and who signed it (refuseUntrusted), the files on disk (holdToPlan);
+ * nothing it names is read for use before. Otherwise the playbook and target are read once and carried, and with
+ * `--out` every data file a step reads is recorded.
+ */
+export async function commandSources(
+  mode: 'plan' | 'run',
+  playbookFile: string,
+  options: {
+    target: string;
+    input: string[];
+    out?: string | undefined;
+    untrusted: boolean;
+    targetGiven?: boolean | undefined;
+    fresh?: boolean | undefined;
+  },
+  keyText: string | undefined,
+  warn: (text: string) => void,
+): Promise<CommandSources> {
+  if (options.untrusted && keyText) {
+    throw new UsageError(
+      `${PLAN_KEY_ENV} is set: a job that plans an untrusted change must not hold the key that makes plans applicable`,
+      `remove ${PLAN_KEY_ENV} from this job's environment; only the jobs that plan and apply reviewed changes get it`,
+    );
+  }
+  // the file named on the command line, read once: a saved plan, or the playbook
+  const argument = await readArgument(playbookFile);
+  if (mode === 'run' && argument !== undefined && isSavedPlan(argument)) {
+    refuseOverrides(playbookFile, {
+      input: options.input.length > 0,
+      target: options.targetGiven === true,
+      fresh: options.fresh === true,
+    });
+    const key = PlanKey.fromEnv(keyText);
+    const plan = parseSavedPlan(playbookFile, argument);
+    refuseUntrusted(plan, playbookFile, key, warn);
+    const files = await holdToPlan(plan, playbookFile);
+    return {
+      savedPlan: plan,
+      key,
+      files,
+      targetSpec: plan.target.spec,
+      targetText: plan.target.text,
+      given: plan.inputs.given,
+    };
+  }
+  const signs = mode === 'plan' && options.out !== undefined && !options.untrusted;
+  const files =
+    options.out === undefined ? PlanFiles.carrying(playbookFile) : PlanFiles.recording(playbookFile);
+  if (argument !== undefined) files.carry(playbookFile, argument);
+  // the target file, read once too: what is parsed is what a saved plan carries
+  const target = await readTarget(options.target);
+  if (target !== undefined) files.carry(options.target, target);
+  return {
+    savedPlan: undefined,
+    key: signs ? PlanKey.fromEnv(keyText) : undefined,
+    files,
+    targetSpec: options.target,
+    targetText: target === undefined ? undefined : decodeUtf8(options.target, target).text,
+    given: options.input,
+  };
+}
+
+/** The bytes of a target file; undefined for the built-in target and a file that cannot be read (prepare says why). */
+async function readTarget(spec: string): Promise<Buffer | undefined> {
+  if (spec === BUILTIN_TARGET) return undefined;
+  try {
+    return await readDataBytes(spec, MAX_SOURCE_BYTES, { pipes: true });
+  } catch (error) {
+    if (error instanceof DataFileError) return undefined;
+    throw error;
+  }
+}
+
 /** A plan lists every item that would change: a 100,000-recipient distribution's is some 30 MiB. */
 const MAX_PLAN_BYTES = 256 * 1024 * 1024;
 
@@ -46,7 +135,7 @@ const MAX_PLAN_BYTES = 256 * 1024 * 1024;
  * The bytes of the file `run` and `plan` were given, read once (a `<(command)` is a pipe: read twice, it would
  * be empty the second time); undefined when it cannot be read, which the playbook's loader then reports.
  */
-export async function readArgument(file: string): Promise<Buffer | undefined> {
+async function readArgument(file: string): Promise<Buffer | undefined> {
   try {
     return await readDataBytes(file, MAX_PLAN_BYTES, { pipes: true });
   } catch (error) {
@@ -56,7 +145,7 @@ export async function readArgument(file: string): Promise<Buffer | undefined> {
 }
 
 /** A saved plan is JSON with its format marker; a playbook is YAML. */
-export function isSavedPlan(bytes: Buffer): boolean {
+function isSavedPlan(bytes: Buffer): boolean {
   const text = bytes.toString('utf8');
   if (!text.trimStart().startsWith('{') || !text.includes(PLAN_FORMAT)) return false;
   try {
@@ -74,7 +163,7 @@ const REMAKE =
  * A saved plan from its bytes, checked as a file: a damaged, hand-edited, older or newer file is refused with
  * what is wrong (exit 65); a file that is no saved plan at all is a usage error (exit 64).
  */
-export function parseSavedPlan(file: string, bytes: Buffer): SavedPlan {
+function parseSavedPlan(file: string, bytes: Buffer): SavedPlan {
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -139,7 +228,7 @@ export function trustOf(plan: SavedPlan, key: PlanKey | undefined): Trust {
  * Refuses a plan this job must not apply: a review-only plan, an unsigned one while a key is set, one whose
  * signature does not verify. Warns of a signed plan it cannot check (no key here).
  */
-export function refuseUntrusted(
+function refuseUntrusted(
   plan: SavedPlan,
   file: string,
   key: PlanKey | undefined,
@@ -184,7 +273,7 @@ export function refuseUntrusted(
  * only to be digested): any difference refuses the run (exit 1). Then the file source that parses the playbook
  * and target from the plan's own text and holds every data file to its digest.
  */
-export async function holdToPlan(plan: SavedPlan, file: string): Promise<PlanFiles> {
+async function holdToPlan(plan: SavedPlan, file: string): Promise<PlanFiles> {
   const lines = [await sourceChange('playbook', plan.playbook.file, plan.playbook.digest)];
   if (plan.target.text !== undefined)
     lines.push(await sourceChange('target', plan.target.spec, plan.target.digest));
@@ -377,7 +466,7 @@ function runsSince(
 }
 
 /** Options that a saved plan fixes itself: giving them with one is a usage error. */
-export function refuseOverrides(
+function refuseOverrides(
   file: string,
   given: { input: boolean; target: boolean; fresh: boolean },
 ): void {

@@ -4,7 +4,7 @@ import { access, appendFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { hostname, userInfo } from 'node:os';
 import { createClients } from '../../clients/factory.js';
-import { DataFileError, readDataBytes, useFileSource } from '../../data-file.js';
+import { useFileSource } from '../../data-file.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
@@ -13,31 +13,17 @@ import { recordedCommand, type StateBackend } from '../../engine/state/backend.j
 import { openState, stateSpec } from '../../engine/state/open.js';
 import { MIN_SECRET_LENGTH } from '../../engine/masker.js';
 import { stateCommand } from '../../engine/state-command.js';
-import { PlanFiles } from '../../engine/plan-files.js';
-import { PLAN_KEY_ENV, PlanKey } from '../../engine/plan-signature.js';
-import type { SavedPlan } from '../../engine/saved-plan.js';
-import { decodeUtf8 } from '../../playbook/input-limits.js';
-import { MAX_SOURCE_BYTES } from '../../playbook/load.js';
+import { PLAN_KEY_ENV } from '../../engine/plan-signature.js';
 import { stepKinds } from '../../steps/index.js';
 import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
-import { BUILTIN_TARGET, prepare } from '../prepare.js';
+import { prepare } from '../prepare.js';
 import { listrReporter } from '../reporters/listr.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
-import {
-  holdToPlan,
-  isSavedPlan,
-  parseSavedPlan,
-  readArgument,
-  refuseOverrides,
-  refuseSecretsInPlan,
-  refuseUntrusted,
-  savedPlanCheck,
-  writeSavedPlan,
-} from './plan.js';
+import { commandSources, refuseSecretsInPlan, savedPlanCheck, writeSavedPlan } from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
   target: string;
@@ -68,41 +54,15 @@ export async function runCommand(
     if (options.summary !== undefined) await checkWritable(options.summary, '--summary');
     if (options.out !== undefined) await checkWritable(options.out, '--out');
     const untrusted = mode === 'plan' && options.untrusted === true;
-    // the key is read where plans are signed or verified; an untrusted job must not hold one at all
     const keyText = process.env[PLAN_KEY_ENV];
-    if (untrusted && keyText) {
-      throw new UsageError(
-        `${PLAN_KEY_ENV} is set: a job that plans an untrusted change must not hold the key that makes plans applicable`,
-        `remove ${PLAN_KEY_ENV} from this job's environment; only the jobs that plan and apply reviewed changes get it`,
-      );
-    }
-    // The file named on the command line, read once: a saved plan, or the playbook.
-    const argument = await readArgument(playbookFile);
-    let savedPlan: SavedPlan | undefined;
-    let key: PlanKey | undefined;
-    let files: PlanFiles;
-    if (mode === 'run' && argument !== undefined && isSavedPlan(argument)) {
-      refuseOverrides(playbookFile, {
-        input: options.input.length > 0,
-        target: options.targetGiven === true,
-        fresh: options.fresh === true,
-      });
-      // Trusted only once checked: nothing it names is read for use, contacted or run before.
-      key = PlanKey.fromEnv(keyText);
-      savedPlan = parseSavedPlan(playbookFile, argument);
-      refuseUntrusted(savedPlan, playbookFile, key, (text) => process.stderr.write(text));
-      files = await holdToPlan(savedPlan, playbookFile);
-    } else {
-      if (mode === 'plan' && options.out !== undefined && !untrusted) key = PlanKey.fromEnv(keyText);
-      files =
-        options.out === undefined ? PlanFiles.carrying(playbookFile) : PlanFiles.recording(playbookFile);
-      if (argument !== undefined) files.carry(playbookFile, argument);
-    }
-    const targetSpec = savedPlan ? savedPlan.target.spec : options.target;
-    // the target file, read once too: what is parsed is what a saved plan carries
-    const targetBytes = savedPlan ? undefined : await readTarget(targetSpec);
-    if (targetBytes !== undefined) files.carry(targetSpec, targetBytes);
-    const given = savedPlan ? savedPlan.inputs.given : options.input;
+    // a saved plan is checked here, before anything it names is read for use, contacted or run
+    const { savedPlan, key, files, targetSpec, targetText, given } = await commandSources(
+      mode,
+      playbookFile,
+      { ...options, untrusted },
+      keyText,
+      (text) => process.stderr.write(text),
+    );
     useFileSource(files);
     const prepared = await prepare({
       playbookFile: savedPlan ? savedPlan.playbook.file : playbookFile,
@@ -116,9 +76,6 @@ export async function runCommand(
     masker = prepared.masker;
     // a secret like any other wherever it shows up (an `${{ env.… }}` of the playbook)
     if (keyText !== undefined && keyText.length >= MIN_SECRET_LENGTH) masker.add(keyText);
-    const targetText =
-      savedPlan?.target.text ??
-      (targetBytes === undefined ? undefined : decodeUtf8(targetSpec, targetBytes).text);
     if (mode === 'plan' && options.out !== undefined) refuseSecretsInPlan(prepared, given, targetText);
     const approvals = options.approve ?? [];
     const unknownApprovals = approvals.filter((id) => !prepared.playbook.steps.some((s) => s.id === id));
@@ -221,17 +178,6 @@ export async function runCommand(
     return reportError(error, out, masker);
   } finally {
     useFileSource(undefined);
-  }
-}
-
-/** The bytes of a target file, or undefined for the built-in target and a file that cannot be read (prepare reports it). */
-async function readTarget(spec: string): Promise<Buffer | undefined> {
-  if (spec === BUILTIN_TARGET) return undefined;
-  try {
-    return await readDataBytes(spec, MAX_SOURCE_BYTES, { pipes: true });
-  } catch (error) {
-    if (error instanceof DataFileError) return undefined;
-    throw error;
   }
 }
 
