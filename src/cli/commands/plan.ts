@@ -128,7 +128,7 @@ async function readTarget(spec: string): Promise<Buffer | undefined> {
   }
 }
 
-/** A plan lists every item that would change: a 100,000-recipient distribution's is some 30 MiB. */
+/** A plan lists every item that would change, a few hundred bytes each: a large distribution's runs to tens of MiB. */
 const MAX_PLAN_BYTES = 256 * 1024 * 1024;
 
 /**
@@ -298,7 +298,9 @@ async function sourceChange(what: string, path: string, digest: string): Promise
     return `the ${what} ${path}: ${error.message}`;
   }
   const decoded = decodeUtf8(path, bytes);
-  const now = decoded.diagnostics.length > 0 ? sha256(bytes.toString('latin1')) : sha256(decoded.text);
+  const problem = decoded.diagnostics[0];
+  if (problem !== undefined) return `the ${what} ${path}: ${problem.message}`;
+  const now = sha256(decoded.text);
   return now === digest
     ? undefined
     : `the ${what} ${path} changed (sha256 ${digest.slice(0, 12)} → ${now.slice(0, 12)})`;
@@ -466,10 +468,7 @@ function runsSince(
 }
 
 /** Options that a saved plan fixes itself: giving them with one is a usage error. */
-function refuseOverrides(
-  file: string,
-  given: { input: boolean; target: boolean; fresh: boolean },
-): void {
+function refuseOverrides(file: string, given: { input: boolean; target: boolean; fresh: boolean }): void {
   const flags = [given.input && '--input', given.target && '--target', given.fresh && '--fresh'].filter(
     Boolean,
   );
