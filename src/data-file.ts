@@ -82,6 +82,8 @@ export interface ReadOptions {
 export interface FileSource {
   /** the bytes to use instead of the file's, or undefined to read the file */
   contentOf(path: string): Buffer | undefined;
+  /** whether `read` is to see every file's digest (a pass over each file: only when a saved plan needs them) */
+  readonly digests: boolean;
   /**
    * The sha256 of the bytes about to be used, read from the file at `path`: recorded, or refused with a
    * DataFileError when they are not the bytes a saved plan was made with.
@@ -102,9 +104,14 @@ function carried(path: string, maxBytes: number, options: ReadOptions): Buffer |
   return bytes;
 }
 
+/** The file source that is to see the digest of a file read with `options`, if any. */
+function witness(options: ReadOptions): FileSource | undefined {
+  return fileSource?.digests === true && options.secret !== true ? fileSource : undefined;
+}
+
 function witnessed(path: string, bytes: Buffer, options: ReadOptions): Buffer {
-  if (fileSource !== undefined && options.secret !== true)
-    fileSource.read(path, createHash('sha256').update(bytes).digest('hex'), bytes.length);
+  const source = witness(options);
+  if (source !== undefined) source.read(path, createHash('sha256').update(bytes).digest('hex'), bytes.length);
   return bytes;
 }
 
@@ -176,9 +183,10 @@ export function openDataFile(
   const opened = openChecked(path, maxBytes, options);
   const { fd, size } = opened;
   // a stream the caller reads: the file source sees its digest before the first byte is used
-  if (fileSource !== undefined && options.secret !== true && size !== undefined) {
+  const source = witness(options);
+  if (source !== undefined && size !== undefined) {
     try {
-      fileSource.read(path, digestOfOpen(fd, size), size);
+      source.read(path, digestOfOpen(fd, size), size);
     } catch (error) {
       closeSync(fd);
       throw error;

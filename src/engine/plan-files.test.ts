@@ -52,6 +52,9 @@ describe('PlanFiles', () => {
     await writeFile(playbook, 'name: on disk\n');
     expect((await readDataBytes(playbook, 1024)).toString()).toBe('name: carried\n');
     await expect(readDataBytes(playbook, 4)).rejects.toThrow(DataFileError);
+    // a plain run digests nothing: only a saved plan needs the digests (a pass over every file)
+    expect(files.digests).toBe(false);
+    expect(PlanFiles.recording(playbook).digests).toBe(true);
   });
 
   it('holding: a data file whose bytes are not the plan’s is refused before they are used; others read as they are', async () => {

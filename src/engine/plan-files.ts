@@ -60,8 +60,11 @@ export class PlanFiles implements FileSource {
     return this.carried.get(resolve(path));
   }
 
+  get digests(): boolean {
+    return this.mode !== 'carrying';
+  }
+
   read(path: string, sha256: string, bytes: number): void {
-    if (this.mode === 'carrying') return;
     const key = pinPath(this.base, path);
     const pin = this.pins.get(key);
     if (pin !== undefined && pin.sha256 !== sha256) {
