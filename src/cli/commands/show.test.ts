@@ -63,7 +63,9 @@ describe('renderPlanMarkdown', () => {
     expect(text).toContain(
       'It carries the playbook and the target it applies, and holds 1 data file to their digest: `recipients.csv` (2048 bytes, sha256 `aaaaaaaaaaaa`).',
     );
-    expect(text).toContain('Not signed (`LEDGERBOOK_PLAN_KEY` was not set when it was made).');
+    expect(text).toContain(
+      'Not signed: nothing but its own digests vouches for it (with `LEDGERBOOK_PLAN_KEY` set, `plan --out` signs).',
+    );
   });
 
   it('says whether the plan is signed and what the signature is worth here', () => {

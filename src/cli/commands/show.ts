@@ -59,7 +59,7 @@ function trustLine(plan: SavedPlan, trust: Trust): string {
   if (!trust.signed)
     return trust.key
       ? `**Not signed**: \`ledgerbook run\` refuses it while ${key} is set.`
-      : `Not signed (${key} was not set when it was made).`;
+      : `Not signed: nothing but its own digests vouches for it (with ${key} set, \`plan --out\` signs).`;
   const signed = `HMAC-SHA-256, key id ${code(trust.keyId)}`;
   switch (trust.key) {
     case 'valid':
