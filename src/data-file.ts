@@ -15,6 +15,7 @@ import {
   statSync,
   type Stats,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { decodeUtf8 } from './playbook/input-limits.js';
@@ -34,6 +35,7 @@ export class DataFileError extends Error {
 }
 
 const MiB = 1024 * 1024;
+const CHUNK = 1024 * 1024;
 
 /** `1.5 MiB`, `300 bytes` */
 export function sizeText(bytes: number): string {
@@ -64,6 +66,66 @@ export interface ReadOptions {
    * `<(command)` and `/dev/stdin` in a pipe are FIFOs. Devices, sockets and folders are refused either way.
    */
   pipes?: boolean;
+  /**
+   * A secrets file: never shown to the file source (a saved plan neither records a digest derived from secrets
+   * nor holds the job that applies it to the credentials of the job that planned it).
+   */
+  secret?: boolean;
+}
+
+/**
+ * Who sees the files a command reads (src/engine/plan-files.ts): the CLI installs one before it reads anything,
+ * so that the playbook and target are parsed from the bytes it holds (a saved plan's, or the ones it read once),
+ * `plan --out` records the digest of every data file a step reads, and `run plan.json` holds each to the plan
+ * before its bytes are used. One per process: a command runs one playbook.
+ */
+export interface FileSource {
+  /** the bytes to use instead of the file's, or undefined to read the file */
+  contentOf(path: string): Buffer | undefined;
+  /** whether `read` is to see every file's digest (a pass over each file: only when a saved plan needs them) */
+  readonly digests: boolean;
+  /**
+   * The sha256 of the bytes about to be used, read from the file at `path`: recorded, or refused with a
+   * DataFileError when they are not the bytes a saved plan was made with.
+   */
+  read(path: string, sha256: string, bytes: number): void;
+}
+
+let fileSource: FileSource | undefined;
+
+/** Installs the file source of this command (undefined: files are read as they are). */
+export function useFileSource(source: FileSource | undefined): void {
+  fileSource = source;
+}
+
+function carried(path: string, maxBytes: number, options: ReadOptions): Buffer | undefined {
+  const bytes = options.secret === true ? undefined : fileSource?.contentOf(path);
+  if (bytes !== undefined && bytes.length > maxBytes) throw tooLarge(maxBytes);
+  return bytes;
+}
+
+/** The file source that is to see the digest of a file read with `options`, if any. */
+function witness(options: ReadOptions): FileSource | undefined {
+  return fileSource?.digests === true && options.secret !== true ? fileSource : undefined;
+}
+
+function witnessed(path: string, bytes: Buffer, options: ReadOptions): Buffer {
+  const source = witness(options);
+  if (source !== undefined) source.read(path, createHash('sha256').update(bytes).digest('hex'), bytes.length);
+  return bytes;
+}
+
+/** The sha256 of an open regular file of `size` bytes, read at explicit positions: its offset stays at 0. */
+function digestOfOpen(fd: number, size: number): string {
+  const hash = createHash('sha256');
+  const chunk = Buffer.alloc(CHUNK);
+  for (let position = 0; position < size;) {
+    const n = readSync(fd, chunk, 0, Math.min(CHUNK, size - position), position);
+    if (n === 0) throw new DataFileError('it changed while it was read', 'read it again once it is written');
+    hash.update(chunk.subarray(0, n));
+    position += n;
+  }
+  return hash.digest('hex');
 }
 
 const OPEN_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -91,11 +153,11 @@ function readable(info: Stats, maxBytes: number, options: ReadOptions): { size: 
   return { size: info.size };
 }
 
-/** An open file descriptor of the file at `path` (see `readable`); the caller closes it. */
-export function openDataFile(
+/** An open file descriptor of the file at `path` (see `readable`), not yet shown to the file source. */
+function openChecked(
   path: string,
   maxBytes: number,
-  options: ReadOptions = {},
+  options: ReadOptions,
 ): { fd: number; size: number | undefined } {
   const pipe = options.pipes === true && isFifo(path);
   let fd: number;
@@ -112,7 +174,39 @@ export function openDataFile(
   }
 }
 
-const CHUNK = 1024 * 1024;
+/** An open file descriptor of the file at `path` (see `readable`); the caller closes it. */
+export function openDataFile(
+  path: string,
+  maxBytes: number,
+  options: ReadOptions = {},
+): { fd: number; size: number | undefined } {
+  const opened = openChecked(path, maxBytes, options);
+  const { fd, size } = opened;
+  // a stream the caller reads: the file source sees its digest before the first byte is used
+  const source = witness(options);
+  if (source !== undefined && size !== undefined) {
+    try {
+      source.read(path, digestOfOpen(fd, size), size);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+  return opened;
+}
+
+/**
+ * The sha256 and size of the regular file at `path`, read as a stream (any size): what a saved plan holds a
+ * data file to. Not shown to the file source. A DataFileError says why it cannot be read.
+ */
+export function digestOfDataFile(path: string): { sha256: string; bytes: number } {
+  const { fd, size } = openChecked(path, Number.MAX_SAFE_INTEGER, {});
+  try {
+    return { sha256: digestOfOpen(fd, size ?? 0), bytes: size ?? 0 };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Chunks read to the end, refused beyond `maxBytes` or beyond the size fstat gave. */
 class Collected {
@@ -136,13 +230,15 @@ class Collected {
 
 /** The bytes of a file, read whole, at most `maxBytes`; a DataFileError says why not. For static checks. */
 export function readDataBytesSync(path: string, maxBytes: number, options: ReadOptions = {}): Buffer {
-  const { fd, size } = openDataFile(path, maxBytes, options);
+  const held = carried(path, maxBytes, options);
+  if (held !== undefined) return held;
+  const { fd, size } = openChecked(path, maxBytes, options);
   try {
     const collected = new Collected(maxBytes, size);
     for (;;) {
       const chunk = Buffer.alloc(CHUNK);
       const n = readSync(fd, chunk, 0, CHUNK, null);
-      if (n === 0) return collected.bytes();
+      if (n === 0) return witnessed(path, collected.bytes(), options);
       collected.add(chunk, n);
     }
   } finally {
@@ -156,6 +252,8 @@ export async function readDataBytes(
   maxBytes: number,
   options: ReadOptions = {},
 ): Promise<Buffer> {
+  const held = carried(path, maxBytes, options);
+  if (held !== undefined) return held;
   const pipe = options.pipes === true && (await stat(path).catch(() => undefined))?.isFIFO() === true;
   let handle: FileHandle;
   try {
@@ -169,7 +267,7 @@ export async function readDataBytes(
     for (;;) {
       const chunk = Buffer.alloc(CHUNK);
       const { bytesRead } = await handle.read(chunk, 0, CHUNK, null);
-      if (bytesRead === 0) return collected.bytes();
+      if (bytesRead === 0) return witnessed(path, collected.bytes(), options);
       collected.add(chunk, bytesRead);
     }
   } finally {

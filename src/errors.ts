@@ -19,7 +19,7 @@ export const EXIT = {
   AMBIGUOUS: 4,
   /** usage error: unknown command or flag, missing argument */
   USAGE: 64,
-  /** invalid playbook, target or input; nothing ran */
+  /** invalid playbook, target, input or saved plan; nothing ran */
   INVALID: 65,
   /** internal error: a bug in ledgerbook (rerun with --debug and report it) */
   INTERNAL: 70,
@@ -36,7 +36,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [EXIT.PAUSED, 'paused for an approval or an outside event; run the same command again to resume'],
   [EXIT.AMBIGUOUS, 'stopped for an operator decision: a side effect has an ambiguous outcome (see output)'],
   [EXIT.USAGE, 'usage error'],
-  [EXIT.INVALID, 'invalid playbook, target or input; nothing was sent'],
+  [EXIT.INVALID, 'invalid playbook, target, input or saved plan; nothing was sent'],
   [EXIT.INTERNAL, 'internal error (a bug): rerun with --debug and report it'],
   [EXIT.LOCKED, 'another run holds the lock of this playbook and target'],
 ];
@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'LB_LOCKED'
   | 'LB_STATE'
   | 'LB_PLAN_STALE'
+  | 'LB_PLAN_REFUSED'
   | 'LB_INTERNAL';
 
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
@@ -69,6 +70,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   LB_LOCKED: EXIT.LOCKED,
   LB_STATE: EXIT.STEP_FAILED,
   LB_PLAN_STALE: EXIT.STEP_FAILED,
+  LB_PLAN_REFUSED: EXIT.INVALID,
   LB_INTERNAL: EXIT.INTERNAL,
 };
 
@@ -235,5 +237,16 @@ export class StateError extends LedgerbookError {
 export class PlanStaleError extends LedgerbookError {
   constructor(message: string, hint: string) {
     super('LB_PLAN_STALE', message, { hint });
+  }
+}
+
+/**
+ * A saved plan that is not applied, shown or trusted as it is: damaged or edited, of another format version,
+ * made for review only (`plan --untrusted`), or not signed with the key this job holds. Nothing it names was
+ * read, contacted or run.
+ */
+export class PlanRefusedError extends LedgerbookError {
+  constructor(message: string, hint: string) {
+    super('LB_PLAN_REFUSED', message, { hint });
   }
 }

@@ -182,10 +182,12 @@ describe('action.yml', () => {
     expect(validate.outputs['exit-code']).toBe('0');
     expect(validate.summary).toContain('### ledgerbook validate: exit code 0');
 
+    // the plan job and the apply job hold the key that signs plans
+    const key = { LEDGERBOOK_PLAN_KEY: 'c'.repeat(32) + 'd'.repeat(32) };
     const plan = await runAction(
       { command: 'plan', playbook: 'playbooks/onboard-party.yaml', target: 'sandbox', state },
       work,
-      {},
+      key,
     );
     expect(plan.code, plan.log).toBe(0);
     expect(plan.outputs).toMatchObject({
@@ -197,6 +199,7 @@ describe('action.yml', () => {
     expect(existsSync(join(work, 'ledgerbook-plan.json'))).toBe(true);
     const markdown = await readFile(join(work, 'ledgerbook-plan.md'), 'utf8');
     expect(markdown).toContain('## ledgerbook plan: `onboard-party` on `sandbox`');
+    expect(markdown).toContain('the signature verifies with `LEDGERBOOK_PLAN_KEY`');
     expect(plan.summary).toContain('### ledgerbook plan: onboard-party on sandbox');
     expect(plan.summary).toContain(markdown);
     // what the CLI printed could not be read as workflow commands
@@ -205,6 +208,7 @@ describe('action.yml', () => {
     // the apply job: the saved plan, its state from the job's env (the secret store), no target of its own
     const run = await runAction({ command: 'run', playbook: 'ledgerbook-plan.json' }, work, {
       LEDGERBOOK_STATE: state,
+      ...key,
     });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs['exit-code']).toBe('0');
@@ -219,6 +223,7 @@ describe('action.yml', () => {
     for (const r of [validate, plan, run, drift]) {
       expect(r.log).not.toContain(password);
       expect(r.summary).not.toContain(password);
+      expect(r.log).not.toContain(key.LEDGERBOOK_PLAN_KEY);
     }
   }, 180_000);
 
@@ -245,6 +250,36 @@ describe('action.yml', () => {
       const two = await runAction({ command: 'plan', playbook: 'a.yaml\nb.yaml' }, dir, {});
       expect(two.code).toBe(64);
       expect(two.log).toContain('the plan command takes one playbook');
+      const maybe = await runAction({ command: 'plan', playbook: 'x.yaml', untrusted: 'yes' }, dir, {});
+      expect(maybe.code).toBe(64);
+      expect(maybe.log).toContain("input 'untrusted' must be true or false");
+      const applied = await runAction({ command: 'run', playbook: 'x.yaml', untrusted: 'true' }, dir, {});
+      expect(applied.code).toBe(64);
+      expect(applied.log).toContain("input 'untrusted' is for the plan command only");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('untrusted: the pull request’s plan runs no command of the playbook and is marked for review', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lb-action-untrusted-'));
+    try {
+      await writeFile(
+        join(dir, 'pr.yaml'),
+        'name: pr\nsteps:\n  - id: check\n    uses: core.shell\n    with: { run: "true", unless: "touch PWNED; false" }\n',
+      );
+      const plan = await runAction({ command: 'plan', playbook: 'pr.yaml', untrusted: 'true' }, dir, {});
+      expect(plan.code, plan.log).toBe(0);
+      expect(plan.outputs).toMatchObject({ 'exit-code': '2', changes: 'true' });
+      expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+      expect(plan.log).toContain('`touch PWNED; false` not evaluated: an untrusted plan runs no command');
+      expect(plan.summary).toContain('> **For review only.** Made with `plan --untrusted`');
+      // the key that makes plans applicable must not be in such a job
+      const keyed = await runAction({ command: 'plan', playbook: 'pr.yaml', untrusted: 'true' }, dir, {
+        LEDGERBOOK_PLAN_KEY: 'e'.repeat(64),
+      });
+      expect(keyed.code).toBe(64);
+      expect(keyed.log).toContain('LEDGERBOOK_PLAN_KEY is set: a job that plans an untrusted change');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -32,9 +32,18 @@ interface Step {
   uses?: string;
   with?: Record<string, unknown>;
 }
-interface Workflow {
-  jobs: Record<string, { steps: Step[] }>;
+interface Job {
+  steps: Step[];
+  env?: Record<string, string>;
+  environment?: string;
 }
+interface Workflow {
+  env?: Record<string, string>;
+  jobs: Record<string, Job>;
+}
+
+/** What a job holds: the production credentials, the state and the plan key are never given to a pull request. */
+const PRODUCTION = ['LEDGERBOOK_STATE', 'LEDGERBOOK_PLAN_KEY', 'IDP_CLIENT_SECRET'];
 
 describe('examples/github/ledgerbook.yml', () => {
   it('passes actionlint', async () => {
@@ -85,7 +94,32 @@ describe('examples/github/ledgerbook.yml', () => {
       expect(action.outputs, m[0]).toHaveProperty(m[2] as string);
     }
     // the manual gate
-    expect((workflow.jobs['apply'] as unknown as { environment: string }).environment).toBe('production');
+    expect(workflow.jobs['apply']?.environment).toBe('production');
+  });
+
+  it('the pull request’s plan is untrusted, with a read-only login; production secrets and the plan key only on main', () => {
+    const workflow = parse(readFileSync(WORKFLOW, 'utf8')) as Workflow;
+    expect(Object.keys(workflow.env ?? {}).filter((name) => PRODUCTION.includes(name))).toEqual([]);
+    const pr = workflow.jobs['plan-pull-request'] as Job;
+    expect(Object.keys(pr.env ?? {})).toEqual(['IDP_READONLY_CLIENT_SECRET']);
+    expect(pr.environment).toBeUndefined();
+    const plan = pr.steps.find((step) => step.id === 'plan');
+    expect(plan?.with).toMatchObject({
+      command: 'plan',
+      untrusted: 'true',
+      target: '${{ env.TARGET_READONLY }}',
+    });
+    // the jobs that sign and verify plans hold the key, from environments only `main` may use
+    for (const name of ['plan-main', 'apply']) {
+      const job = workflow.jobs[name] as Job;
+      expect(job.env, name).toHaveProperty('LEDGERBOOK_PLAN_KEY');
+      expect(job.environment, name).toMatch(/^production/);
+    }
+    for (const [name, job] of Object.entries(workflow.jobs))
+      if (Object.keys(job.env ?? {}).some((secret) => PRODUCTION.includes(secret)))
+        expect(job.environment, `${name} holds production secrets outside an environment`).toMatch(
+          /^production/,
+        );
   });
 });
 
@@ -110,5 +144,21 @@ describe('examples/gitlab/.gitlab-ci.yml', () => {
       for (const flag of words.filter((w) => w.startsWith('--')))
         expect(known, `${line}: ${flag}`).toContain(flag);
     }
+  });
+
+  it('a merge request plans with --untrusted, and its job applies nothing', () => {
+    const pipeline = parse(readFileSync(join(ROOT, 'examples/gitlab/.gitlab-ci.yml'), 'utf8')) as Record<
+      string,
+      { script?: string[]; rules?: Array<{ if?: string }> }
+    >;
+    const forMergeRequests = Object.entries(pipeline).filter(([, job]) =>
+      job.rules?.some((rule) => rule.if?.includes('merge_request_event')),
+    );
+    expect(forMergeRequests.map(([name]) => name).sort()).toEqual(['plan-merge-request', 'validate']);
+    const lines = forMergeRequests.flatMap(([, job]) => job.script ?? []);
+    expect(lines.filter((line) => / plan /.test(line)).every((line) => line.includes('--untrusted'))).toBe(
+      true,
+    );
+    expect(lines.some((line) => / run /.test(line))).toBe(false);
   });
 });

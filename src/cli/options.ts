@@ -75,6 +75,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: ['plan'],
   },
   {
+    flags: '--untrusted',
+    description:
+      'plan a change nobody reviewed yet (a pull request): no playbook command runs and no address the playbook names is contacted; secrets not given are unknown; the plan is never applied',
+    commands: ['plan'],
+  },
+  {
     flags: '--detailed-exitcode',
     description: 'exit 0 when nothing would change, 2 when something would',
     commands: ['plan'],

@@ -37,6 +37,12 @@ export interface PrepareOptions {
   warn?: (problem: Diagnostic) => void;
   /** with the built-in target, start the sandbox in this process when a step needs a target (run, plan) */
   startSandbox?: { stateDir: string } | undefined;
+  /**
+   * `plan --untrusted`: the secrets the playbook reads are not read, even when they are set (a playbook nobody
+   * reviewed yet could print them or send them anywhere); they are listed in `withheldSecrets`. The target's own
+   * credentials are read and required: they log in to observe (give such a job read-only ones).
+   */
+  untrusted?: boolean;
 }
 
 export interface Prepared {
@@ -49,6 +55,8 @@ export interface Prepared {
   inputs: Record<string, unknown>;
   inputsDigest: string;
   secrets: Record<string, string>;
+  /** `untrusted`: the secrets the playbook reads, not read (unknown to the plan) */
+  withheldSecrets: Set<string>;
   env: Record<string, string | undefined>;
   masker: Masker;
   /** stop the built-in sandbox this run started, if any */
@@ -95,10 +103,15 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   };
 
   const names = referencedNames(playbook);
-  const secretNames = new Set(names.secrets.keys());
+  const credentials = new Set<string>();
   for (const auth of target ? authBlocks(target) : []) {
-    for (const ref of [auth.password, auth.clientSecret]) if (ref) secretNames.add(ref.secret);
+    for (const ref of [auth.password, auth.clientSecret]) if (ref) credentials.add(ref.secret);
   }
+  const withheldSecrets = new Set(
+    options.untrusted === true ? [...names.secrets.keys()].filter((name) => !credentials.has(name)) : [],
+  );
+  const secretNames = new Set([...names.secrets.keys()].filter((name) => !withheldSecrets.has(name)));
+  for (const name of credentials) secretNames.add(name);
   const found = await resolveSecrets(secretNames, {
     file: options.secretsFile,
     env: options.env,
@@ -180,6 +193,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     inputs,
     inputsDigest: digestOf(inputs),
     secrets: found.values,
+    withheldSecrets,
     env,
     masker,
     stop,

@@ -105,6 +105,16 @@ export interface EngineOptions {
    */
   stateCommand?: StateCommand;
   actor: string;
+  /**
+   * plan mode, `plan --untrusted`: the playbook may come from a change nobody reviewed yet (a pull request): no
+   * step runs a command or contacts an address the playbook names (they say what they could not tell)
+   */
+  untrusted?: boolean;
+  /**
+   * `plan --untrusted`: the secrets the playbook reads, which such a plan does not read: unknown, like the
+   * outputs of a step that will change; the steps that read them are known after apply
+   */
+  withheldSecrets?: ReadonlySet<string>;
   random?: () => number;
   /**
    * run mode, `run plan.json`: under the lock, the playbook is planned again (no side effect) and `verify`
@@ -216,6 +226,8 @@ class Run {
    * not (`all`: none is)
    */
   private readonly unknownOutputs = new Map<string, ReadonlySet<string> | 'all'>();
+  /** plan mode: vars that read a withheld secret (or such a var): unknown until apply */
+  private readonly unknownVars = new Set<string>();
   /** plan mode: each step's plan */
   private readonly planned: PlannedStep[] = [];
   /** run mode: steps that changed something (a saved plan holds items strictly until one has) */
@@ -365,6 +377,10 @@ class Run {
 
   private resolveVars(): void {
     for (const [name, value] of Object.entries(this.o.playbook.vars)) {
+      if (this.unknownDependencies([value]).length > 0) {
+        this.unknownVars.add(name);
+        continue;
+      }
       try {
         this.scope.vars[name] = resolveDeep(value, this.scope);
       } catch (error) {
@@ -460,12 +476,12 @@ class Run {
         ) {
           this.unknownOutputs.set(spec.id, 'all');
           const keys = ifKnown ? await this.itemKeysBeforeApply(spec, kind) : undefined;
-          const on = waitingOn.map((s) => `'${s}'`).join(', ');
+          const on = dependenciesText(waitingOn);
           this.log(
             'info',
             keys === undefined
-              ? `known after apply: depends on the outputs of ${on}`
-              : `known after apply: ${plural(keys.length, 'item')}${keys.length > 0 ? ` (${listed(keys)})` : ''}; their changes depend on the outputs of ${on}`,
+              ? `known after apply: depends on ${on}`
+              : `known after apply: ${plural(keys.length, 'item')}${keys.length > 0 ? ` (${listed(keys)})` : ''}; their changes depend on ${on}`,
             spec.id,
           );
           this.planned.push({
@@ -625,9 +641,13 @@ class Run {
     });
   }
 
-  /** Steps (plan mode) whose outputs that are not known yet `values` refer to. */
+  /**
+   * What `values` refer to that is not known yet (plan mode): steps whose outputs are not (by id), and, in an
+   * untrusted plan, secrets it was not given (`secrets.NAME`) and the vars that read them (`vars.NAME`).
+   */
   private unknownDependencies(values: readonly unknown[]): string[] {
-    if (this.unknownOutputs.size === 0) return [];
+    const withheld = this.o.withheldSecrets;
+    if (this.unknownOutputs.size === 0 && !withheld?.size) return [];
     const found = new Set<string>();
     const unknown = ([id, section, name]: readonly string[]): boolean => {
       const outputs = id === undefined ? undefined : this.unknownOutputs.get(id);
@@ -639,7 +659,10 @@ class Run {
     const visit = (value: unknown): void => {
       if (typeof value === 'string') {
         for (const ref of collectReferences(value)) {
-          if (ref.root === 'steps' && unknown(ref.path)) found.add(ref.path[0] as string);
+          const name = ref.path[0] ?? '';
+          if (ref.root === 'steps' && unknown(ref.path)) found.add(name);
+          else if (ref.root === 'secrets' && withheld?.has(name)) found.add(`secrets.${name}`);
+          else if (ref.root === 'vars' && this.unknownVars.has(name)) found.add(`vars.${name}`);
         }
       } else if (Array.isArray(value)) value.forEach(visit);
       else if (value && typeof value === 'object') Object.values(value).forEach(visit);
@@ -1119,6 +1142,7 @@ class Run {
       playbookName: o.playbook.name,
       targetName: o.targetName,
       mode: o.mode,
+      untrusted: o.mode === 'plan' && o.untrusted === true,
       target: o.target,
       clients: o.clients,
       clock: o.clock,
@@ -1384,3 +1408,19 @@ const NO_OUTPUTS: Outputs = Object.freeze({});
 
 /** Retries of one item after backpressure: beyond this the error counts like any other. */
 const MAX_PRESSURE_RETRIES = 100;
+
+/**
+ * What a step known after apply waits for, in words: `the outputs of 'a', 'b'`, and the secrets an untrusted
+ * plan was not given (`secrets.NAME`, directly or through `vars.NAME`).
+ */
+function dependenciesText(on: readonly string[]): string {
+  const steps = on.filter((d) => !d.includes('.')).map((d) => `'${d}'`);
+  const others = on.filter((d) => d.includes('.'));
+  const parts = [
+    ...(steps.length > 0 ? [`the outputs of ${steps.join(', ')}`] : []),
+    ...(others.length > 0
+      ? [`${others.join(', ')} (an untrusted plan reads no secret of the playbook)`]
+      : []),
+  ];
+  return parts.join(' and ');
+}

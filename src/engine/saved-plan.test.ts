@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PlanStaleError } from '../errors.js';
 import { createAjv } from '../playbook/schema-check.js';
+import { sha256 } from './digest.js';
 import {
   PlanGuard,
+  carriedTextProblems,
   diffPlans,
+  planCommand,
   planSchema,
   staleError,
   type PlannedStep,
@@ -37,12 +40,13 @@ const pay = step('pay', {
 
 const plan: SavedPlan = {
   format: 'ledgerbook-plan',
-  version: 1,
+  version: 2,
   ledgerbook: '0.1.0',
   createdAt: '2026-01-01T00:00:00.000Z',
-  playbook: { name: 'pb', file: 'playbooks/pb.yaml', digest: D('1') },
+  playbook: { name: 'pb', file: 'playbooks/pb.yaml', digest: D('1'), text: 'name: pb\n' },
   inputs: { given: ['amount=1'], digest: D('2') },
-  target: { name: 'testnet', spec: 'targets/testnet.yaml', digest: D('3') },
+  target: { name: 'testnet', spec: 'targets/testnet.yaml', digest: D('3'), text: 'name: testnet\n' },
+  files: [{ path: 'data/recipients.csv', sha256: D('7'), bytes: 120 }],
   state: { where: '.ledgerbook', lastRun: { run: 'r1', at: '2026-01-01T00:00:00.000Z' } },
   changes: 2,
   steps: [
@@ -59,6 +63,30 @@ describe('the saved plan schema', () => {
     expect(validate({ ...plan, changes: -1 })).toBe(false);
     expect(validate({ ...plan, steps: [{ ...pay, status: 'maybe' }] })).toBe(false);
     expect(validate({ ...plan, secret: 'x' })).toBe(false);
+    expect(validate({ ...plan, files: [{ path: '/etc/passwd', sha256: D('7'), bytes: 1 }] })).toBe(false);
+    expect(validate({ ...plan, signature: { alg: 'HMAC-SHA256', key: '0'.repeat(16), value: D('8') } })).toBe(
+      true,
+    );
+    expect(validate({ ...plan, signature: { alg: 'none', key: '0'.repeat(16), value: D('8') } })).toBe(false);
+  });
+
+  it('carries texts that must be the texts their digests name; only the built-in target has none', () => {
+    const carried: SavedPlan = {
+      ...plan,
+      playbook: { ...plan.playbook, digest: sha256(plan.playbook.text) },
+      target: { ...plan.target, digest: sha256(plan.target.text ?? '') },
+    };
+    expect(carriedTextProblems(carried, 'sandbox')).toEqual([]);
+    const edited = { ...carried, playbook: { ...carried.playbook, text: 'name: other\n' } };
+    expect(carriedTextProblems(edited, 'sandbox')).toEqual([
+      '/playbook/text: its sha256 is not /playbook/digest',
+    ]);
+    const { text: _text, ...textless } = carried.target;
+    expect(carriedTextProblems({ ...carried, target: textless }, 'sandbox')).toEqual([
+      '/target/text: missing; only the built-in target `sandbox` has none',
+    ]);
+    const builtin = { name: 'sandbox', spec: 'sandbox', digest: sha256('sandbox') };
+    expect(carriedTextProblems({ ...carried, target: builtin }, 'sandbox')).toEqual([]);
   });
 });
 
@@ -142,7 +170,18 @@ describe('diffPlans', () => {
     expect(error.message).toContain('nothing was applied');
     expect(error.message).toContain('… and 10 more');
     expect(error.hint).toBe(
-      'make a new plan (ledgerbook plan playbooks/pb.yaml --out plan.json), review it, and run that',
+      'make a new plan (ledgerbook plan playbooks/pb.yaml --target targets/testnet.yaml --input amount=1 --out plan.json), review it, and run that',
+    );
+  });
+
+  it('the command that makes the plan again can be pasted: target and inputs given, each quoted for the shell', () => {
+    const quoted = { ...plan, inputs: { ...plan.inputs, given: ["note=it's $HOME", 'n=[1, 2]'] } };
+    expect(planCommand(quoted, 'out dir/plan.json')).toBe(
+      `ledgerbook plan playbooks/pb.yaml --target targets/testnet.yaml --input 'note=it'\\''s $HOME' --input 'n=[1, 2]' --out 'out dir/plan.json'`,
+    );
+    const builtin = { ...plan, target: { name: 'sandbox', spec: 'sandbox', digest: sha256('sandbox') } };
+    expect(planCommand(builtin, 'plan.json')).toBe(
+      'ledgerbook plan playbooks/pb.yaml --input amount=1 --out plan.json',
     );
   });
 });

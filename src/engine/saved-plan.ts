@@ -1,10 +1,12 @@
 /**
  * Saved plans (`ledgerbook plan --out plan.json`, `ledgerbook run plan.json`, `ledgerbook show plan.json`).
  *
- * A saved plan records what a run of it must find unchanged: the playbook's digest, the inputs (as given) and
- * their digest, the target's name and digest, the state's last run, and for each step its status, the digest of
- * its resolved `with`, the digest of the live state it observed, and its planned changes per item. Digests are
- * taken of masked values, so that nothing in the file is a secret or derived from one.
+ * A saved plan carries what it applies and records what a run of it must find unchanged: the playbook's text
+ * and the target's (secrets by name only), the inputs (as given) and their digest, the digest of each data file
+ * its steps read (plan-files.ts), the state's last run, and for each step its status, the digest of its resolved
+ * `with`, the digest of the live state it observed, and its planned changes per item; with a key, a signature
+ * over all of it (plan-signature.ts). Digests are taken of masked values, so that nothing in the file is a
+ * secret or derived from one.
  *
  * `run plan.json` takes the lock, plans again without side effects and compares (`diffPlans`): any difference
  * refuses the run (exit 1) with one line per difference. While it applies, `PlanGuard` holds each item to its
@@ -14,12 +16,14 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { PlanStaleError } from '../errors.js';
-import { digestOf } from './digest.js';
+import { digestOf, sha256 } from './digest.js';
 import type { JournalRecord } from './journal.js';
+import { shellWord } from './state-command.js';
 import type { Change } from './step.js';
 
 export const PLAN_FORMAT = 'ledgerbook-plan';
-export const PLAN_VERSION = 1;
+/** 2: the plan carries its playbook and target, pins its data files, and may be signed */
+export const PLAN_VERSION = 2;
 
 const digest = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 
@@ -47,7 +51,8 @@ const plannedStep = {
     dependsOn: {
       type: 'array',
       items: { type: 'string' },
-      description: 'for known-after-apply: the steps it waits for',
+      description:
+        'for known-after-apply: the steps it waits for, and in an untrusted plan the `secrets.NAME` (or `vars.NAME` reading them) it was not given',
     },
     itemKeys: {
       type: 'array',
@@ -85,10 +90,20 @@ export const planSchema = {
     version: { const: PLAN_VERSION },
     ledgerbook: { type: 'string', description: 'the version that wrote it' },
     createdAt: { type: 'string' },
+    untrusted: {
+      const: true,
+      description:
+        'made by `plan --untrusted` (a change nobody reviewed yet): no command ran; for review, never applied',
+    },
     playbook: {
       type: 'object',
-      properties: { name: { type: 'string' }, file: { type: 'string' }, digest },
-      required: ['name', 'file', 'digest'],
+      properties: {
+        name: { type: 'string' },
+        file: { type: 'string', description: 'as the command line named it: the playbook that is applied' },
+        digest: { ...digest, description: 'sha256 of `text`' },
+        text: { type: 'string', description: 'the playbook, as parsed: what `run` applies' },
+      },
+      required: ['name', 'file', 'digest', 'text'],
       additionalProperties: false,
     },
     inputs: {
@@ -105,10 +120,34 @@ export const planSchema = {
       properties: {
         name: { type: 'string' },
         spec: { type: 'string', description: 'as --target took it: a target file, or `sandbox`' },
-        digest: { ...digest, description: 'sha256 of the target file (of `sandbox` for the built-in one)' },
+        digest: { ...digest, description: 'sha256 of `text` (of `sandbox` for the built-in target)' },
+        text: {
+          type: 'string',
+          description: 'the target file, as parsed (secrets by name only); absent for the built-in target',
+        },
       },
       required: ['name', 'spec', 'digest'],
       additionalProperties: false,
+    },
+    files: {
+      type: 'array',
+      description:
+        'the data files the steps read when the plan was made (recipients, package lists, DARs, receipts): `run` refuses one that differs',
+      items: {
+        type: 'object',
+        properties: {
+          path: {
+            type: 'string',
+            minLength: 1,
+            pattern: '^(?!/)',
+            description: "relative to the playbook's folder",
+          },
+          sha256: digest,
+          bytes: { type: 'integer', minimum: 0 },
+        },
+        required: ['path', 'sha256', 'bytes'],
+        additionalProperties: false,
+      },
     },
     state: {
       type: 'object',
@@ -128,6 +167,18 @@ export const planSchema = {
     },
     changes: { type: 'integer', minimum: 0 },
     steps: { type: 'array', items: plannedStep },
+    signature: {
+      type: 'object',
+      description:
+        'with LEDGERBOOK_PLAN_KEY: HMAC-SHA-256 of the rest of the plan (canonical JSON), and an id of the key',
+      properties: {
+        alg: { const: 'HMAC-SHA256' },
+        key: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+        value: digest,
+      },
+      required: ['alg', 'key', 'value'],
+      additionalProperties: false,
+    },
   },
   required: [
     'format',
@@ -137,6 +188,7 @@ export const planSchema = {
     'playbook',
     'inputs',
     'target',
+    'files',
     'state',
     'changes',
     'steps',
@@ -145,6 +197,7 @@ export const planSchema = {
 } as const;
 
 export type SavedPlan = FromSchema<typeof planSchema>;
+export type UnsignedPlan = Omit<SavedPlan, 'signature'>;
 export type PlannedStep = FromSchema<typeof plannedStep>;
 export type PlannedChange = FromSchema<typeof change>;
 
@@ -246,6 +299,25 @@ function summaries(changes: readonly PlannedChange[]): string {
   return changes.length > 3 ? `${shown.join(', ')} and ${changes.length - 3} more` : shown.join(', ');
 }
 
+/** The command that makes the plan again, with its target and inputs, quoted to be pasted into a shell. */
+export function planCommand(
+  plan: Pick<SavedPlan, 'playbook' | 'target' | 'inputs' | 'untrusted'>,
+  file: string,
+): string {
+  return [
+    'ledgerbook',
+    'plan',
+    plan.playbook.file,
+    ...(plan.target.text === undefined ? [] : ['--target', plan.target.spec]),
+    ...plan.inputs.given.flatMap((flag) => ['--input', flag]),
+    ...(plan.untrusted ? ['--untrusted'] : []),
+    '--out',
+    file,
+  ]
+    .map(shellWord)
+    .join(' ');
+}
+
 /** A diff as the error `run plan.json` stops with (exit 1). */
 export function staleError(
   file: string,
@@ -257,8 +329,27 @@ export function staleError(
   if (lines.length > 50) shown.push(`  - … and ${lines.length - 50} more`);
   return new PlanStaleError(
     `the saved plan ${file} no longer holds; ${applied ? 'the run stopped there' : 'nothing was applied'}:\n${shown.join('\n')}`,
-    `make a new plan (ledgerbook plan ${plan.playbook.file} --out ${file}), review it, and run that`,
+    `make a new plan (${planCommand(plan, file)}), review it, and run that`,
   );
+}
+
+/**
+ * What is wrong with the texts a plan carries: each must be the text its digest names, and only the built-in
+ * target (`builtin`) comes without one. A plan edited by hand, or damaged, fails here.
+ */
+export function carriedTextProblems(plan: SavedPlan, builtin: string): string[] {
+  const problems: string[] = [];
+  if (sha256(plan.playbook.text) !== plan.playbook.digest)
+    problems.push('/playbook/text: its sha256 is not /playbook/digest');
+  if (plan.target.text === undefined) {
+    if (plan.target.spec !== builtin)
+      problems.push(`/target/text: missing; only the built-in target \`${builtin}\` has none`);
+    else if (plan.target.digest !== sha256(builtin))
+      problems.push(`/target/digest: not the digest of the built-in target`);
+  } else if (sha256(plan.target.text) !== plan.target.digest) {
+    problems.push('/target/text: its sha256 is not /target/digest');
+  }
+  return problems;
 }
 
 /**

@@ -86,7 +86,7 @@ async function lookUpDeclared(
   const path = resolve(sources.baseDir, source.file);
   let text: string;
   try {
-    text = await readDataFile(path, MAX_SECRET_FILE_BYTES, { pipes: true });
+    text = await readDataFile(path, MAX_SECRET_FILE_BYTES, { pipes: true, secret: true });
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
     tried.push(
@@ -110,7 +110,7 @@ const MAX_SECRET_FILE_BYTES = 1024 * 1024;
 export async function readSecretsFile(path: string): Promise<Record<string, string>> {
   let text: string;
   try {
-    text = await readDataFile(path, MAX_SECRET_FILE_BYTES, { pipes: true });
+    text = await readDataFile(path, MAX_SECRET_FILE_BYTES, { pipes: true, secret: true });
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
     const where = error.line === undefined ? '' : `:${error.line}:${error.col ?? 1}`;

@@ -73,6 +73,12 @@ export interface StepContext {
   readonly targetName: string;
   /** `plan` observes and plans only; `run` also applies */
   readonly mode: 'plan' | 'run';
+  /**
+   * `plan --untrusted`: the playbook may come from a change nobody reviewed yet. Observe without running a
+   * command or contacting an address the playbook itself names; plan what cannot be told as a change that says
+   * it was not evaluated. Absent: false.
+   */
+  readonly untrusted?: boolean;
   /** the resolved target; `undefined` when the playbook runs without one (core steps only) */
   readonly target: Target | undefined;
   /** typed service clients built from the target by the engine */

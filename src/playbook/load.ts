@@ -129,7 +129,7 @@ export function parseWithPositions(
 }
 
 /** The largest playbook or target read (a 10,000-step playbook is about 3 MiB). */
-const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Read and parse a YAML file. A file that cannot be read throws a ValidationError (code `code`) with one

@@ -4,11 +4,13 @@
  * the inputs changed since it was made. Steps are core.shell with `creates:` guards: their live state is files
  * this test owns, so "the live state changed" is a file created by hand.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, events, tempDir } from './cli.js';
+import type { SavedPlan } from '../../src/engine/saved-plan.js';
+import { CLI, cli, events, tempDir } from './cli.js';
 
 const SECRET = 'plan-secret-value-0123';
 const env = { LB_PLAN_TOKEN: SECRET };
@@ -102,7 +104,10 @@ describe('saved plans', () => {
     expect(again.stderr).toContain('the saved plan plan.json no longer holds; nothing was applied');
     expect(again.stderr).toMatch(/the state changed: run \S+ by \S+ \(.*\) ran after the plan was made/);
     expect(again.stderr).toContain("step 'hello': was 1 change, now in-sync");
-    expect(again.stderr).toContain('make a new plan (ledgerbook plan p.yaml --out plan.json)');
+    // the command to make it again, with its inputs, ready to paste
+    expect(again.stderr).toContain(
+      'make a new plan (ledgerbook plan p.yaml --input who=operators --out plan.json)',
+    );
   });
 
   it('refuses when the live state changed since the plan, naming the step, and applies nothing', async () => {
@@ -132,14 +137,14 @@ describe('saved plans', () => {
     expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
   });
 
-  it('an edited or damaged plan file is refused with what is wrong (exit 64)', async () => {
+  it('an edited or damaged plan file is refused with what is wrong (exit 65), a file that is none with 64', async () => {
     const dir = await project();
     expect((await cli(['plan', 'p.yaml', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
     const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { changes: unknown };
     plan.changes = 'many';
     await writeFile(join(dir, 'edited.json'), JSON.stringify(plan));
     const edited = await cli(['run', 'edited.json'], { cwd: dir, env });
-    expect(edited.code).toBe(64);
+    expect(edited.code).toBe(65);
     expect(edited.stderr).toContain('edited.json is not a ledgerbook saved plan (edited or damaged)');
     expect(edited.stderr).toContain('/changes');
     const shown = await cli(['show', 'p.yaml'], { cwd: dir });
@@ -148,6 +153,83 @@ describe('saved plans', () => {
     const unwritable = await cli(['plan', 'p.yaml', '--out', 'missing/plan.json'], { cwd: dir, env });
     expect(unwritable.code).toBe(64);
     expect(unwritable.stderr).toContain('--out missing/plan.json: the folder');
+
+    // the playbook it carries edited, its digest not: refused before anything is read or run
+    const carried = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as SavedPlan;
+    carried.playbook.text = carried.playbook.text.replace('hello.txt', 'elsewhere.txt');
+    await writeFile(join(dir, 'text.json'), JSON.stringify(carried));
+    const text = await cli(['run', 'text.json'], { cwd: dir, env });
+    expect(text.code).toBe(65);
+    expect(text.stderr).toContain('/playbook/text: its sha256 is not /playbook/digest');
+
+    // a plan of the first format names its files instead of carrying them: refused, with what to do
+    await writeFile(join(dir, 'v1.json'), JSON.stringify({ ...carried, version: 1 }));
+    const old = await cli(['run', 'v1.json'], { cwd: dir, env });
+    expect(old.code).toBe(65);
+    expect(old.stderr).toContain('v1.json: a saved plan of format version 1, made by an older ledgerbook');
+    expect(old.stderr).toContain('hint: make a new plan with this ledgerbook');
+    expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
+  });
+
+  it('plan --out refuses an input that holds a secret’s value (exit 65): such a plan could never be applied', async () => {
+    const dir = await project();
+    const refused = await cli(['plan', 'p.yaml', '--out', 'plan.json', '--input', `who=${SECRET}`], {
+      cwd: dir,
+      env,
+    });
+    expect(refused.code).toBe(65);
+    expect(refused.stderr).toContain(
+      "--input who=…:1:1 error: input 'who' holds the value of a secret: a saved plan records it as *** and could never be applied",
+    );
+    expect(refused.stderr).toContain('hint: read the secret in the playbook as ${{ secrets.NAME }}');
+    expect(refused.stderr).not.toContain(SECRET);
+    expect(existsSync(join(dir, 'plan.json'))).toBe(false);
+  });
+
+  it('a command of the playbook does not inherit the plan key: the engine’s credentials are not the playbook’s', async () => {
+    const dir = await project();
+    await writeFile(
+      join(dir, 'env.yaml'),
+      'name: env\nsteps:\n  - id: dump\n    uses: core.shell\n    with: { run: "env > run.env", unless: "env > unless.env; false" }\n',
+    );
+    const key = 'k'.repeat(40);
+    const result = await cli(['run', 'env.yaml'], {
+      cwd: dir,
+      env: { LEDGERBOOK_PLAN_KEY: key, LB_OWN: 'kept' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    for (const file of ['run.env', 'unless.env']) {
+      const seen = await readFile(join(dir, file), 'utf8');
+      expect(seen).toContain('LB_OWN=kept');
+      expect(seen).not.toContain('LEDGERBOOK_PLAN_KEY');
+    }
+    // where plans are signed, a key that is set but empty (a CI secret that does not exist) is refused
+    const empty = await cli(['plan', 'env.yaml', '--out', 'plan.json'], {
+      cwd: dir,
+      env: { LEDGERBOOK_PLAN_KEY: '' },
+    });
+    expect(empty.code).toBe(65);
+    expect(empty.stderr).toContain('LEDGERBOOK_PLAN_KEY is set but empty');
+  });
+
+  it('a playbook given as a pipe (`<(…)`) is read once: run reads it, not an empty pipe', async () => {
+    const dir = await project();
+    await writeFile(
+      join(dir, 'log.yaml'),
+      'name: piped\nsteps:\n  - id: say\n    uses: core.log\n    with: { message: from a pipe }\n',
+    );
+    const piped = await new Promise<{ code: number | null; out: string }>((done) => {
+      const child = spawn('bash', ['-c', `"$0" "$1" run <(cat log.yaml)`, process.execPath, CLI], {
+        cwd: dir,
+        env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (code) => done({ code, out }));
+    });
+    expect(piped.code, piped.out).toBe(0);
+    expect(piped.out).toContain('from a pipe');
   });
 });
 

@@ -4,14 +4,16 @@ import { access, appendFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { hostname, userInfo } from 'node:os';
 import { createClients } from '../../clients/factory.js';
+import { useFileSource } from '../../data-file.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
 import { recordedCommand, type StateBackend } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
+import { MIN_SECRET_LENGTH } from '../../engine/masker.js';
 import { stateCommand } from '../../engine/state-command.js';
-import type { SavedPlan } from '../../engine/saved-plan.js';
+import { PLAN_KEY_ENV } from '../../engine/plan-signature.js';
 import { stepKinds } from '../../steps/index.js';
 import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';
@@ -21,7 +23,7 @@ import { listrReporter } from '../reporters/listr.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
-import { isSavedPlanFile, readSavedPlan, refuseOverrides, savedPlanCheck, writeSavedPlan } from './plan.js';
+import { commandSources, refuseSecretsInPlan, savedPlanCheck, writeSavedPlan } from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
   target: string;
@@ -33,6 +35,8 @@ export interface RunCommandOptions extends GlobalOptions {
   detailedExitcode?: boolean;
   /** plan: write the saved plan here */
   out?: string;
+  /** plan: a change nobody reviewed yet: no command of the playbook runs, secrets not given are unknown */
+  untrusted?: boolean;
   /** `--target` was given on the command line (not its default) */
   targetGiven?: boolean;
 }
@@ -49,17 +53,17 @@ export async function runCommand(
   try {
     if (options.summary !== undefined) await checkWritable(options.summary, '--summary');
     if (options.out !== undefined) await checkWritable(options.out, '--out');
-    let savedPlan: SavedPlan | undefined;
-    if (mode === 'run' && (await isSavedPlanFile(playbookFile))) {
-      refuseOverrides(playbookFile, {
-        input: options.input.length > 0,
-        target: options.targetGiven === true,
-        fresh: options.fresh === true,
-      });
-      savedPlan = await readSavedPlan(playbookFile);
-    }
-    const targetSpec = savedPlan ? savedPlan.target.spec : options.target;
-    const given = savedPlan ? savedPlan.inputs.given : options.input;
+    const untrusted = mode === 'plan' && options.untrusted === true;
+    const keyText = process.env[PLAN_KEY_ENV];
+    // a saved plan is checked here, before anything it names is read for use, contacted or run
+    const { savedPlan, key, files, targetSpec, targetText, given } = await commandSources(
+      mode,
+      playbookFile,
+      { ...options, untrusted },
+      keyText,
+      (text) => process.stderr.write(text),
+    );
+    useFileSource(files);
     const prepared = await prepare({
       playbookFile: savedPlan ? savedPlan.playbook.file : playbookFile,
       target: targetSpec,
@@ -67,8 +71,12 @@ export async function runCommand(
       secretsFile: options.secretsFile,
       env: process.env,
       startSandbox: { stateDir: options.stateDir ?? '.ledgerbook' },
+      untrusted,
     });
     masker = prepared.masker;
+    // a secret like any other wherever it shows up (an `${{ env.… }}` of the playbook)
+    if (keyText !== undefined && keyText.length >= MIN_SECRET_LENGTH) masker.add(keyText);
+    if (mode === 'plan' && options.out !== undefined) refuseSecretsInPlan(prepared, given, targetText);
     const approvals = options.approve ?? [];
     const unknownApprovals = approvals.filter((id) => !prepared.playbook.steps.some((s) => s.id === id));
     if (unknownApprovals.length > 0) {
@@ -109,7 +117,7 @@ export async function runCommand(
         options.stateDir ?? '.ledgerbook',
         masker,
       );
-      const check = savedPlan ? await savedPlanCheck(savedPlan, playbookFile, prepared) : undefined;
+      const check = savedPlan ? savedPlanCheck(savedPlan, playbookFile, prepared) : undefined;
       const result = await runPlaybook({
         playbook: prepared.playbook,
         inputs: prepared.inputs,
@@ -136,13 +144,22 @@ export async function runCommand(
           state: stateOptions(options),
         }),
         actor: actor(),
+        untrusted,
+        withheldSecrets: prepared.withheldSecrets,
         ...(check ? { savedPlan: check } : {}),
       });
       await finishRenderer();
       if (mode === 'plan' && options.out !== undefined && result.status === 'planned') {
-        await writeSavedPlan(options.out, result, { prepared, targetSpec, given, stateWhere: state.where });
+        const plan = await writeSavedPlan(
+          options.out,
+          result,
+          { prepared, targetSpec, targetText, given, stateWhere: state.where, files, untrusted },
+          key,
+        );
         out.say(
-          `Saved the plan to ${options.out}: \`ledgerbook show ${options.out}\` renders it, \`ledgerbook run ${options.out}\` applies exactly it.\n`,
+          untrusted
+            ? `Saved the plan to ${options.out} for review (\`ledgerbook show ${options.out}\` renders it); made with --untrusted, it is never applied.\n`
+            : `Saved the ${plan.signature ? 'signed ' : ''}plan to ${options.out}: \`ledgerbook show ${options.out}\` renders it, \`ledgerbook run ${options.out}\` applies exactly it.\n`,
         );
       }
       await writeSummary(summary.markdown(), options.summary, prepared.masker.mask.bind(prepared.masker));
@@ -159,6 +176,8 @@ export async function runCommand(
     }
   } catch (error) {
     return reportError(error, out, masker);
+  } finally {
+    useFileSource(undefined);
   }
 }
 

@@ -3,6 +3,8 @@ import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
 import { StepError } from '../../errors.js';
+import { PLAN_KEY_ENV } from '../../engine/plan-signature.js';
+import { STATE_ENV } from '../../engine/state/backend.js';
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
 import { toText } from '../../playbook/expressions/values.js';
 import { safeScript } from './shell-script.js';
@@ -54,6 +56,13 @@ interface Observed {
 }
 
 const NO_OUTPUTS: Outputs = { stdout: '', stderr: '', exit_code: 0 };
+
+/**
+ * ledgerbook's own credentials, left out of the environment a command inherits: the state's connection string
+ * (a database password) and the key that signs plans are the engine's, not the playbook's commands' (a playbook
+ * that means to pass one says so in its `env:`).
+ */
+const ENGINE_ONLY: Record<string, undefined> = { [STATE_ENV]: undefined, [PLAN_KEY_ENV]: undefined };
 
 /**
  * A shell script of `with` (`run` or `unless`) as the shell should get it: each expression the playbook wrote
@@ -130,11 +139,14 @@ async function guardHolds(
     if (w.unless === undefined) return { holds: false, reason: `${w.creates} does not exist` };
   }
   if (w.unless !== undefined) {
+    // `plan --untrusted`: the check is a command of a playbook nobody reviewed yet
+    if (ctx.untrusted === true)
+      return { holds: false, reason: `\`${w.unless}\` not evaluated: an untrusted plan runs no command` };
     const { execa } = await import('execa');
     const unless = shellCommand(ctx, 'unless', w.unless, 1);
     const check = await execa('sh', ['-c', unless.script], {
       cwd,
-      env: { ...w.env, ...unless.env },
+      env: { ...ENGINE_ONLY, ...w.env, ...unless.env },
       reject: false,
       cancelSignal: ctx.signal,
       stdin: 'ignore',
@@ -206,7 +218,7 @@ export const coreShell = defineStep<With, Observed>({
     // Its own process group, so that a timeout or Ctrl-C stops the whole command, not just its shell.
     const child = execa('sh', ['-c', gate, 'ledgerbook-gate', ...argv], {
       cwd: resolve(ctx.baseDir, w.cwd ?? '.'),
-      env: { ...w.env, ...command?.env },
+      env: { ...ENGINE_ONLY, ...w.env, ...command?.env },
       reject: false,
       detached: true,
       stdin: 'pipe',
