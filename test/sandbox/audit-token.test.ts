@@ -711,6 +711,177 @@ describe('command submission (wrapped-api.md §4.3, §10.2–10.3; canton-json-a
   });
 });
 
+// ---- request forms ----------------------------------------------------------------------------------------------
+
+describe('request forms as Canton reads them (its JSON layer and request validators, 3.4 and 3.5 alike)', () => {
+  /** one transfer of the minter's: the offsets around it, and a LEDGER_EFFECTS / ACS_DELTA update format for it */
+  async function oneTransfer(): Promise<{ begin: number; end: number; formats: Record<string, unknown> }> {
+    const sent = await transfer(minter, registry, tokens.holders[5]!, '0.01', await unlockedInputs(minter));
+    expect(sent.status, sent.text).toBe(200);
+    const end = (sent.body as TransactionBody).transaction.offset;
+    const format = (shape: string) => ({
+      includeTransactions: {
+        eventFormat: { filtersByParty: { [minter.party]: {} }, verbose: true },
+        transactionShape: `TRANSACTION_SHAPE_${shape}`,
+      },
+    });
+    return {
+      begin: end - 1,
+      end,
+      formats: { ACS_DELTA: format('ACS_DELTA'), LEDGER_EFFECTS: format('LEDGER_EFFECTS') },
+    };
+  }
+
+  it('/v2/updates, /flats and /trees read updateFormat, with `verbose: false` beside it; filter or `verbose: true` beside it, or neither, refused with Canton’s texts', async () => {
+    const { begin, end, formats } = await oneTransfer();
+    for (const path of ['/v2/updates', '/v2/updates/flats', '/v2/updates/trees']) {
+      const route = { method: 'POST', path };
+      const range = { beginExclusive: begin, endInclusive: end };
+      for (const shape of ['ACS_DELTA', 'LEDGER_EFFECTS']) {
+        const response = await ledgerCall(minter, 'POST', path, {
+          ...range,
+          verbose: false,
+          updateFormat: formats[shape],
+        });
+        expect(response.status, `${path} ${shape}: ${response.text}`).toBe(200);
+        const updates = response.body as Array<{
+          update: Record<string, { value: Record<string, unknown> }>;
+        }>;
+        expect(updates).toHaveLength(1);
+        const [kind, { value }] = Object.entries(updates[0]!.update)[0]!;
+        expect(kind).toBe(path.endsWith('trees') ? 'TransactionTree' : 'Transaction');
+        expect(value.offset).toBe(end);
+        // trees keep created and exercised events only: an ACS_DELTA tree has the creates, never an archive
+        const events = Object.values((value.events ?? value.eventsById) as Record<string, object>).map(
+          (e) => Object.keys(e)[0],
+        );
+        const expected = path.endsWith('trees')
+          ? { ACS_DELTA: ['CreatedTreeEvent'], LEDGER_EFFECTS: ['CreatedTreeEvent', 'ExercisedTreeEvent'] }
+          : {
+              ACS_DELTA: ['ArchivedEvent', 'CreatedEvent'],
+              LEDGER_EFFECTS: ['CreatedEvent', 'ExercisedEvent'],
+            };
+        expect([...new Set(events)].sort(), `${path} ${shape}`).toEqual(expected[shape as 'ACS_DELTA']);
+      }
+      const refusals: Array<[Record<string, unknown>, string]> = [
+        [
+          { filter: { filtersByParty: { [minter.party]: {} } }, updateFormat: formats.ACS_DELTA },
+          'Both update_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.',
+        ],
+        [
+          { verbose: true, updateFormat: formats.ACS_DELTA },
+          'Both update_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.',
+        ],
+        [
+          { verbose: false },
+          'Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.',
+        ],
+      ];
+      for (const [body, cause] of refusals) {
+        const refused = await minter.ledger.post(path, { ...range, ...body });
+        const error = await expectCantonError(refused, 'INVALID_ARGUMENT', 400, 8, 3, route);
+        expect(error.cause).toBe(`The submitted request has invalid arguments: ${cause}`);
+      }
+    }
+    // an update format that asks for nothing is valid and matches nothing
+    const nothing = await ledgerCall(minter, 'POST', '/v2/updates', {
+      beginExclusive: begin,
+      endInclusive: end,
+      updateFormat: {},
+    });
+    expect([nothing.status, nothing.body]).toEqual([200, []]);
+  });
+
+  it('the WebSocket /v2/updates/flats reads updateFormat too', async () => {
+    const { begin, end, formats } = await oneTransfer();
+    const frames = await wsRequest(minter.ledger.base, '/v2/updates/flats', await minter.token(), {
+      beginExclusive: begin,
+      endInclusive: end,
+      verbose: false,
+      updateFormat: formats.LEDGER_EFFECTS,
+    });
+    expect(frames).toHaveLength(1);
+    expect(frames[0]).toMatchObject({ update: { Transaction: { value: { offset: end } } } });
+  });
+
+  it('active contracts: eventFormat with `verbose: false` beside it; `verbose: true` beside it, or neither, refused', async () => {
+    const offset = await minter.ledgerEnd();
+    const route = { method: 'POST', path: '/v2/state/active-contracts' };
+    const modern = acsBody(minter.party, { interface: HOLDING_INTERFACE }, offset, 'eventFormat');
+    const accepted = await ledgerCall(minter, 'POST', route.path, { ...modern, verbose: false });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect((accepted.body as unknown[]).length).toBeGreaterThan(0);
+    for (const [body, cause] of [
+      [
+        { ...modern, verbose: true },
+        'Both event_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.',
+      ],
+      [
+        { activeAtOffset: offset, verbose: false },
+        'Either filter/verbose or event_format is required. Please use either backwards compatible arguments (filter and verbose) or event_format.',
+      ],
+    ] as const) {
+      const refused = await minter.ledger.post(route.path, body);
+      const error = await expectCantonError(refused, 'INVALID_ARGUMENT', 400, 8, 3, route);
+      expect(error.cause).toBe(`The submitted request has invalid arguments: ${cause}`);
+    }
+  });
+
+  it('a missing format is MISSING_FIELD (update_format, event_format, transaction_shape); the by-id reads take a format or parties, not both', async () => {
+    const { end, formats } = await oneTransfer();
+    const byOffset = await minter.ledger.post('/v2/updates/update-by-offset', { offset: end });
+    const missing = await expectCantonError(byOffset, 'MISSING_FIELD', 400, 8, 3, {
+      method: 'POST',
+      path: '/v2/updates/update-by-offset',
+    });
+    expect(missing.cause).toBe('The submitted command is missing a mandatory field: update_format');
+    const noEvents = await minter.ledger.post('/v2/updates/update-by-offset', {
+      offset: end,
+      updateFormat: { includeTransactions: { transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } },
+    });
+    expect((await expectCantonError(noEvents, 'MISSING_FIELD', 400, 8, 3)).cause).toMatch(/: event_format$/);
+    const unspecified = await minter.ledger.post('/v2/updates/update-by-offset', {
+      offset: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersByParty: { [minter.party]: {} } },
+          transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED',
+        },
+      },
+    });
+    expect((await expectCantonError(unspecified, 'MISSING_FIELD', 400, 8, 3)).cause).toMatch(
+      /: transaction_shape$/,
+    );
+    const noFormat = await minter.ledger.post('/v2/events/events-by-contract-id', {
+      contractId: (await unlockedInputs(minter))[0],
+    });
+    expect((await expectCantonError(noFormat, 'MISSING_FIELD', 400, 8, 3)).cause).toMatch(/: event_format$/);
+    const transactionFormat = (formats.ACS_DELTA as { includeTransactions: unknown }).includeTransactions;
+    for (const [body, cause] of [
+      [
+        { offset: end, requestingParties: [minter.party], transactionFormat },
+        'Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format but not both.',
+      ],
+      [
+        { offset: end },
+        'Either transaction_format or requesting_parties is required. Please use either backwards compatible arguments (requesting_parties) or transaction_format.',
+      ],
+    ] as const) {
+      const refused = await minter.ledger.post('/v2/updates/transaction-by-offset', body);
+      expect((await expectCantonError(refused, 'INVALID_ARGUMENT', 400, 8, 3)).cause).toBe(
+        `The submitted request has invalid arguments: ${cause}`,
+      );
+    }
+    for (const body of [
+      { offset: end, requestingParties: [minter.party] },
+      { offset: end, transactionFormat },
+    ]) {
+      const found = await minter.ledger.post('/v2/updates/transaction-by-offset', body);
+      expect(found.status, found.text).toBe(200);
+    }
+  });
+});
+
 // ---- profiles ---------------------------------------------------------------------------------------------------
 
 describe('--ledger-api profiles (wrapped-api.md §4.2, §10.6)', () => {
@@ -737,11 +908,12 @@ describe('--ledger-api profiles (wrapped-api.md §4.2, §10.6)', () => {
       method: 'POST',
       path: '/v2/state/active-contracts',
     });
-    const modern = await wallet.ledger.post<unknown[]>(
-      '/v2/state/active-contracts',
-      acsBody(wallet.party, { interface: HOLDING_INTERFACE }, offset, 'eventFormat'),
-    );
-    expect(modern.status).toBe(200);
+    // `verbose: false` is the deprecated field's default: the strict profile accepts it beside eventFormat
+    const modern = await wallet.ledger.post<unknown[]>('/v2/state/active-contracts', {
+      ...acsBody(wallet.party, { interface: HOLDING_INTERFACE }, offset, 'eventFormat'),
+      verbose: false,
+    });
+    expect(modern.status, modern.text).toBe(200);
     expect(modern.body.length).toBeGreaterThan(0);
   });
 

@@ -195,13 +195,14 @@ export function jsTransaction(
 export function jsTransactionTree(
   enc: Encoder,
   entry: TxEntry,
-  ledgerEffects: Array<Record<string, unknown>>,
+  events: Array<Record<string, unknown>>,
 ): Record<string, unknown> {
   const eventsById: Record<string, unknown> = {};
-  for (const event of ledgerEffects) {
+  for (const event of events) {
     const [kind, value] = Object.entries(event)[0] as [string, { nodeId: number }];
-    eventsById[String(value.nodeId)] =
-      kind === 'CreatedEvent' ? { CreatedTreeEvent: { value } } : { ExercisedTreeEvent: { value } };
+    // a tree has created and exercised events only: Canton drops the archives of an ACS_DELTA transaction
+    if (kind === 'CreatedEvent') eventsById[String(value.nodeId)] = { CreatedTreeEvent: { value } };
+    else if (kind === 'ExercisedEvent') eventsById[String(value.nodeId)] = { ExercisedTreeEvent: { value } };
   }
   return {
     updateId: entry.u,

@@ -9,13 +9,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { RequestLog } from '../../http/listener.js';
-import { completion, isTx, jsTransaction, transactionEvents } from '../encode.js';
+import { completion, isTx } from '../encode.js';
 import type { OffsetEntry } from '../entries.js';
 import { errors, LedgerError } from '../errors.js';
 import { BodyError, Reader } from './body.js';
 import { authenticate, type Caller, type LedgerNodeEnv } from './context.js';
-import { eventFormatOrLegacy, readUpdateFormat, type UpdateFormatRead } from './formats.js';
 import { activeContracts } from './state.js';
+import { readUpdatesRequest, updateOf } from './updates.js';
 
 const CHANNELS = [
   '/v2/state/active-contracts',
@@ -149,32 +149,11 @@ function streamUpdates(
   ws: WebSocket,
   channel: Channel,
 ): void {
-  body.object(['beginExclusive', 'endInclusive', 'filter', 'verbose', 'updateFormat', 'descendingOrder']);
-  const begin = body.at('beginExclusive').optInteger() ?? 0;
-  const end = body.at('endInclusive').optInteger();
-  const format: UpdateFormatRead =
-    channel === '/v2/updates' && body.at('updateFormat').present()
-      ? readUpdateFormat(env, caller, body.at('updateFormat'))
-      : {
-          transactions: {
-            format: eventFormatOrLegacy(env, caller, body, channel),
-            shape: 'TRANSACTION_SHAPE_ACS_DELTA',
-          },
-          topology: undefined,
-        };
-  if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
+  const kind = channel === '/v2/updates/flats' ? 'flats' : 'updates';
+  const { begin, end, format } = readUpdatesRequest(env, caller, body, kind);
   follow(env, ws, begin, end, (entry) => {
-    if (!isTx(entry) || format.transactions === undefined) return;
-    const events = transactionEvents(
-      env.encoder,
-      entry,
-      format.transactions.format,
-      format.transactions.shape,
-    );
-    if (events.length > 0)
-      ws.send(
-        JSON.stringify({ update: { Transaction: { value: jsTransaction(env.encoder, entry, events) } } }),
-      );
+    const update = updateOf(env, entry, format, kind);
+    if (update !== undefined) ws.send(JSON.stringify(update));
   });
 }
 
