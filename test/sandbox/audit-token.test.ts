@@ -792,6 +792,47 @@ describe('request forms as Canton reads them (its JSON layer and request validat
     expect([nothing.status, nothing.body]).toEqual([200, []]);
   });
 
+  it('past the node’s list limit: 413 JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED, as Canton answers it; a `limit` up to the node’s, or the WebSocket, reads them', async () => {
+    // 201 party allocations on node2: 201 topology updates that node2's operator reads
+    const begin = await alice.ledgerEnd();
+    const allocated = await world.admin.post<{ parties: string[] }>('/parties', {
+      node: 'node2',
+      count: 201,
+      prefix: 'list-limit',
+    });
+    expect(allocated.status, allocated.text).toBe(201);
+    const request = {
+      beginExclusive: begin,
+      endInclusive: await alice.ledgerEnd(),
+      updateFormat: {
+        includeTopologyEvents: {
+          includeParticipantAuthorizationEvents: { parties: allocated.body.parties },
+        },
+      },
+    };
+    const route = { method: 'POST', path: '/v2/updates' };
+    for (const query of ['', '?limit=201']) {
+      const refused = await alice.ledger.post(`${route.path}${query}`, request);
+      const error = await expectCantonError(
+        refused,
+        'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+        413,
+        2, // ContentionOnSharedResources: ABORTED, retryable (retryInfo) …
+        10,
+        route,
+      );
+      expect(error.retryInfo).toBe('1 second');
+      expect(error.definiteAnswer).toBe(false);
+      // … and Canton reads at most the limit + 1 elements, so that is the count it names
+      expect(error.cause).toBe('The number of matching elements (201) is greater than the node limit (200).');
+    }
+    const page = await alice.ledger.post(`${route.path}?limit=200`, request);
+    expect([page.status, (page.body as unknown[]).length]).toEqual([200, 200]);
+    const frames = await wsRequest(alice.ledger.base, route.path, await alice.token(), request);
+    expect(frames).toHaveLength(201);
+    expect(frames[0]).toMatchObject({ update: { TopologyTransaction: {} } });
+  });
+
   it('the WebSocket /v2/updates/flats reads updateFormat too', async () => {
     const { begin, end, formats } = await oneTransfer();
     const frames = await wsRequest(minter.ledger.base, '/v2/updates/flats', await minter.token(), {

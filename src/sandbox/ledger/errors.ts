@@ -228,6 +228,17 @@ export const errors = {
       retryAfterMs,
       definiteAnswer: false,
     }),
+  /**
+   * An HTTP list longer than the node's `http-list-max-elements-limit` (JsonApiErrors.MaximumNumberOfElements):
+   * Canton reads at most limit + 1 elements and names that count; 413 outside the gRPC mapping.
+   */
+  tooManyElements: (count: number, limit: number) =>
+    new LedgerError(
+      'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+      2,
+      `The number of matching elements (${Math.min(count, limit + 1)}) is greater than the node limit (${limit}).`,
+      { httpStatus: 413, definiteAnswer: false },
+    ),
   unimplemented: (what: string) =>
     new LedgerError('UNSUPPORTED_OPERATION', 14, `The sandbox does not simulate ${what}`),
   internal: (what: string) => new LedgerError('INTERNAL_ERROR', 4, what),

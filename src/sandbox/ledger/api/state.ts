@@ -4,7 +4,7 @@
  */
 import { json } from '../../http/reply.js';
 import { API_VERSION, activeContractEntry } from '../encode.js';
-import { errors, LedgerError } from '../errors.js';
+import { errors } from '../errors.js';
 import { partiesOf, select } from '../filters.js';
 import { Reader, listParams } from './body.js';
 import type { Caller, LedgerNodeEnv, LedgerRoute } from './context.js';
@@ -13,20 +13,15 @@ import { eventFormatOrLegacy } from './formats.js';
 /** Canton's default `http-list-max-elements-limit`: longer HTTP lists are refused (413); WebSockets have none */
 export const HTTP_LIST_MAX_ELEMENTS = 200;
 
-export function tooManyElements(count: number): LedgerError {
-  return new LedgerError(
-    'MAXIMUM_NUMBER_OF_ELEMENTS',
-    8,
-    `The number of matching elements (${count}) is greater than the node's http-list-max-elements-limit (${HTTP_LIST_MAX_ELEMENTS}): use the WebSocket endpoint, or a limit`,
-    { httpStatus: 413 },
-  );
-}
-
-/** applies `limit` and the node's element limit to an HTTP list */
+/**
+ * Applies `limit` and the node's element limit to an HTTP list: a `limit` up to the node's answers at most that
+ * many elements; without one (or a larger one) a longer list is refused.
+ */
 export function limitList<T>(items: T[], limit: number | undefined): T[] {
   const effective = limit !== undefined && limit <= HTTP_LIST_MAX_ELEMENTS ? limit : undefined;
   if (effective !== undefined) return items.slice(0, effective);
-  if (items.length > HTTP_LIST_MAX_ELEMENTS) throw tooManyElements(items.length);
+  if (items.length > HTTP_LIST_MAX_ELEMENTS)
+    throw errors.tooManyElements(items.length, HTTP_LIST_MAX_ELEMENTS);
   return items;
 }
 
