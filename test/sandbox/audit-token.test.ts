@@ -1627,6 +1627,26 @@ describe('daily rewards (wrapped-api.md §7.6)', () => {
     }
   });
 
+  it('an empty list of parties yields empty results', async () => {
+    const response = await rewards.post('/api/v1/analytics/daily-rewards', {
+      parties: [],
+      start_date: today(),
+      end_date: today(),
+    });
+    expect([response.status, response.body]).toEqual([
+      200,
+      {
+        success: true,
+        data: {
+          daily_rewards: [],
+          total_accepted_transfer_count: 0,
+          total_estimated_reward: '0.00',
+          client_reward: '0.00',
+        },
+      },
+    ]);
+  });
+
   it('a route it does not serve answers 404 in its own envelope {"success": false, "error"}', async () => {
     expectFailureEnvelope(await rewards.get('/api/v1/analytics/daily-rewards'), 404, 'error');
   });
@@ -1635,6 +1655,58 @@ describe('daily rewards (wrapped-api.md §7.6)', () => {
     const response = await rewards.get('/health');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: 'ok' });
+  });
+});
+
+// ---- injected failures ----------------------------------------------------------------------------------------------
+
+describe('an injected http-error answers in the service’s own envelope (wrapped-api.md §6, §7.6; canton-json-api.md §4, §5)', () => {
+  const inject = async (fault: Record<string, unknown>): Promise<void> => {
+    const added = await world.admin.post('/faults', { kind: 'http-error', count: 1, ...fault });
+    expect(added.status, added.text).toBe(201);
+  };
+
+  it('token services: the rewards API’s and the faucet’s {"success": false, …}, the others’ {"error": …}', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const query = { parties: [minter.party], start_date: day, end_date: day };
+    await inject({ service: 'rewards', status: 500 });
+    expectFailureEnvelope(await rewards.post('/api/v1/analytics/daily-rewards', query), 500, 'error');
+    expect((await rewards.post('/api/v1/analytics/daily-rewards', query)).status).toBe(200);
+    await inject({ service: 'faucet', status: 503 });
+    expectFailureEnvelope(await faucet.post('/api/faucet', {}), 503, 'message');
+    const services: Array<[string, Api, string]> = [
+      ['registry', registry.api, '/metadata/v1/info'],
+      ['gateway', gateway.api, '/wrapped/v1/account-contract-rules'],
+      ['bitcoin', bitcoin, '/status'],
+    ];
+    for (const [service, api, path] of services) {
+      await inject({ service, status: 500 });
+      const response = await api.get(path);
+      expect([response.status, Object.keys(response.body as object)], service).toEqual([500, ['error']]);
+    }
+  });
+
+  it('the participant: the JsCantonError Canton answers with that status, over HTTP and WebSocket; a status Canton never answers is a proxy’s text', async () => {
+    const route = { method: 'GET', path: '/v2/state/ledger-end' };
+    for (const [status, code, category, grpc] of [
+      [500, 'LEDGER_API_INTERNAL_ERROR', 4, 13],
+      [503, 'SERVICE_NOT_RUNNING', 1, 14],
+      [504, 'REQUEST_TIME_OUT', 3, 4],
+    ] as const) {
+      await inject({ node: 'node1', route: route.path, status });
+      await expectCantonError(await minter.ledger.get(route.path), code, status, category, grpc, route);
+    }
+    await inject({ node: 'node1', route: route.path, status: 502 });
+    const proxied = await minter.ledger.get(route.path);
+    expect([proxied.status, proxied.contentType]).toEqual([502, expect.stringContaining('text/plain')]);
+    await inject({ node: 'node1', route: '/v2/state/active-contracts', status: 503 });
+    const frames = await wsRequest(
+      minter.ledger.base,
+      '/v2/state/active-contracts',
+      await minter.token(),
+      acsBody(minter.party, { interface: HOLDING_INTERFACE }, await minter.ledgerEnd(), 'eventFormat'),
+    );
+    expect(frames).toEqual([expect.objectContaining({ code: 'SERVICE_NOT_RUNNING', errorCategory: 1 })]);
   });
 });
 

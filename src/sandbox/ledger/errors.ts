@@ -4,7 +4,7 @@
  * codes, categories and texts live in one place.
  */
 import { randomBytes } from 'node:crypto';
-import { type Reply, json } from '../http/reply.js';
+import { type Reply, json, text } from '../http/reply.js';
 
 /** error category id → gRPC code (the ErrorCategory table of canton-json-api.md §4) */
 const CATEGORY_GRPC: Record<number, number> = {
@@ -241,5 +241,32 @@ export const errors = {
     ),
   unimplemented: (what: string) =>
     new LedgerError('UNSUPPORTED_OPERATION', 14, `The sandbox does not simulate ${what}`),
-  internal: (what: string) => new LedgerError('INTERNAL_ERROR', 4, what),
+  /** what Canton's JSON layer answers for an exception it did not expect (LedgerApiErrors.InternalError) */
+  internal: (what: string) =>
+    new LedgerError('LEDGER_API_INTERNAL_ERROR', 4, what, { definiteAnswer: false }),
 };
+
+/**
+ * The participant's own error for an HTTP status: the JsCantonError Canton answers with it (500 internal, 501
+ * unsupported, 503 a service not running, 504 a request timed out), for the failures the sandbox injects; undefined
+ * for a status Canton never answers itself (a 502 comes from a proxy in front of it).
+ */
+export function errorOfStatus(status: number, cause: string): LedgerError | undefined {
+  switch (status) {
+    case 500:
+      return errors.internal(cause);
+    case 501:
+      return new LedgerError('UNSUPPORTED_OPERATION', 14, cause);
+    case 503:
+      return new LedgerError('SERVICE_NOT_RUNNING', 1, cause, { definiteAnswer: false });
+    case 504:
+      return new LedgerError('REQUEST_TIME_OUT', 3, cause, { definiteAnswer: false });
+    default:
+      return undefined;
+  }
+}
+
+/** a failure of the participant with this status: its JsCantonError, or a proxy's plain text for another status */
+export function failureReply(status: number, cause: string): Reply {
+  return errorOfStatus(status, cause)?.reply() ?? text(status, cause);
+}

@@ -5,13 +5,13 @@
  * `jwt.token.<JWT>, daml.ws.auth`, and the server answers `daml.ws.auth`. The client sends one request frame; a
  * failure is one error frame (a JsCantonError) followed by Close.
  */
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { RequestLog } from '../../http/listener.js';
+import { type RequestLog, injectedMessage } from '../../http/listener.js';
 import { completion, isTx } from '../encode.js';
 import type { OffsetEntry } from '../entries.js';
-import { errors, LedgerError } from '../errors.js';
+import { errorOfStatus, errors, LedgerError } from '../errors.js';
 import { BodyError, Reader } from './body.js';
 import { authenticate, type Caller, type LedgerNodeEnv } from './context.js';
 import { activeContracts } from './state.js';
@@ -44,7 +44,15 @@ export function ledgerWebSocket(
       socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
       return;
     }
+    // an injected failure: the participant's own error frame, or (a status it never answers) a proxy's refusal
+    const status = env.faults.takeHttpError(env.node, 'WS', channel, 'before');
+    const injected = status === undefined ? undefined : errorOfStatus(status, injectedMessage(status));
+    if (status !== undefined && injected === undefined) {
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      if (injected !== undefined) return fail(ws, injected);
       // listen at once: the client sends its request as soon as the handshake completes
       const request = firstMessage(ws);
       void serve(env, channel, req, ws, request).catch((error: unknown) => {
@@ -84,13 +92,6 @@ async function serve(
   let caller: Caller;
   let request: Reader;
   try {
-    const injected = env.faults.takeHttpError(env.node, 'WS', channel, 'before');
-    if (injected !== undefined)
-      throw new LedgerError(
-        'INJECTED_FAULT',
-        1,
-        `injected fault: the sandbox answered ${injected} on purpose`,
-      );
     caller = await authenticate(env, req.headers);
     request = Reader.parse(await message);
     await env.catchUp();
