@@ -6,7 +6,14 @@
  * the transaction commit and never answers.
  */
 import { type Reply, json } from '../../http/reply.js';
-import { completion, isTx, jsTransaction, jsTransactionTree, transactionEvents } from '../encode.js';
+import {
+  type JsTransaction,
+  completion,
+  isTx,
+  jsTransaction,
+  jsTransactionTree,
+  transactionEvents,
+} from '../encode.js';
 import type { TxEntry } from '../entries.js';
 import { errors } from '../errors.js';
 import type { EventFormat } from '../filters.js';
@@ -239,7 +246,7 @@ function transactionFor(
   entry: TxEntry,
   format: EventFormat,
   shape: Parameters<typeof transactionEvents>[3],
-): Record<string, unknown> {
+): JsTransaction {
   return jsTransaction(env.encoder, entry, transactionEvents(env.encoder, entry, format, shape));
 }
 

@@ -3,7 +3,7 @@
  * WebSocket variant in ws.ts shares `activeContracts`).
  */
 import { json } from '../../http/reply.js';
-import { API_VERSION, activeContractEntry } from '../encode.js';
+import { API_VERSION, type JsActiveContractEntry, activeContractEntry } from '../encode.js';
 import { errors } from '../errors.js';
 import { partiesOf, select } from '../filters.js';
 import { Reader, listParams } from './body.js';
@@ -26,17 +26,13 @@ export function limitList<T>(items: T[], limit: number | undefined): T[] {
 }
 
 /** The entries of a GetActiveContractsRequest, in creation order. */
-export function activeContracts(
-  env: LedgerNodeEnv,
-  caller: Caller,
-  body: Reader,
-): Array<Record<string, unknown>> {
+export function activeContracts(env: LedgerNodeEnv, caller: Caller, body: Reader): JsActiveContractEntry[] {
   body.object(['filter', 'verbose', 'activeAtOffset', 'eventFormat', 'streamContinuationToken']);
   const offset = body.at('activeAtOffset').integer();
   body.at('streamContinuationToken').optString();
   const format = eventFormatOrLegacy(env, caller, body, '/v2/state/active-contracts');
   if (offset < 0) throw errors.invalidArgument(`activeAtOffset must not be negative, got ${offset}`);
-  const entries: Array<Record<string, unknown>> = [];
+  const entries: JsActiveContractEntry[] = [];
   const parties = partiesOf(format);
   for (const contract of env.ledger.activeAt(offset, parties)) {
     const stakeholders = [

@@ -8,6 +8,8 @@ import {
   contractOf,
   createdEvent,
   isTx,
+  type JsContractEvents,
+  type JsUpdate,
   jsTransaction,
   jsTransactionTree,
   topologyTransaction,
@@ -46,7 +48,7 @@ export function updateOf(
   entry: OffsetEntry,
   format: UpdateFormatRead,
   kind: Kind,
-): Record<string, unknown> | undefined {
+): JsUpdate | undefined {
   if (!isTx(entry)) {
     if (format.topology === undefined || kind === 'trees') return undefined;
     if (format.topology.length > 0 && !format.topology.includes(entry.party)) return undefined;
@@ -94,11 +96,11 @@ function updatesRoute(kind: Kind): LedgerRoute {
       const { limit, idleMs } = listParams(query);
       const request = readUpdatesRequest(env, caller, Reader.parse(body), kind);
       await env.catchUp();
-      const collect = (): Array<Record<string, unknown>> =>
+      const collect = (): JsUpdate[] =>
         env.ledger
           .entriesAfter(request.begin, request.end)
           .map((e) => updateOf(env, e, request.format, kind))
-          .filter((u): u is Record<string, unknown> => u !== undefined);
+          .filter((u): u is JsUpdate => u !== undefined);
       let items = collect();
       if (
         items.length === 0 &&
@@ -156,8 +158,8 @@ function legacyTransaction(
   const update = isTx(entry)
     ? updateOf(env, entry, { transactions: format, topology: undefined }, 'updates')
     : undefined;
-  if (update === undefined) throw errors.updateNotFound(what);
-  return { transaction: (update.update as { Transaction: { value: unknown } }).Transaction.value };
+  if (update === undefined || !('Transaction' in update.update)) throw errors.updateNotFound(what);
+  return { transaction: update.update.Transaction.value };
 }
 
 /** the created (and archived) event of a contract, from memory or the retained log */
@@ -267,7 +269,7 @@ export const updateRoutes: LedgerRoute[] = [
       const stakeholders = [...new Set([...c.template.signatories(c.arg), ...c.template.observers(c.arg)])];
       const selection = select(format, c.template, stakeholders);
       if (selection === undefined) throw errors.contractEventsNotFound(cid);
-      const out: Record<string, unknown> = {
+      const out: JsContractEvents = {
         created: {
           createdEvent: createdEvent(env.encoder, c, selection, true),
           synchronizerId: env.ledger.synchronizerId,
