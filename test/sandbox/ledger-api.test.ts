@@ -299,8 +299,15 @@ describe('rights and tokens', () => {
       '0.01',
       (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
     );
-    expect(toGhost.status).toBe(400);
-    expect(toGhost.body).toMatchObject({ code: 'UNKNOWN_INFORMEES' });
+    // TransactionRoutingError.UnknownInformees: category 11 (NOT_FOUND), the parties in its context
+    expect(toGhost.status, toGhost.text).toBe(404);
+    expect(toGhost.body).toMatchObject({
+      code: 'UNKNOWN_INFORMEES',
+      errorCategory: 11,
+      grpcCodeValue: 5,
+      cause: 'The participant is not connected to any synchronizer where the given informees are known.',
+      context: { unknownInformees: `Set(${ghost})` },
+    });
   });
 
   it('shares one package store with the DPM: a DAR uploaded to the ledger API shows in the DPM’s vetted list', async () => {

@@ -192,18 +192,29 @@ export const errors = {
     ),
   templatesNotFound: (ids: string[]) =>
     new LedgerError('TEMPLATES_OR_INTERFACES_NOT_FOUND', 11, `Templates do not exist: [${ids.join(', ')}].`),
+  /** TransactionRoutingError.UnknownInformees: its fixed cause, the parties in its context (as Scala prints a Set) */
   unknownInformees: (parties: string[]) =>
     new LedgerError(
       'UNKNOWN_INFORMEES',
-      9,
-      `The submitted transaction has informees that are not known on the synchronizer: Set(${parties.join(', ')})`,
+      11,
+      'The participant is not connected to any synchronizer where the given informees are known.',
+      { context: { unknownInformees: scalaSet(parties) }, definiteAnswer: false },
     ),
-  notHosted: (parties: string[], participant: string) =>
-    new LedgerError(
-      'NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT',
-      9,
-      `This participant cannot submit as the given submitter on any connected synchronizer: participant ${participant} does not host ${parties.join(', ')} with submission permission`,
-    ),
+  /** TransactionRoutingError …SubmittersCanSubmit: NotAllowed for one submitter, NoSuitableSynchronizer for several */
+  notHosted: (parties: string[]) =>
+    parties.length === 1
+      ? new LedgerError(
+          'NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT',
+          11,
+          'This participant cannot submit as the given submitter on any connected synchronizer',
+          { context: { unknownSubmitter: parties[0] as string }, definiteAnswer: false },
+        )
+      : new LedgerError(
+          'NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT',
+          11,
+          'Not connected to a synchronizer on which this participant can submit for all submitters',
+          { context: { unknownSubmitters: `List(${parties.join(', ')})` }, definiteAnswer: false },
+        ),
   offsetAfterLedgerEnd: (what: string, offset: number, end: number) =>
     new LedgerError('OFFSET_AFTER_LEDGER_END', 12, `${what} offset (${offset}) is after ledger end (${end})`),
   prunedDataAccessed: (offset: number, earliest: number) =>
@@ -245,6 +256,11 @@ export const errors = {
   internal: (what: string) =>
     new LedgerError('LEDGER_API_INTERNAL_ERROR', 4, what, { definiteAnswer: false }),
 };
+
+/** a set of parties as Scala prints it in an error's context (`Set(…)` up to four elements, `HashSet(…)` above) */
+function scalaSet(items: string[]): string {
+  return `${items.length > 4 ? 'HashSet' : 'Set'}(${items.join(', ')})`;
+}
 
 /**
  * The participant's own error for an HTTP status: the JsCantonError Canton answers with it (500 internal, 501
