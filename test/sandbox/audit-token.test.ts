@@ -833,6 +833,64 @@ describe('request forms as Canton reads them (its JSON layer and request validat
     expect(frames[0]).toMatchObject({ update: { TopologyTransaction: {} } });
   });
 
+  it('update offsets as Canton validates them: a negative begin, an end of 0, after the ledger end or before the begin, descending without an end', async () => {
+    const end = await minter.ledgerEnd();
+    const updateFormat = {
+      includeTransactions: {
+        eventFormat: { filtersByParty: { [minter.party]: {} } },
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    };
+    const cases: Array<[Record<string, unknown>, string, number, number, string]> = [
+      [
+        { beginExclusive: -1 },
+        'NEGATIVE_OFFSET',
+        400,
+        8,
+        'Offset -1 in begin_exclusive is a negative integer: the offset in begin_exclusive field has to be a non-negative integer (>=0)',
+      ],
+      [
+        { beginExclusive: 0, endInclusive: 0 },
+        'NON_POSITIVE_OFFSET',
+        400,
+        8,
+        'Offset 0 in end_inclusive is not a positive integer: the offset has to be either a positive integer (>0) or not defined at all',
+      ],
+      [
+        { beginExclusive: 0, descendingOrder: true },
+        'DESCENDING_ORDER_MISSING_END',
+        400,
+        8,
+        'end_inclusive is not provided when descending_order is true',
+      ],
+      [
+        { beginExclusive: 0, endInclusive: end + 1 },
+        'OFFSET_AFTER_LEDGER_END',
+        400,
+        12,
+        `End offset (${end + 1}) is after ledger end (${end})`,
+      ],
+      [
+        { beginExclusive: end, endInclusive: end - 1 },
+        'OFFSET_OUT_OF_RANGE',
+        400,
+        9,
+        `End offset ${end - 1} is before begin offset ${end}.`,
+      ],
+    ];
+    for (const [range, code, status, category, cause] of cases) {
+      const response = await minter.ledger.post('/v2/updates', { ...range, updateFormat });
+      const grpc = { 8: 3, 9: 9, 12: 11 }[category]!;
+      expect((await expectCantonError(response, code, status, category, grpc)).cause).toBe(cause);
+    }
+    const none = await ledgerCall(minter, 'POST', '/v2/updates', {
+      beginExclusive: end,
+      endInclusive: end,
+      updateFormat,
+    });
+    expect([none.status, none.body]).toEqual([200, []]);
+  });
+
   it('the WebSocket /v2/updates/flats reads updateFormat too', async () => {
     const { begin, end, formats } = await oneTransfer();
     const frames = await wsRequest(minter.ledger.base, '/v2/updates/flats', await minter.token(), {

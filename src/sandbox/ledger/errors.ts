@@ -215,6 +215,28 @@ export const errors = {
           'Not connected to a synchronizer on which this participant can submit for all submitters',
           { context: { unknownSubmitters: `List(${parties.join(', ')})` }, definiteAnswer: false },
         ),
+  negativeOffset: (field: string, offset: number) =>
+    new LedgerError(
+      'NEGATIVE_OFFSET',
+      8,
+      `Offset ${offset} in ${field} is a negative integer: the offset in ${field} field has to be a non-negative integer (>=0)`,
+    ),
+  nonPositiveOffset: (field: string, offset: number) =>
+    new LedgerError(
+      'NON_POSITIVE_OFFSET',
+      8,
+      `Offset ${offset} in ${field} is not a positive integer: the offset has to be either a positive integer (>0) or not defined at all`,
+    ),
+  descendingOrderMissingEnd: () =>
+    new LedgerError(
+      'DESCENDING_ORDER_MISSING_END',
+      8,
+      'end_inclusive is not provided when descending_order is true',
+    ),
+  offsetOutOfRange: (end: number, begin: number) =>
+    new LedgerError('OFFSET_OUT_OF_RANGE', 9, `End offset ${end} is before begin offset ${begin}.`, {
+      definiteAnswer: false,
+    }),
   offsetAfterLedgerEnd: (what: string, offset: number, end: number) =>
     new LedgerError('OFFSET_AFTER_LEDGER_END', 12, `${what} offset (${offset}) is after ledger end (${end})`),
   prunedDataAccessed: (offset: number, earliest: number) =>

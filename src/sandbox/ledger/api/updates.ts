@@ -81,10 +81,15 @@ export function readUpdatesRequest(
   const end = body.at('endInclusive').optInteger();
   const descending = body.at('descendingOrder').optBoolean() ?? false;
   const format = updatesFormat(env, caller, body, kind === 'trees', ENDPOINT[kind]);
-  if (begin < 0) throw errors.invalidArgument(`beginExclusive must not be negative, got ${begin}`);
+  // Canton's request validation, in its order: an end is a positive offset, at most the ledger end (a stream
+  // into the future has no end), and a descending list needs one
+  if (begin < 0) throw errors.negativeOffset('begin_exclusive', begin);
+  if (descending && end === undefined) throw errors.descendingOrderMissingEnd();
+  if (end !== undefined && end <= 0) throw errors.nonPositiveOffset('end_inclusive', end);
   if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
-  if (end !== undefined && end < begin)
-    throw errors.invalidArgument(`endInclusive (${end}) is before beginExclusive (${begin})`);
+  if (end !== undefined && end > env.ledger.end)
+    throw errors.offsetAfterLedgerEnd('End', end, env.ledger.end);
+  if (end !== undefined && end < begin) throw errors.offsetOutOfRange(end, begin);
   return { begin, end, format, descending };
 }
 
@@ -102,12 +107,7 @@ function updatesRoute(kind: Kind): LedgerRoute {
           .map((e) => updateOf(env, e, request.format, kind))
           .filter((u): u is JsUpdate => u !== undefined);
       let items = collect();
-      if (
-        items.length === 0 &&
-        idleMs !== undefined &&
-        idleMs > 0 &&
-        (request.end === undefined || request.end > env.ledger.end)
-      ) {
+      if (items.length === 0 && idleMs !== undefined && idleMs > 0 && request.end === undefined) {
         await env.ledger.nextOffset(idleMs);
         items = collect();
       }

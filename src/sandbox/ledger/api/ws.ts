@@ -1,9 +1,9 @@
 /**
  * The JSON Ledger API's WebSocket channels (the AsyncAPI documents): `/v2/state/active-contracts` (one frame
- * per contract, then Close), `/v2/updates` and `/v2/commands/completions` (what exists, then every new update as
- * it commits, until `endInclusive` or the client closes). The token travels in the subprotocol header
- * `jwt.token.<JWT>, daml.ws.auth`, and the server answers `daml.ws.auth`. The client sends one request frame; a
- * failure is one error frame (a JsCantonError) followed by Close.
+ * per contract, then Close), `/v2/updates`, `/v2/updates/flats` and `/v2/commands/completions` (what exists, then
+ * every new update as it commits, until `endInclusive` — at most the ledger end — or the client closes). The token
+ * travels in the subprotocol header `jwt.token.<JWT>, daml.ws.auth`, and the server answers `daml.ws.auth`. The
+ * client sends one request frame; a failure is one error frame (a JsCantonError) followed by Close.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
