@@ -383,16 +383,22 @@ describe('active contracts (wrapped-api.md §4.2, canton-json-api.md §3)', () =
       expect(entry.contractEntry.JsActiveContract.createdEvent.createdEventBlob).toBeUndefined();
   });
 
-  it('activeAtOffset beyond the ledger end: 400 OFFSET_AFTER_LEDGER_END (category 12, OUT_OF_RANGE)', async () => {
+  it('activeAtOffset beyond the ledger end: 400 OFFSET_AFTER_LEDGER_END (category 12, OUT_OF_RANGE); a negative one NEGATIVE_OFFSET', async () => {
     const offset = await minter.ledgerEnd();
+    const route = { method: 'POST', path: '/v2/state/active-contracts' };
     const response = await minter.ledger.post(
-      '/v2/state/active-contracts',
+      route.path,
       acsBody(minter.party, { interface: HOLDING_INTERFACE }, offset + 1000, 'eventFormat'),
     );
-    await expectCantonError(response, 'OFFSET_AFTER_LEDGER_END', 400, 12, 11, {
-      method: 'POST',
-      path: '/v2/state/active-contracts',
-    });
+    const after = await expectCantonError(response, 'OFFSET_AFTER_LEDGER_END', 400, 12, 11, route);
+    expect(after.cause).toBe(`active_at_offset offset (${offset + 1000}) is after ledger end (${offset})`);
+    const negative = await minter.ledger.post(
+      route.path,
+      acsBody(minter.party, { interface: HOLDING_INTERFACE }, -1, 'eventFormat'),
+    );
+    expect((await expectCantonError(negative, 'NEGATIVE_OFFSET', 400, 8, 3, route)).cause).toMatch(
+      /^Offset -1 in active_at_offset is a negative integer/,
+    );
   });
 
   it('activeAtOffset 0 returns an empty set', async () => {
@@ -833,7 +839,7 @@ describe('request forms as Canton reads them (its JSON layer and request validat
     expect(frames[0]).toMatchObject({ update: { TopologyTransaction: {} } });
   });
 
-  it('update offsets as Canton validates them: a negative begin, an end of 0, after the ledger end or before the begin, descending without an end', async () => {
+  it('update and completion offsets as Canton validates them: a negative begin, an end of 0, after the ledger end or before the begin, descending without an end, no party', async () => {
     const end = await minter.ledgerEnd();
     const updateFormat = {
       includeTransactions: {
@@ -889,6 +895,16 @@ describe('request forms as Canton reads them (its JSON layer and request validat
       updateFormat,
     });
     expect([none.status, none.body]).toEqual([200, []]);
+    // the completions: a negative begin, and no party
+    const completions = (body: Record<string, unknown>) =>
+      minter.ledger.post('/v2/commands/completions', { parties: [minter.party], ...body });
+    expect(
+      (await expectCantonError(await completions({ beginExclusive: -1 }), 'NEGATIVE_OFFSET', 400, 8, 3))
+        .cause,
+    ).toMatch(/^Offset -1 in begin_exclusive is a negative integer/);
+    expect(
+      (await expectCantonError(await completions({ parties: [] }), 'MISSING_FIELD', 400, 8, 3)).cause,
+    ).toBe('The submitted command is missing a mandatory field: parties');
   });
 
   it('the WebSocket /v2/updates/flats reads updateFormat too', async () => {

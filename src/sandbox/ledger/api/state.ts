@@ -31,7 +31,8 @@ export function activeContracts(env: LedgerNodeEnv, caller: Caller, body: Reader
   const offset = body.at('activeAtOffset').integer();
   body.at('streamContinuationToken').optString();
   const format = eventFormatOrLegacy(env, caller, body, '/v2/state/active-contracts');
-  if (offset < 0) throw errors.invalidArgument(`activeAtOffset must not be negative, got ${offset}`);
+  if (offset < 0) throw errors.negativeOffset('active_at_offset', offset);
+  if (offset > env.ledger.end) throw errors.offsetAfterLedgerEnd('active_at_offset', offset, env.ledger.end);
   const entries: JsActiveContractEntry[] = [];
   const parties = partiesOf(format);
   for (const contract of env.ledger.activeAt(offset, parties)) {

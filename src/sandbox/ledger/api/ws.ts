@@ -14,6 +14,7 @@ import type { OffsetEntry } from '../entries.js';
 import { errorOfStatus, errors, LedgerError } from '../errors.js';
 import { BodyError, Reader } from './body.js';
 import { authenticate, type Caller, type LedgerNodeEnv } from './context.js';
+import { completes, readCompletionsRequest } from './commands.js';
 import { activeContracts } from './state.js';
 import { readUpdatesRequest, updateOf } from './updates.js';
 
@@ -159,15 +160,9 @@ function streamUpdates(
 }
 
 function streamCompletions(env: LedgerNodeEnv, caller: Caller, body: Reader, ws: WebSocket): void {
-  body.object(['userId', 'parties', 'beginExclusive']);
-  const userId = body.at('userId').optString() || caller.userId;
-  const parties = body.at('parties').strings();
-  const begin = body.at('beginExclusive').optInteger() ?? 0;
-  if (userId !== caller.userId) caller.requireAdmin();
-  caller.requireReadAs(parties);
-  if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
+  const { userId, parties, begin } = readCompletionsRequest(env, caller, body);
   follow(env, ws, begin, undefined, (entry) => {
-    if (isTx(entry) && entry.user === userId && entry.act.some((p) => parties.includes(p))) {
+    if (isTx(entry) && completes(entry, userId, parties)) {
       ws.send(
         JSON.stringify({ completionResponse: { Completion: { value: completion(env.encoder, entry) } } }),
       );
