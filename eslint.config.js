@@ -39,6 +39,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-empty': ['error', { allowEmptyCatch: false }],
+      // the vendor's generated ledger types are a dev dependency for type checks only (test/contract/ledger-vendor-types.ts)
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@canton-network/core-ledger-client-types',
+              message: 'a dev dependency for type checks only: import type, never a value',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
       'no-restricted-syntax': [
         'error',
         { selector: "CallExpression[callee.name='eval']", message: 'no eval' },

@@ -43,7 +43,11 @@ export type LedgerErrorKind =
   | 'unauthenticated'
   /** PERMISSION_DENIED: the user may not act or read as a party of the request */
   | 'permission-denied'
-  /** the answer would exceed the participant's `http-list-max-elements-limit` (413) */
+  /**
+   * the answer would exceed the participant's `http-list-max-elements-limit` (413,
+   * `JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED`): the same request gets the same answer, so it is permanent
+   * although Canton files it under a retryable category (contention)
+   */
   | 'too-many-results'
   | 'internal'
   | 'unsupported'
@@ -150,6 +154,9 @@ const STATUS_GRPC: Record<number, number> = {
 const INTERPRETATION_CODES =
   /^(?:DAML_INTERPRETATION_ERROR|UNHANDLED_EXCEPTION|DAML_FAILURE|INTERPRETATION_|DAML_AUTHORIZATION_ERROR$)/;
 
+/** Canton's code of an HTTP list over the node's element limit (JsonApiErrors.MaximumNumberOfElements) */
+const LIST_LIMIT_CODE = 'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED';
+
 const AUTHORIZATION_HINT =
   "the command lacks the authority of a party it needs (a choice's controllers, a new contract's signatories): submit it acting as every one of them (actAs), e.g. an allocation's executor, sender and receiver together";
 
@@ -216,6 +223,7 @@ function byGrpc(
   fallback: Retryability,
 ): Classification {
   const code = canton?.code ?? '';
+  if (code === LIST_LIMIT_CODE) return { kind: 'too-many-results', retryability: 'permanent' };
   if (code === 'CONTRACT_NOT_FOUND') return { kind: 'contract-not-found', retryability: 'permanent' };
   if (code === 'DUPLICATE_COMMAND') return { kind: 'duplicate-command', retryability: 'ambiguous' };
   if (INTERPRETATION_CODES.test(code)) return { kind: 'interpretation', retryability: 'permanent' };

@@ -367,6 +367,61 @@ export interface EventFormat {
   verbose: boolean;
 }
 
+export interface TransactionFormat {
+  eventFormat: EventFormat;
+  transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' | 'TRANSACTION_SHAPE_LEDGER_EFFECTS';
+}
+
+/** `deduplicationPeriod` of JsCommands: an offset, or a duration in whole seconds */
+export type WireDeduplicationPeriod =
+  | { DeduplicationOffset: { value: number } }
+  | { DeduplicationDuration: { value: { seconds: number; nanos: number } } };
+
+export interface JsCommands {
+  commands: readonly Command[];
+  commandId: string;
+  actAs: readonly string[];
+  readAs?: readonly string[];
+  disclosedContracts?: readonly DisclosedContract[];
+  deduplicationPeriod?: WireDeduplicationPeriod;
+  synchronizerId?: string;
+  workflowId?: string;
+}
+
+// The bodies the client sends (test/contract/ledger-vendor-types.ts holds them to the published client types).
+
+/** `POST /v2/state/active-contracts`, HTTP body or WebSocket request frame */
+export interface ActiveContractsRequest {
+  activeAtOffset: number;
+  eventFormat: EventFormat;
+}
+
+/** `POST /v2/commands/submit-and-wait-for-transaction` */
+export interface SubmitAndWaitForTransactionRequest {
+  commands: JsCommands;
+  transactionFormat: TransactionFormat;
+}
+
+/** `POST /v2/commands/completions` */
+export interface CompletionsRequest {
+  parties: readonly string[];
+  beginExclusive: number;
+  userId?: string;
+}
+
+/** `POST /v2/updates` */
+export interface UpdatesRequest {
+  beginExclusive: number;
+  endInclusive: number;
+  updateFormat: { includeTransactions: TransactionFormat };
+}
+
+/** `POST /v2/events/events-by-contract-id` */
+export interface EventsByContractIdRequest {
+  contractId: string;
+  eventFormat: EventFormat;
+}
+
 registerWireSchemas(
   cantonErrorSchema,
   versionResponseSchema,

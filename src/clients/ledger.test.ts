@@ -253,14 +253,25 @@ describe('active contracts over HTTP', () => {
   });
 
   it('413 (more than the node lists) says to use the WebSocket; a lost answer to a read is transient', async () => {
+    // Canton's body: a retryable category (contention, ABORTED) that the client must not retry or pace on
     fake.on('POST', '/v2/state/active-contracts', {
       status: 413,
-      body: cantonError('MAXIMUM_NUMBER_OF_ELEMENTS', 'too many', 8),
+      body: cantonError(
+        'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+        'The number of matching elements (201) is greater than the node limit (200).',
+        2,
+        { grpcCodeValue: 10, retryInfo: '1 second', definiteAnswer: false },
+      ),
     });
     const big = await failure(
       client().activeContracts({ parties: [ALICE], activeAtOffset: 1 }, { transport: 'http' }),
     );
-    expect(big.retryability).toBe('permanent');
+    expect(big).toMatchObject({
+      kind: 'too-many-results',
+      retryability: 'permanent',
+      backpressure: undefined,
+    });
+    expect(big.hint).toMatch(/WebSocket/);
     fake.on('POST', '/v2/state/active-contracts', { status: 413, text: 'Content Too Large' });
     const text = await failure(
       client().activeContracts({ parties: [ALICE], activeAtOffset: 1 }, { transport: 'http' }),

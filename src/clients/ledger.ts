@@ -31,19 +31,26 @@ import {
   userResponseSchema,
   versionResponseSchema,
   type ActiveContract,
+  type ActiveContractsRequest,
   type Command,
+  type CompletionsRequest,
   type Completion,
   type CompletionsResponse,
   type ContractEvents,
   type DisclosedContract,
   type EventFormat,
+  type EventsByContractIdRequest,
   type IdentifierFilter,
+  type JsCommands,
   type LedgerUser,
   type LedgerVersion,
   type PartiesPage,
   type PartyDetails,
+  type SubmitAndWaitForTransactionRequest,
   type Transaction,
+  type UpdatesRequest,
   type UpdatesResponse,
+  type WireDeduplicationPeriod,
 } from './ledger-wire.js';
 import { runStream } from './ledger-ws.js';
 import { idSegment, pathSegment } from './path.js';
@@ -209,7 +216,7 @@ export function eventFormat(
   };
 }
 
-function deduplicationPeriod(period: DeduplicationPeriod): unknown {
+function deduplicationPeriod(period: DeduplicationPeriod): WireDeduplicationPeriod {
   if ('offset' in period) return { DeduplicationOffset: { value: period.offset } };
   return { DeduplicationDuration: { value: { seconds: period.durationSeconds, nanos: 0 } } };
 }
@@ -356,7 +363,10 @@ export class LedgerClient {
     ];
     if (problems.length > 0) throw this.refused('POST', path, problems);
     const activeAtOffset = query.activeAtOffset ?? (await this.ledgerEnd(options));
-    const request = { activeAtOffset, eventFormat: eventFormat(query.parties, query.filters) };
+    const request: ActiveContractsRequest = {
+      activeAtOffset,
+      eventFormat: eventFormat(query.parties, query.filters),
+    };
     const call: LedgerCall = { submission: false, parties: query.parties };
     const result: ActiveContractsResult = { activeAtOffset, contracts: [], skipped: {} };
 
@@ -414,7 +424,7 @@ export class LedgerClient {
     const problems = submissionProblems(submission);
     if (problems.length > 0) throw this.refused('POST', path, problems);
     const parties = [...submission.actAs, ...(submission.readAs ?? [])];
-    const commands = {
+    const commands: JsCommands = {
       commands: submission.commands,
       commandId: submission.commandId,
       actAs: submission.actAs,
@@ -437,7 +447,7 @@ export class LedgerClient {
             eventFormat: eventFormat(parties, [], true),
             transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
           },
-        },
+        } satisfies SubmitAndWaitForTransactionRequest,
         idempotent: false,
         signal: options.signal,
         timeoutMs: options.timeoutMs ?? this.submitTimeoutMs,
@@ -464,7 +474,7 @@ export class LedgerClient {
           parties: query.parties,
           beginExclusive: query.beginExclusive,
           ...(query.userId ? { userId: query.userId } : {}),
-        },
+        } satisfies CompletionsRequest,
         query: listQuery(options),
         idempotent: true,
         signal: options.signal,
@@ -516,7 +526,7 @@ export class LedgerClient {
               transactionShape: `TRANSACTION_SHAPE_${query.shape ?? 'LEDGER_EFFECTS'}`,
             },
           },
-        },
+        } satisfies UpdatesRequest,
         query: listQuery(options),
         idempotent: true,
         signal: options.signal,
@@ -545,7 +555,7 @@ export class LedgerClient {
         path,
         { submission: false, parties },
         {
-          body: { contractId, eventFormat: eventFormat(parties) },
+          body: { contractId, eventFormat: eventFormat(parties) } satisfies EventsByContractIdRequest,
           idempotent: true,
           signal: options?.signal,
           check: checker(eventsByContractIdResponseSchema),

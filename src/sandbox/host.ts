@@ -15,6 +15,7 @@ import { DpmNode, type NodeEnv } from './dpm/node.js';
 import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
 import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './faults.js';
 import { Listener, RequestLog, nodeHandler } from './http/listener.js';
+import { jsonError } from './http/reply.js';
 import { type IdpHandle, sandboxRealm, startIdp } from './idp.js';
 import {
   SECRET_FILES,
@@ -30,6 +31,7 @@ import type { CapacitySettings } from './capacity.js';
 import { type LedgerNodeEnv, dispatchLedger, ledgerRouter } from './ledger/api/server.js';
 import { INSECURE_USER } from './ledger/api/context.js';
 import { ledgerWebSocket } from './ledger/api/ws.js';
+import { failureReply } from './ledger/errors.js';
 import type { ApiProfile } from './ledger/encode.js';
 import { Mesh } from './mesh.js';
 import { MAX_TIME_SCALE, PROFILES, type ProfileName, scaleTimings } from './profile.js';
@@ -340,6 +342,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           log: requests,
           templateOf: (method, path) => router.match(method, path)?.route.template,
           dispatch: (call) => dispatchDpm(node, router, call),
+          failure: jsonError,
           maxBodyBytes: MAX_JSON_BYTES,
           onError: nodeError,
         }),
@@ -352,6 +355,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           log: requests,
           templateOf: (method, path) => ledgerRoutes.match(method, path)?.route.template,
           dispatch: (call) => dispatchLedger(ledgerEnv, ledgerRoutes, call),
+          failure: failureReply,
           maxBodyBytes: MAX_JSON_BYTES,
           onError: nodeError,
         }),

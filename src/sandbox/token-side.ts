@@ -147,7 +147,10 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
           log: options.requests,
           templateOf: (method, path) => router.match(method, path)?.route.template,
           dispatch: (call) =>
-            dispatchService(router, call, (method, path) => notFound(name, `no route ${method} ${path}`)),
+            dispatchService(router, call, (method, path) =>
+              serviceError(name, 404, `no route ${method} ${path}`),
+            ),
+          failure: (status, message) => serviceError(name, status, message),
           maxBodyBytes: options.maxBodyBytes,
           onError: (error) => options.onError(error),
           hangs: () =>
@@ -186,9 +189,12 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
   }
 }
 
-/** a 404 in the service's own error envelope (wrapped-api.md §6, §7.6): the faucet's and the rewards API's have `success` */
-function notFound(service: ServiceName, error: string): Reply {
-  if (service === 'rewards') return json(404, { success: false, error });
-  if (service === 'faucet') return json(404, { success: false, message: error });
-  return jsonError(404, error);
+/**
+ * An error in the service's own envelope (wrapped-api.md §6, §7.6, canton-json-api.md §5): the faucet's and the
+ * rewards API's have `success`, the registry's, the gateway's and the chain's are `{"error": …}`.
+ */
+function serviceError(service: ServiceName, status: number, error: string): Reply {
+  if (service === 'rewards') return json(status, { success: false, error });
+  if (service === 'faucet') return json(status, { success: false, message: error });
+  return jsonError(status, error);
 }

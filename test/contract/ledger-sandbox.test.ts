@@ -208,6 +208,13 @@ describe('JSON Ledger API responses validate against 3.5.1 and 3.4.12', () => {
       filter: { filtersByParty: { [minter.party]: {} } },
       verbose: false,
     });
+    // the deprecated endpoints read updateFormat too, with the deprecated `verbose: false` beside it (Canton's
+    // JSON layer cannot tell that default from an absent field)
+    for (const path of ['/v2/updates/flats', '/v2/updates/trees']) {
+      const body = { ...updatesRequest, verbose: false };
+      for (const spec of LEDGER_SPECS) await requestIsDeclared(spec, 'POST', path, body);
+      expect(((await call('POST', path, body)) as unknown[]).length, path).toBe(4);
+    }
     await call('POST', '/v2/updates/update-by-id', { updateId, updateFormat: updatesRequest.updateFormat });
     await call(
       'POST',

@@ -383,16 +383,22 @@ describe('active contracts (wrapped-api.md §4.2, canton-json-api.md §3)', () =
       expect(entry.contractEntry.JsActiveContract.createdEvent.createdEventBlob).toBeUndefined();
   });
 
-  it('activeAtOffset beyond the ledger end: 400 OFFSET_AFTER_LEDGER_END (category 12, OUT_OF_RANGE)', async () => {
+  it('activeAtOffset beyond the ledger end: 400 OFFSET_AFTER_LEDGER_END (category 12, OUT_OF_RANGE); a negative one NEGATIVE_OFFSET', async () => {
     const offset = await minter.ledgerEnd();
+    const route = { method: 'POST', path: '/v2/state/active-contracts' };
     const response = await minter.ledger.post(
-      '/v2/state/active-contracts',
+      route.path,
       acsBody(minter.party, { interface: HOLDING_INTERFACE }, offset + 1000, 'eventFormat'),
     );
-    await expectCantonError(response, 'OFFSET_AFTER_LEDGER_END', 400, 12, 11, {
-      method: 'POST',
-      path: '/v2/state/active-contracts',
-    });
+    const after = await expectCantonError(response, 'OFFSET_AFTER_LEDGER_END', 400, 12, 11, route);
+    expect(after.cause).toBe(`active_at_offset offset (${offset + 1000}) is after ledger end (${offset})`);
+    const negative = await minter.ledger.post(
+      route.path,
+      acsBody(minter.party, { interface: HOLDING_INTERFACE }, -1, 'eventFormat'),
+    );
+    expect((await expectCantonError(negative, 'NEGATIVE_OFFSET', 400, 8, 3, route)).cause).toMatch(
+      /^Offset -1 in active_at_offset is a negative integer/,
+    );
   });
 
   it('activeAtOffset 0 returns an empty set', async () => {
@@ -711,6 +717,286 @@ describe('command submission (wrapped-api.md §4.3, §10.2–10.3; canton-json-a
   });
 });
 
+// ---- request forms ----------------------------------------------------------------------------------------------
+
+describe('request forms as Canton reads them (its JSON layer and request validators, 3.4 and 3.5 alike)', () => {
+  /** one transfer of the minter's: the offsets around it, and a LEDGER_EFFECTS / ACS_DELTA update format for it */
+  async function oneTransfer(): Promise<{ begin: number; end: number; formats: Record<string, unknown> }> {
+    const sent = await transfer(minter, registry, tokens.holders[5]!, '0.01', await unlockedInputs(minter));
+    expect(sent.status, sent.text).toBe(200);
+    const end = (sent.body as TransactionBody).transaction.offset;
+    const format = (shape: string) => ({
+      includeTransactions: {
+        eventFormat: { filtersByParty: { [minter.party]: {} }, verbose: true },
+        transactionShape: `TRANSACTION_SHAPE_${shape}`,
+      },
+    });
+    return {
+      begin: end - 1,
+      end,
+      formats: { ACS_DELTA: format('ACS_DELTA'), LEDGER_EFFECTS: format('LEDGER_EFFECTS') },
+    };
+  }
+
+  it('/v2/updates, /flats and /trees read updateFormat, with `verbose: false` beside it; filter or `verbose: true` beside it, or neither, refused with Canton’s texts', async () => {
+    const { begin, end, formats } = await oneTransfer();
+    for (const path of ['/v2/updates', '/v2/updates/flats', '/v2/updates/trees']) {
+      const route = { method: 'POST', path };
+      const range = { beginExclusive: begin, endInclusive: end };
+      for (const shape of ['ACS_DELTA', 'LEDGER_EFFECTS']) {
+        const response = await ledgerCall(minter, 'POST', path, {
+          ...range,
+          verbose: false,
+          updateFormat: formats[shape],
+        });
+        expect(response.status, `${path} ${shape}: ${response.text}`).toBe(200);
+        const updates = response.body as Array<{
+          update: Record<string, { value: Record<string, unknown> }>;
+        }>;
+        expect(updates).toHaveLength(1);
+        const [kind, { value }] = Object.entries(updates[0]!.update)[0]!;
+        expect(kind).toBe(path.endsWith('trees') ? 'TransactionTree' : 'Transaction');
+        expect(value.offset).toBe(end);
+        // trees keep created and exercised events only: an ACS_DELTA tree has the creates, never an archive
+        const events = Object.values((value.events ?? value.eventsById) as Record<string, object>).map(
+          (e) => Object.keys(e)[0],
+        );
+        const expected = path.endsWith('trees')
+          ? { ACS_DELTA: ['CreatedTreeEvent'], LEDGER_EFFECTS: ['CreatedTreeEvent', 'ExercisedTreeEvent'] }
+          : {
+              ACS_DELTA: ['ArchivedEvent', 'CreatedEvent'],
+              LEDGER_EFFECTS: ['CreatedEvent', 'ExercisedEvent'],
+            };
+        expect([...new Set(events)].sort(), `${path} ${shape}`).toEqual(expected[shape as 'ACS_DELTA']);
+      }
+      const refusals: Array<[Record<string, unknown>, string]> = [
+        [
+          { filter: { filtersByParty: { [minter.party]: {} } }, updateFormat: formats.ACS_DELTA },
+          'Both update_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.',
+        ],
+        [
+          { verbose: true, updateFormat: formats.ACS_DELTA },
+          'Both update_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.',
+        ],
+        [
+          { verbose: false },
+          'Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.',
+        ],
+      ];
+      for (const [body, cause] of refusals) {
+        const refused = await minter.ledger.post(path, { ...range, ...body });
+        const error = await expectCantonError(refused, 'INVALID_ARGUMENT', 400, 8, 3, route);
+        expect(error.cause).toBe(`The submitted request has invalid arguments: ${cause}`);
+      }
+    }
+    // an update format that asks for nothing is valid and matches nothing
+    const nothing = await ledgerCall(minter, 'POST', '/v2/updates', {
+      beginExclusive: begin,
+      endInclusive: end,
+      updateFormat: {},
+    });
+    expect([nothing.status, nothing.body]).toEqual([200, []]);
+  });
+
+  it('past the node’s list limit: 413 JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED, as Canton answers it; a `limit` up to the node’s, or the WebSocket, reads them', async () => {
+    // 201 party allocations on node2: 201 topology updates that node2's operator reads
+    const begin = await alice.ledgerEnd();
+    const allocated = await world.admin.post<{ parties: string[] }>('/parties', {
+      node: 'node2',
+      count: 201,
+      prefix: 'list-limit',
+    });
+    expect(allocated.status, allocated.text).toBe(201);
+    const request = {
+      beginExclusive: begin,
+      endInclusive: await alice.ledgerEnd(),
+      updateFormat: {
+        includeTopologyEvents: {
+          includeParticipantAuthorizationEvents: { parties: allocated.body.parties },
+        },
+      },
+    };
+    const route = { method: 'POST', path: '/v2/updates' };
+    for (const query of ['', '?limit=201']) {
+      const refused = await alice.ledger.post(`${route.path}${query}`, request);
+      const error = await expectCantonError(
+        refused,
+        'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+        413,
+        2, // ContentionOnSharedResources: ABORTED, retryable (retryInfo) …
+        10,
+        route,
+      );
+      expect(error.retryInfo).toBe('1 second');
+      expect(error.definiteAnswer).toBe(false);
+      // … and Canton reads at most the limit + 1 elements, so that is the count it names
+      expect(error.cause).toBe('The number of matching elements (201) is greater than the node limit (200).');
+    }
+    const page = await alice.ledger.post(`${route.path}?limit=200`, request);
+    expect([page.status, (page.body as unknown[]).length]).toEqual([200, 200]);
+    const frames = await wsRequest(alice.ledger.base, route.path, await alice.token(), request);
+    expect(frames).toHaveLength(201);
+    expect(frames[0]).toMatchObject({ update: { TopologyTransaction: {} } });
+  });
+
+  it('update and completion offsets as Canton validates them: a negative begin, an end of 0, after the ledger end or before the begin, descending without an end, no party', async () => {
+    const end = await minter.ledgerEnd();
+    const updateFormat = {
+      includeTransactions: {
+        eventFormat: { filtersByParty: { [minter.party]: {} } },
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    };
+    const cases: Array<[Record<string, unknown>, string, number, number, string]> = [
+      [
+        { beginExclusive: -1 },
+        'NEGATIVE_OFFSET',
+        400,
+        8,
+        'Offset -1 in begin_exclusive is a negative integer: the offset in begin_exclusive field has to be a non-negative integer (>=0)',
+      ],
+      [
+        { beginExclusive: 0, endInclusive: 0 },
+        'NON_POSITIVE_OFFSET',
+        400,
+        8,
+        'Offset 0 in end_inclusive is not a positive integer: the offset has to be either a positive integer (>0) or not defined at all',
+      ],
+      [
+        { beginExclusive: 0, descendingOrder: true },
+        'DESCENDING_ORDER_MISSING_END',
+        400,
+        8,
+        'end_inclusive is not provided when descending_order is true',
+      ],
+      [
+        { beginExclusive: 0, endInclusive: end + 1 },
+        'OFFSET_AFTER_LEDGER_END',
+        400,
+        12,
+        `End offset (${end + 1}) is after ledger end (${end})`,
+      ],
+      [
+        { beginExclusive: end, endInclusive: end - 1 },
+        'OFFSET_OUT_OF_RANGE',
+        400,
+        9,
+        `End offset ${end - 1} is before begin offset ${end}.`,
+      ],
+    ];
+    for (const [range, code, status, category, cause] of cases) {
+      const response = await minter.ledger.post('/v2/updates', { ...range, updateFormat });
+      const grpc = { 8: 3, 9: 9, 12: 11 }[category]!;
+      expect((await expectCantonError(response, code, status, category, grpc)).cause).toBe(cause);
+    }
+    const none = await ledgerCall(minter, 'POST', '/v2/updates', {
+      beginExclusive: end,
+      endInclusive: end,
+      updateFormat,
+    });
+    expect([none.status, none.body]).toEqual([200, []]);
+    // the completions: a negative begin, and no party
+    const completions = (body: Record<string, unknown>) =>
+      minter.ledger.post('/v2/commands/completions', { parties: [minter.party], ...body });
+    expect(
+      (await expectCantonError(await completions({ beginExclusive: -1 }), 'NEGATIVE_OFFSET', 400, 8, 3))
+        .cause,
+    ).toMatch(/^Offset -1 in begin_exclusive is a negative integer/);
+    expect(
+      (await expectCantonError(await completions({ parties: [] }), 'MISSING_FIELD', 400, 8, 3)).cause,
+    ).toBe('The submitted command is missing a mandatory field: parties');
+  });
+
+  it('the WebSocket /v2/updates/flats reads updateFormat too', async () => {
+    const { begin, end, formats } = await oneTransfer();
+    const frames = await wsRequest(minter.ledger.base, '/v2/updates/flats', await minter.token(), {
+      beginExclusive: begin,
+      endInclusive: end,
+      verbose: false,
+      updateFormat: formats.LEDGER_EFFECTS,
+    });
+    expect(frames).toHaveLength(1);
+    expect(frames[0]).toMatchObject({ update: { Transaction: { value: { offset: end } } } });
+  });
+
+  it('active contracts: eventFormat with `verbose: false` beside it; `verbose: true` beside it, or neither, refused', async () => {
+    const offset = await minter.ledgerEnd();
+    const route = { method: 'POST', path: '/v2/state/active-contracts' };
+    const modern = acsBody(minter.party, { interface: HOLDING_INTERFACE }, offset, 'eventFormat');
+    const accepted = await ledgerCall(minter, 'POST', route.path, { ...modern, verbose: false });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect((accepted.body as unknown[]).length).toBeGreaterThan(0);
+    for (const [body, cause] of [
+      [
+        { ...modern, verbose: true },
+        'Both event_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.',
+      ],
+      [
+        { activeAtOffset: offset, verbose: false },
+        'Either filter/verbose or event_format is required. Please use either backwards compatible arguments (filter and verbose) or event_format.',
+      ],
+    ] as const) {
+      const refused = await minter.ledger.post(route.path, body);
+      const error = await expectCantonError(refused, 'INVALID_ARGUMENT', 400, 8, 3, route);
+      expect(error.cause).toBe(`The submitted request has invalid arguments: ${cause}`);
+    }
+  });
+
+  it('a missing format is MISSING_FIELD (update_format, event_format, transaction_shape); the by-id reads take a format or parties, not both', async () => {
+    const { end, formats } = await oneTransfer();
+    const byOffset = await minter.ledger.post('/v2/updates/update-by-offset', { offset: end });
+    const missing = await expectCantonError(byOffset, 'MISSING_FIELD', 400, 8, 3, {
+      method: 'POST',
+      path: '/v2/updates/update-by-offset',
+    });
+    expect(missing.cause).toBe('The submitted command is missing a mandatory field: update_format');
+    const noEvents = await minter.ledger.post('/v2/updates/update-by-offset', {
+      offset: end,
+      updateFormat: { includeTransactions: { transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } },
+    });
+    expect((await expectCantonError(noEvents, 'MISSING_FIELD', 400, 8, 3)).cause).toMatch(/: event_format$/);
+    const unspecified = await minter.ledger.post('/v2/updates/update-by-offset', {
+      offset: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersByParty: { [minter.party]: {} } },
+          transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED',
+        },
+      },
+    });
+    expect((await expectCantonError(unspecified, 'MISSING_FIELD', 400, 8, 3)).cause).toMatch(
+      /: transaction_shape$/,
+    );
+    const noFormat = await minter.ledger.post('/v2/events/events-by-contract-id', {
+      contractId: (await unlockedInputs(minter))[0],
+    });
+    expect((await expectCantonError(noFormat, 'MISSING_FIELD', 400, 8, 3)).cause).toMatch(/: event_format$/);
+    const transactionFormat = (formats.ACS_DELTA as { includeTransactions: unknown }).includeTransactions;
+    for (const [body, cause] of [
+      [
+        { offset: end, requestingParties: [minter.party], transactionFormat },
+        'Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format but not both.',
+      ],
+      [
+        { offset: end },
+        'Either transaction_format or requesting_parties is required. Please use either backwards compatible arguments (requesting_parties) or transaction_format.',
+      ],
+    ] as const) {
+      const refused = await minter.ledger.post('/v2/updates/transaction-by-offset', body);
+      expect((await expectCantonError(refused, 'INVALID_ARGUMENT', 400, 8, 3)).cause).toBe(
+        `The submitted request has invalid arguments: ${cause}`,
+      );
+    }
+    for (const body of [
+      { offset: end, requestingParties: [minter.party] },
+      { offset: end, transactionFormat },
+    ]) {
+      const found = await minter.ledger.post('/v2/updates/transaction-by-offset', body);
+      expect(found.status, found.text).toBe(200);
+    }
+  });
+});
+
 // ---- profiles ---------------------------------------------------------------------------------------------------
 
 describe('--ledger-api profiles (wrapped-api.md §4.2, §10.6)', () => {
@@ -737,11 +1023,12 @@ describe('--ledger-api profiles (wrapped-api.md §4.2, §10.6)', () => {
       method: 'POST',
       path: '/v2/state/active-contracts',
     });
-    const modern = await wallet.ledger.post<unknown[]>(
-      '/v2/state/active-contracts',
-      acsBody(wallet.party, { interface: HOLDING_INTERFACE }, offset, 'eventFormat'),
-    );
-    expect(modern.status).toBe(200);
+    // `verbose: false` is the deprecated field's default: the strict profile accepts it beside eventFormat
+    const modern = await wallet.ledger.post<unknown[]>('/v2/state/active-contracts', {
+      ...acsBody(wallet.party, { interface: HOLDING_INTERFACE }, offset, 'eventFormat'),
+      verbose: false,
+    });
+    expect(modern.status, modern.text).toBe(200);
     expect(modern.body.length).toBeGreaterThan(0);
   });
 
@@ -1414,6 +1701,26 @@ describe('daily rewards (wrapped-api.md §7.6)', () => {
     }
   });
 
+  it('an empty list of parties yields empty results', async () => {
+    const response = await rewards.post('/api/v1/analytics/daily-rewards', {
+      parties: [],
+      start_date: today(),
+      end_date: today(),
+    });
+    expect([response.status, response.body]).toEqual([
+      200,
+      {
+        success: true,
+        data: {
+          daily_rewards: [],
+          total_accepted_transfer_count: 0,
+          total_estimated_reward: '0.00',
+          client_reward: '0.00',
+        },
+      },
+    ]);
+  });
+
   it('a route it does not serve answers 404 in its own envelope {"success": false, "error"}', async () => {
     expectFailureEnvelope(await rewards.get('/api/v1/analytics/daily-rewards'), 404, 'error');
   });
@@ -1422,6 +1729,58 @@ describe('daily rewards (wrapped-api.md §7.6)', () => {
     const response = await rewards.get('/health');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: 'ok' });
+  });
+});
+
+// ---- injected failures ----------------------------------------------------------------------------------------------
+
+describe('an injected http-error answers in the service’s own envelope (wrapped-api.md §6, §7.6; canton-json-api.md §4, §5)', () => {
+  const inject = async (fault: Record<string, unknown>): Promise<void> => {
+    const added = await world.admin.post('/faults', { kind: 'http-error', count: 1, ...fault });
+    expect(added.status, added.text).toBe(201);
+  };
+
+  it('token services: the rewards API’s and the faucet’s {"success": false, …}, the others’ {"error": …}', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const query = { parties: [minter.party], start_date: day, end_date: day };
+    await inject({ service: 'rewards', status: 500 });
+    expectFailureEnvelope(await rewards.post('/api/v1/analytics/daily-rewards', query), 500, 'error');
+    expect((await rewards.post('/api/v1/analytics/daily-rewards', query)).status).toBe(200);
+    await inject({ service: 'faucet', status: 503 });
+    expectFailureEnvelope(await faucet.post('/api/faucet', {}), 503, 'message');
+    const services: Array<[string, Api, string]> = [
+      ['registry', registry.api, '/metadata/v1/info'],
+      ['gateway', gateway.api, '/wrapped/v1/account-contract-rules'],
+      ['bitcoin', bitcoin, '/status'],
+    ];
+    for (const [service, api, path] of services) {
+      await inject({ service, status: 500 });
+      const response = await api.get(path);
+      expect([response.status, Object.keys(response.body as object)], service).toEqual([500, ['error']]);
+    }
+  });
+
+  it('the participant: the JsCantonError Canton answers with that status, over HTTP and WebSocket; a status Canton never answers is a proxy’s text', async () => {
+    const route = { method: 'GET', path: '/v2/state/ledger-end' };
+    for (const [status, code, category, grpc] of [
+      [500, 'LEDGER_API_INTERNAL_ERROR', 4, 13],
+      [503, 'SERVICE_NOT_RUNNING', 1, 14],
+      [504, 'REQUEST_TIME_OUT', 3, 4],
+    ] as const) {
+      await inject({ node: 'node1', route: route.path, status });
+      await expectCantonError(await minter.ledger.get(route.path), code, status, category, grpc, route);
+    }
+    await inject({ node: 'node1', route: route.path, status: 502 });
+    const proxied = await minter.ledger.get(route.path);
+    expect([proxied.status, proxied.contentType]).toEqual([502, expect.stringContaining('text/plain')]);
+    await inject({ node: 'node1', route: '/v2/state/active-contracts', status: 503 });
+    const frames = await wsRequest(
+      minter.ledger.base,
+      '/v2/state/active-contracts',
+      await minter.token(),
+      acsBody(minter.party, { interface: HOLDING_INTERFACE }, await minter.ledgerEnd(), 'eventFormat'),
+    );
+    expect(frames).toEqual([expect.objectContaining({ code: 'SERVICE_NOT_RUNNING', errorCategory: 1 })]);
   });
 });
 

@@ -179,7 +179,7 @@ describe('reads', () => {
 });
 
 describe('streams', () => {
-  it('streams updates over WebSocket: what exists, then each new transaction as it commits, until endInclusive', async () => {
+  it('streams updates over WebSocket: what exists, then each new transaction as it commits (no end: Canton refuses one after the ledger end)', async () => {
     const minter = walletFor(world, tokens, tokens.minter);
     const begin = await minter.ledgerEnd();
     const first = await transfer(
@@ -192,25 +192,33 @@ describe('streams', () => {
     const firstOffset = (first.body as { transaction: { offset: number } }).transaction.offset;
     const url = minter.ledger.base.replace(/^http/, 'ws') + '/v2/updates';
     const { default: WebSocket } = await import('ws');
+    const updateFormat = {
+      includeTransactions: {
+        eventFormat: { filtersByParty: { [minter.party]: {} } },
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    };
+    // an end after the ledger end: one OFFSET_AFTER_LEDGER_END frame, as Canton validates every updates request
+    const future = new WebSocket(url, [`jwt.token.${await minter.token()}`, 'daml.ws.auth']);
+    const refusal = new Promise<unknown>((resolve) =>
+      future.on('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')))),
+    );
+    await new Promise<void>((resolve) => future.on('open', () => resolve()));
+    future.send(JSON.stringify({ beginExclusive: begin, endInclusive: firstOffset + 1, updateFormat }));
+    expect(await refusal).toMatchObject({
+      code: 'OFFSET_AFTER_LEDGER_END',
+      cause: `End offset (${firstOffset + 1}) is after ledger end (${firstOffset})`,
+    });
     const ws = new WebSocket(url, [`jwt.token.${await minter.token()}`, 'daml.ws.auth']);
     const frames: Array<{ update: { Transaction: { value: { offset: number } } } }> = [];
-    const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
-    ws.on('message', (data: Buffer) =>
-      frames.push(JSON.parse(data.toString('utf8')) as (typeof frames)[number]),
-    );
-    await new Promise<void>((resolve) => ws.on('open', () => resolve()));
-    ws.send(
-      JSON.stringify({
-        beginExclusive: begin,
-        endInclusive: firstOffset + 1,
-        updateFormat: {
-          includeTransactions: {
-            eventFormat: { filtersByParty: { [minter.party]: {} } },
-            transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
-          },
-        },
+    const two = new Promise<void>((resolve) =>
+      ws.on('message', (data: Buffer) => {
+        frames.push(JSON.parse(data.toString('utf8')) as (typeof frames)[number]);
+        if (frames.length === 2) resolve();
       }),
     );
+    await new Promise<void>((resolve) => ws.on('open', () => resolve()));
+    ws.send(JSON.stringify({ beginExclusive: begin, updateFormat }));
     const second = await transfer(
       minter,
       registry,
@@ -218,7 +226,8 @@ describe('streams', () => {
       '0.01',
       (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
     );
-    await closed;
+    await two;
+    ws.close();
     expect(frames.map((f) => f.update.Transaction.value.offset)).toEqual([
       firstOffset,
       (second.body as { transaction: { offset: number } }).transaction.offset,
@@ -299,8 +308,15 @@ describe('rights and tokens', () => {
       '0.01',
       (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
     );
-    expect(toGhost.status).toBe(400);
-    expect(toGhost.body).toMatchObject({ code: 'UNKNOWN_INFORMEES' });
+    // TransactionRoutingError.UnknownInformees: category 11 (NOT_FOUND), the parties in its context
+    expect(toGhost.status, toGhost.text).toBe(404);
+    expect(toGhost.body).toMatchObject({
+      code: 'UNKNOWN_INFORMEES',
+      errorCategory: 11,
+      grpcCodeValue: 5,
+      cause: 'The participant is not connected to any synchronizer where the given informees are known.',
+      context: { unknownInformees: `Set(${ghost})` },
+    });
   });
 
   it('shares one package store with the DPM: a DAR uploaded to the ledger API shows in the DPM’s vetted list', async () => {

@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import type { FaultBook } from '../faults.js';
 import { sleep } from '../time.js';
-import { type Reply, jsonError, text } from './reply.js';
+import { type Reply, text } from './reply.js';
 
 export interface Call {
   method: string;
@@ -88,6 +88,11 @@ export interface NodeFrontDoor {
   /** the route template of a path, or undefined when no route matches */
   templateOf(method: string, path: string): string | undefined;
   dispatch(call: Call): Promise<Reply>;
+  /**
+   * the service's own error body for a status: what an injected http-error fault and a failure the sandbox did
+   * not expect answer, so that they look like the service's own (its JSON envelope, the ledger's JsCantonError)
+   */
+  failure(status: number, message: string): Reply;
   /** requests larger than this are refused before they are read whole */
   maxBodyBytes: number;
   onError(error: unknown): void;
@@ -102,7 +107,7 @@ export function nodeHandler(door: NodeFrontDoor): (req: IncomingMessage, res: Se
       .then((reply) => write(res, reply))
       .catch((error: unknown) => {
         door.onError(error);
-        write(res, jsonError(500, `internal sandbox error: ${(error as Error).message}`));
+        write(res, door.failure(500, `internal sandbox error: ${(error as Error).message}`));
       });
   };
 }
@@ -123,19 +128,20 @@ async function handle(door: NodeFrontDoor, req: IncomingMessage): Promise<Reply>
       `JSON payload (${req.headers['content-length'] ?? '?'} bytes) is larger than allowed (limit: ${door.maxBodyBytes} bytes).`,
     );
   } else if (before !== undefined) {
-    reply = injected(before);
+    reply = door.failure(before, injectedMessage(before));
   } else {
     reply = await door.dispatch({ method, path, query: url.searchParams, headers: req.headers, body });
     const after = door.faults.takeHttpError(door.node, method, route, 'after');
-    if (after !== undefined) reply = injected(after);
+    if (after !== undefined) reply = door.failure(after, injectedMessage(after));
   }
   const latency = door.faults.latencyMs(door.node);
   if (latency > 0) await sleep(latency);
   return reply;
 }
 
-function injected(status: number): Reply {
-  return jsonError(status, `injected fault: the sandbox answered ${status} on purpose`);
+/** the message of an injected http-error fault's answer */
+export function injectedMessage(status: number): string {
+  return `injected fault: the sandbox answered ${status} on purpose`;
 }
 
 /** the whole body, or undefined when it is larger than `limit` (read to its end either way) */

@@ -4,7 +4,14 @@
  * transactions. Every field the documents mark required is present; identifiers in package-id form.
  */
 import { blobOf } from './blob.js';
-import type { OffsetEntry, PartyEntry, StoredCreate, StoredExercise, TxEntry } from './entries.js';
+import type {
+  OffsetEntry,
+  PartyEntry,
+  Permission,
+  StoredCreate,
+  StoredExercise,
+  TxEntry,
+} from './entries.js';
 import { type EventFormat, type Selection, select } from './filters.js';
 import { formatTime } from './lf.js';
 import { type Catalog, type Contract, packageIdForm } from './model.js';
@@ -23,6 +30,144 @@ export interface Encoder {
   profile: ApiProfile;
 }
 
+/** `JsStatus`: a computed interface view's, a successful completion's */
+interface JsStatus {
+  code: number;
+  message: string;
+  details: [];
+}
+
+export interface JsInterfaceView {
+  interfaceId: string;
+  viewStatus: JsStatus;
+  viewValue?: unknown;
+  /** 3.5 and later */
+  implementationPackageId?: string;
+}
+
+export interface JsCreatedEvent {
+  offset: number;
+  nodeId: number;
+  contractId: string;
+  templateId: string;
+  contractKey: null;
+  createArgument: unknown;
+  createdEventBlob?: string;
+  interfaceViews: JsInterfaceView[];
+  witnessParties: string[];
+  signatories: string[];
+  observers: string[];
+  createdAt: string;
+  packageName: string;
+  representativePackageId: string;
+  acsDelta: boolean;
+}
+
+export interface JsExercisedEvent {
+  offset: number;
+  nodeId: number;
+  contractId: string;
+  templateId: string;
+  interfaceId?: string;
+  choice: string;
+  choiceArgument: unknown;
+  actingParties: string[];
+  consuming: boolean;
+  witnessParties: string[];
+  lastDescendantNodeId: number;
+  exerciseResult: unknown;
+  packageName: string;
+  implementedInterfaces: string[];
+  acsDelta: boolean;
+}
+
+export interface JsArchivedEvent {
+  offset: number;
+  nodeId: number;
+  contractId: string;
+  templateId: string;
+  witnessParties: string[];
+  packageName: string;
+  implementedInterfaces: string[];
+}
+
+export type JsEvent =
+  | { CreatedEvent: JsCreatedEvent }
+  | { ExercisedEvent: JsExercisedEvent }
+  | { ArchivedEvent: JsArchivedEvent };
+
+export interface JsTransaction {
+  updateId: string;
+  commandId: string;
+  workflowId: string;
+  effectiveAt: string;
+  events: JsEvent[];
+  offset: number;
+  synchronizerId: string;
+  recordTime: string;
+}
+
+export type JsTreeEvent =
+  { CreatedTreeEvent: { value: JsCreatedEvent } } | { ExercisedTreeEvent: { value: JsExercisedEvent } };
+
+export interface JsTransactionTree {
+  updateId: string;
+  commandId: string;
+  workflowId: string;
+  effectiveAt: string;
+  offset: number;
+  eventsById: Record<string, JsTreeEvent>;
+  synchronizerId: string;
+  recordTime: string;
+}
+
+export interface JsCompletion {
+  commandId: string;
+  status: JsStatus;
+  updateId: string;
+  userId: string;
+  actAs: string[];
+  submissionId: string;
+  offset: number;
+  synchronizerTime: { synchronizerId: string; recordTime: string };
+}
+
+type ParticipantPermission = `PARTICIPANT_PERMISSION_${Uppercase<Permission>}`;
+
+export interface JsTopologyTransaction {
+  updateId: string;
+  offset: number;
+  synchronizerId: string;
+  recordTime: string;
+  events: Array<{
+    event: {
+      ParticipantAuthorizationAdded: {
+        value: { partyId: string; participantId: string; participantPermission: ParticipantPermission };
+      };
+    };
+  }>;
+}
+
+/** one element of an active-contracts answer (an HTTP list element, a WebSocket frame) */
+export interface JsActiveContractEntry {
+  workflowId: string;
+  contractEntry: {
+    JsActiveContract: { createdEvent: JsCreatedEvent; synchronizerId: string; reassignmentCounter: number };
+  };
+}
+
+/** the events of one contract (`/v2/events/events-by-contract-id`) */
+export interface JsContractEvents {
+  created: { createdEvent: JsCreatedEvent; synchronizerId: string };
+  archived?: { archivedEvent: JsArchivedEvent; synchronizerId: string };
+}
+
+/** one element of an updates answer: `JsGetUpdatesResponse`, or `JsGetUpdateTreesResponse` for trees */
+export type JsUpdate =
+  | { update: { Transaction: { value: JsTransaction } } }
+  | { update: { TransactionTree: { value: JsTransactionTree } } }
+  | { update: { TopologyTransaction: { value: JsTopologyTransaction } } };
+
 export function createdEvent(
   enc: Encoder,
   contract: Contract,
@@ -30,7 +175,7 @@ export function createdEvent(
   acsDelta: boolean,
   offset = contract.offset,
   nodeId = contract.nodeId,
-): Record<string, unknown> {
+): JsCreatedEvent {
   const t = contract.template;
   return {
     offset,
@@ -60,7 +205,7 @@ export function activeContractEntry(
   enc: Encoder,
   contract: Contract,
   selection: Selection,
-): Record<string, unknown> {
+): JsActiveContractEntry {
   return {
     workflowId: '',
     contractEntry: {
@@ -86,12 +231,12 @@ export function transactionEvents(
   entry: TxEntry,
   format: EventFormat,
   shape: TransactionShape,
-): Array<Record<string, unknown>> {
+): JsEvent[] {
   const createdHere = new Set(entry.nodes.filter((n) => n.k === 'c').map((n) => n.cid));
   const consumedHere = new Set(
     entry.nodes.filter((n): n is StoredExercise => n.k === 'e' && n.cons).map((n) => n.cid),
   );
-  const events: Array<Record<string, unknown>> = [];
+  const events: JsEvent[] = [];
   for (const node of entry.nodes) {
     if (node.k === 'c') {
       const contract = contractOf(enc.catalog, entry, node);
@@ -137,7 +282,7 @@ function exercisedEvent(
   node: StoredExercise,
   witnesses: string[],
   fromLedger: boolean,
-): Record<string, unknown> {
+): JsExercisedEvent {
   return {
     offset: entry.o,
     nodeId: node.n,
@@ -162,7 +307,7 @@ function archivedEvent(
   entry: TxEntry,
   node: StoredExercise,
   witnesses: string[],
-): Record<string, unknown> {
+): JsArchivedEvent {
   return {
     offset: entry.o,
     nodeId: node.n,
@@ -174,11 +319,7 @@ function archivedEvent(
   };
 }
 
-export function jsTransaction(
-  enc: Encoder,
-  entry: TxEntry,
-  events: Array<Record<string, unknown>>,
-): Record<string, unknown> {
+export function jsTransaction(enc: Encoder, entry: TxEntry, events: JsEvent[]): JsTransaction {
   return {
     updateId: entry.u,
     commandId: entry.c ?? '',
@@ -192,16 +333,16 @@ export function jsTransaction(
 }
 
 /** the deprecated tree form: events keyed by node id */
-export function jsTransactionTree(
-  enc: Encoder,
-  entry: TxEntry,
-  ledgerEffects: Array<Record<string, unknown>>,
-): Record<string, unknown> {
-  const eventsById: Record<string, unknown> = {};
-  for (const event of ledgerEffects) {
-    const [kind, value] = Object.entries(event)[0] as [string, { nodeId: number }];
-    eventsById[String(value.nodeId)] =
-      kind === 'CreatedEvent' ? { CreatedTreeEvent: { value } } : { ExercisedTreeEvent: { value } };
+export function jsTransactionTree(enc: Encoder, entry: TxEntry, events: JsEvent[]): JsTransactionTree {
+  const eventsById: Record<string, JsTreeEvent> = {};
+  // a tree has created and exercised events only: Canton drops the archives of an ACS_DELTA transaction
+  for (const event of events) {
+    if ('CreatedEvent' in event)
+      eventsById[String(event.CreatedEvent.nodeId)] = { CreatedTreeEvent: { value: event.CreatedEvent } };
+    else if ('ExercisedEvent' in event)
+      eventsById[String(event.ExercisedEvent.nodeId)] = {
+        ExercisedTreeEvent: { value: event.ExercisedEvent },
+      };
   }
   return {
     updateId: entry.u,
@@ -215,7 +356,7 @@ export function jsTransactionTree(
   };
 }
 
-export function completion(enc: Encoder, entry: TxEntry): Record<string, unknown> {
+export function completion(enc: Encoder, entry: TxEntry): JsCompletion {
   return {
     commandId: entry.c ?? '',
     status: { code: 0, message: '', details: [] },
@@ -228,7 +369,7 @@ export function completion(enc: Encoder, entry: TxEntry): Record<string, unknown
   };
 }
 
-export function topologyTransaction(enc: Encoder, entry: PartyEntry): Record<string, unknown> {
+export function topologyTransaction(enc: Encoder, entry: PartyEntry): JsTopologyTransaction {
   return {
     updateId: entry.u,
     offset: entry.o,
@@ -241,7 +382,7 @@ export function topologyTransaction(enc: Encoder, entry: PartyEntry): Record<str
             value: {
               partyId: entry.party,
               participantId: entry.participant,
-              participantPermission: `PARTICIPANT_PERMISSION_${entry.permission.toUpperCase()}`,
+              participantPermission: `PARTICIPANT_PERMISSION_${entry.permission.toUpperCase() as Uppercase<Permission>}`,
             },
           },
         },

@@ -4,7 +4,7 @@
  * codes, categories and texts live in one place.
  */
 import { randomBytes } from 'node:crypto';
-import { type Reply, json } from '../http/reply.js';
+import { type Reply, json, text } from '../http/reply.js';
 
 /** error category id → gRPC code (the ErrorCategory table of canton-json-api.md §4) */
 const CATEGORY_GRPC: Record<number, number> = {
@@ -192,18 +192,51 @@ export const errors = {
     ),
   templatesNotFound: (ids: string[]) =>
     new LedgerError('TEMPLATES_OR_INTERFACES_NOT_FOUND', 11, `Templates do not exist: [${ids.join(', ')}].`),
+  /** TransactionRoutingError.UnknownInformees: its fixed cause, the parties in its context (as Scala prints a Set) */
   unknownInformees: (parties: string[]) =>
     new LedgerError(
       'UNKNOWN_INFORMEES',
-      9,
-      `The submitted transaction has informees that are not known on the synchronizer: Set(${parties.join(', ')})`,
+      11,
+      'The participant is not connected to any synchronizer where the given informees are known.',
+      { context: { unknownInformees: scalaSet(parties) }, definiteAnswer: false },
     ),
-  notHosted: (parties: string[], participant: string) =>
+  /** TransactionRoutingError …SubmittersCanSubmit: NotAllowed for one submitter, NoSuitableSynchronizer for several */
+  notHosted: (parties: string[]) =>
+    parties.length === 1
+      ? new LedgerError(
+          'NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT',
+          11,
+          'This participant cannot submit as the given submitter on any connected synchronizer',
+          { context: { unknownSubmitter: parties[0] as string }, definiteAnswer: false },
+        )
+      : new LedgerError(
+          'NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT',
+          11,
+          'Not connected to a synchronizer on which this participant can submit for all submitters',
+          { context: { unknownSubmitters: `List(${parties.join(', ')})` }, definiteAnswer: false },
+        ),
+  negativeOffset: (field: string, offset: number) =>
     new LedgerError(
-      'NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT',
-      9,
-      `This participant cannot submit as the given submitter on any connected synchronizer: participant ${participant} does not host ${parties.join(', ')} with submission permission`,
+      'NEGATIVE_OFFSET',
+      8,
+      `Offset ${offset} in ${field} is a negative integer: the offset in ${field} field has to be a non-negative integer (>=0)`,
     ),
+  nonPositiveOffset: (field: string, offset: number) =>
+    new LedgerError(
+      'NON_POSITIVE_OFFSET',
+      8,
+      `Offset ${offset} in ${field} is not a positive integer: the offset has to be either a positive integer (>0) or not defined at all`,
+    ),
+  descendingOrderMissingEnd: () =>
+    new LedgerError(
+      'DESCENDING_ORDER_MISSING_END',
+      8,
+      'end_inclusive is not provided when descending_order is true',
+    ),
+  offsetOutOfRange: (end: number, begin: number) =>
+    new LedgerError('OFFSET_OUT_OF_RANGE', 9, `End offset ${end} is before begin offset ${begin}.`, {
+      definiteAnswer: false,
+    }),
   offsetAfterLedgerEnd: (what: string, offset: number, end: number) =>
     new LedgerError('OFFSET_AFTER_LEDGER_END', 12, `${what} offset (${offset}) is after ledger end (${end})`),
   prunedDataAccessed: (offset: number, earliest: number) =>
@@ -228,7 +261,50 @@ export const errors = {
       retryAfterMs,
       definiteAnswer: false,
     }),
+  /**
+   * An HTTP list longer than the node's `http-list-max-elements-limit` (JsonApiErrors.MaximumNumberOfElements):
+   * Canton reads at most limit + 1 elements and names that count; 413 outside the gRPC mapping.
+   */
+  tooManyElements: (count: number, limit: number) =>
+    new LedgerError(
+      'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+      2,
+      `The number of matching elements (${Math.min(count, limit + 1)}) is greater than the node limit (${limit}).`,
+      { httpStatus: 413, definiteAnswer: false },
+    ),
   unimplemented: (what: string) =>
     new LedgerError('UNSUPPORTED_OPERATION', 14, `The sandbox does not simulate ${what}`),
-  internal: (what: string) => new LedgerError('INTERNAL_ERROR', 4, what),
+  /** what Canton's JSON layer answers for an exception it did not expect (LedgerApiErrors.InternalError) */
+  internal: (what: string) =>
+    new LedgerError('LEDGER_API_INTERNAL_ERROR', 4, what, { definiteAnswer: false }),
 };
+
+/** a set of parties as Scala prints it in an error's context (`Set(…)` up to four elements, `HashSet(…)` above) */
+function scalaSet(items: string[]): string {
+  return `${items.length > 4 ? 'HashSet' : 'Set'}(${items.join(', ')})`;
+}
+
+/**
+ * The participant's own error for an HTTP status: the JsCantonError Canton answers with it (500 internal, 501
+ * unsupported, 503 a service not running, 504 a request timed out), for the failures the sandbox injects; undefined
+ * for a status Canton never answers itself (a 502 comes from a proxy in front of it).
+ */
+export function errorOfStatus(status: number, cause: string): LedgerError | undefined {
+  switch (status) {
+    case 500:
+      return errors.internal(cause);
+    case 501:
+      return new LedgerError('UNSUPPORTED_OPERATION', 14, cause);
+    case 503:
+      return new LedgerError('SERVICE_NOT_RUNNING', 1, cause, { definiteAnswer: false });
+    case 504:
+      return new LedgerError('REQUEST_TIME_OUT', 3, cause, { definiteAnswer: false });
+    default:
+      return undefined;
+  }
+}
+
+/** a failure of the participant with this status: its JsCantonError, or a proxy's plain text for another status */
+export function failureReply(status: number, cause: string): Reply {
+  return errorOfStatus(status, cause)?.reply() ?? text(status, cause);
+}

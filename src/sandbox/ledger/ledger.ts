@@ -470,7 +470,7 @@ export class Ledger {
 
   private checkHosting(participant: string, actAs: string[]): void {
     const refused = actAs.filter((p) => this.hosting(p)[participant] !== 'submission');
-    if (refused.length > 0) throw errors.notHosted(refused, participant);
+    if (refused.length > 0) throw errors.notHosted(refused);
   }
 
   private disclosedContracts(inputs: DisclosedInput[]): Map<string, Contract> {

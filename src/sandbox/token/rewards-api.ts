@@ -134,13 +134,10 @@ export function rewardsRoutes(env: RewardsEnv): ServiceRoute[] {
             'the body must be {"parties": [...], "start_date": "YYYY-MM-DD", "end_date": "YYYY-MM-DD"}',
           );
         }
+        // an empty list is a query for nobody: empty results, not an error (the service's contract)
         const parties = request.parties;
-        if (
-          !Array.isArray(parties) ||
-          parties.length === 0 ||
-          !parties.every((p) => typeof p === 'string' && p !== '')
-        ) {
-          throw fail('parties must be a non-empty list of party ids');
+        if (!Array.isArray(parties) || !parties.every((p) => typeof p === 'string' && p !== '')) {
+          throw fail('parties must be a list of party ids');
         }
         if (parties.length > MAX_PARTIES)
           throw fail(`at most ${MAX_PARTIES} parties per request, got ${parties.length}`);

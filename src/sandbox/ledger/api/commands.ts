@@ -6,7 +6,14 @@
  * the transaction commit and never answers.
  */
 import { type Reply, json } from '../../http/reply.js';
-import { completion, isTx, jsTransaction, jsTransactionTree, transactionEvents } from '../encode.js';
+import {
+  type JsTransaction,
+  completion,
+  isTx,
+  jsTransaction,
+  jsTransactionTree,
+  transactionEvents,
+} from '../encode.js';
 import type { TxEntry } from '../entries.js';
 import { errors } from '../errors.js';
 import type { EventFormat } from '../filters.js';
@@ -239,7 +246,7 @@ function transactionFor(
   entry: TxEntry,
   format: EventFormat,
   shape: Parameters<typeof transactionEvents>[3],
-): Record<string, unknown> {
+): JsTransaction {
   return jsTransaction(env.encoder, entry, transactionEvents(env.encoder, entry, format, shape));
 }
 
@@ -289,20 +296,13 @@ export const commandRoutes: LedgerRoute[] = [
     template: '/v2/commands/completions',
     handle: async ({ env, caller, body, query }) => {
       const { limit, idleMs } = listParams(query);
-      const reader = Reader.parse(body);
-      reader.object(['userId', 'parties', 'beginExclusive']);
-      const userId = reader.at('userId').optString() || caller.userId;
-      const parties = reader.at('parties').strings();
-      const begin = reader.at('beginExclusive').optInteger() ?? 0;
-      if (userId !== caller.userId) caller.requireAdmin();
-      caller.requireReadAs(parties);
-      if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
+      const { userId, parties, begin } = readCompletionsRequest(env, caller, Reader.parse(body));
       await env.catchUp();
       const collect = (): Array<Record<string, unknown>> =>
         env.ledger
           .entriesAfter(begin)
           .filter(isTx)
-          .filter((e) => e.user === userId && e.act.some((p) => parties.includes(p)))
+          .filter((e) => completes(e, userId, parties))
           .map((e) => ({ completionResponse: { Completion: { value: completion(env.encoder, e) } } }));
       let items = collect();
       if (items.length === 0 && idleMs !== undefined && idleMs > 0) {
@@ -313,3 +313,30 @@ export const commandRoutes: LedgerRoute[] = [
     },
   },
 ];
+
+/**
+ * A completions request (HTTP list or WebSocket), validated as Canton validates it: the user (another than the
+ * token's needs admin rights), read rights on the parties, a non-negative begin at most the ledger end, at least
+ * one party.
+ */
+export function readCompletionsRequest(
+  env: LedgerNodeEnv,
+  caller: Caller,
+  body: Reader,
+): { userId: string; parties: string[]; begin: number } {
+  body.object(['userId', 'parties', 'beginExclusive']);
+  const userId = body.at('userId').optString() || caller.userId;
+  const parties = body.at('parties').strings();
+  const begin = body.at('beginExclusive').optInteger() ?? 0;
+  if (userId !== caller.userId) caller.requireAdmin();
+  caller.requireReadAs(parties);
+  if (begin < 0) throw errors.negativeOffset('begin_exclusive', begin);
+  if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
+  if (parties.length === 0) throw errors.missingField('parties');
+  return { userId, parties, begin };
+}
+
+/** the transaction completes a command of this user acting as one of these parties */
+export function completes(entry: TxEntry, userId: string, parties: readonly string[]): boolean {
+  return entry.user === userId && entry.act.some((p) => parties.includes(p));
+}

@@ -3,8 +3,8 @@
  * WebSocket variant in ws.ts shares `activeContracts`).
  */
 import { json } from '../../http/reply.js';
-import { API_VERSION, activeContractEntry } from '../encode.js';
-import { errors, LedgerError } from '../errors.js';
+import { API_VERSION, type JsActiveContractEntry, activeContractEntry } from '../encode.js';
+import { errors } from '../errors.js';
 import { partiesOf, select } from '../filters.js';
 import { Reader, listParams } from './body.js';
 import type { Caller, LedgerNodeEnv, LedgerRoute } from './context.js';
@@ -13,35 +13,27 @@ import { eventFormatOrLegacy } from './formats.js';
 /** Canton's default `http-list-max-elements-limit`: longer HTTP lists are refused (413); WebSockets have none */
 export const HTTP_LIST_MAX_ELEMENTS = 200;
 
-export function tooManyElements(count: number): LedgerError {
-  return new LedgerError(
-    'MAXIMUM_NUMBER_OF_ELEMENTS',
-    8,
-    `The number of matching elements (${count}) is greater than the node's http-list-max-elements-limit (${HTTP_LIST_MAX_ELEMENTS}): use the WebSocket endpoint, or a limit`,
-    { httpStatus: 413 },
-  );
-}
-
-/** applies `limit` and the node's element limit to an HTTP list */
+/**
+ * Applies `limit` and the node's element limit to an HTTP list: a `limit` up to the node's answers at most that
+ * many elements; without one (or a larger one) a longer list is refused.
+ */
 export function limitList<T>(items: T[], limit: number | undefined): T[] {
   const effective = limit !== undefined && limit <= HTTP_LIST_MAX_ELEMENTS ? limit : undefined;
   if (effective !== undefined) return items.slice(0, effective);
-  if (items.length > HTTP_LIST_MAX_ELEMENTS) throw tooManyElements(items.length);
+  if (items.length > HTTP_LIST_MAX_ELEMENTS)
+    throw errors.tooManyElements(items.length, HTTP_LIST_MAX_ELEMENTS);
   return items;
 }
 
 /** The entries of a GetActiveContractsRequest, in creation order. */
-export function activeContracts(
-  env: LedgerNodeEnv,
-  caller: Caller,
-  body: Reader,
-): Array<Record<string, unknown>> {
+export function activeContracts(env: LedgerNodeEnv, caller: Caller, body: Reader): JsActiveContractEntry[] {
   body.object(['filter', 'verbose', 'activeAtOffset', 'eventFormat', 'streamContinuationToken']);
   const offset = body.at('activeAtOffset').integer();
   body.at('streamContinuationToken').optString();
   const format = eventFormatOrLegacy(env, caller, body, '/v2/state/active-contracts');
-  if (offset < 0) throw errors.invalidArgument(`activeAtOffset must not be negative, got ${offset}`);
-  const entries: Array<Record<string, unknown>> = [];
+  if (offset < 0) throw errors.negativeOffset('active_at_offset', offset);
+  if (offset > env.ledger.end) throw errors.offsetAfterLedgerEnd('active_at_offset', offset, env.ledger.end);
+  const entries: JsActiveContractEntry[] = [];
   const parties = partiesOf(format);
   for (const contract of env.ledger.activeAt(offset, parties)) {
     const stakeholders = [

@@ -8,11 +8,12 @@ import {
   contractOf,
   createdEvent,
   isTx,
+  type JsContractEvents,
+  type JsUpdate,
   jsTransaction,
   jsTransactionTree,
   topologyTransaction,
   transactionEvents,
-  type TransactionShape,
 } from '../encode.js';
 import type { OffsetEntry, StoredExercise, TxEntry } from '../entries.js';
 import { errors } from '../errors.js';
@@ -21,25 +22,35 @@ import type { Contract } from '../model.js';
 import { Reader, listParams } from './body.js';
 import type { Caller, LedgerNodeEnv, LedgerRoute } from './context.js';
 import {
-  eventFormatOrLegacy,
   readEventFormat,
   readTransactionFormat,
   readUpdateFormat,
   type UpdateFormatRead,
+  updatesFormat,
 } from './formats.js';
 import { limitList } from './state.js';
 
-type Kind = 'updates' | 'flats' | 'trees';
+export type UpdatesKind = 'updates' | 'flats' | 'trees';
+type Kind = UpdatesKind;
 
-/** one update as `JsGetUpdatesResponse` / `JsGetUpdateTreesResponse`, or undefined when the reader sees nothing of it */
-function updateOf(
+const ENDPOINT: Record<Kind, string> = {
+  updates: '/v2/updates',
+  flats: '/v2/updates/flats',
+  trees: '/v2/updates/trees',
+};
+
+/**
+ * One update as `JsGetUpdatesResponse` / `JsGetUpdateTreesResponse`, or undefined when the reader sees nothing of
+ * it. Trees carry no topology events (Canton turns them into an empty update).
+ */
+export function updateOf(
   env: LedgerNodeEnv,
   entry: OffsetEntry,
   format: UpdateFormatRead,
   kind: Kind,
-): Record<string, unknown> | undefined {
+): JsUpdate | undefined {
   if (!isTx(entry)) {
-    if (format.topology === undefined || kind !== 'updates') return undefined;
+    if (format.topology === undefined || kind === 'trees') return undefined;
     if (format.topology.length > 0 && !format.topology.includes(entry.party)) return undefined;
     return { update: { TopologyTransaction: { value: topologyTransaction(env.encoder, entry) } } };
   }
@@ -52,69 +63,51 @@ function updateOf(
   return { update: { Transaction: { value: jsTransaction(env.encoder, entry, list) } } };
 }
 
-function readUpdatesRequest(
+/**
+ * An updates request (HTTP list or WebSocket): `/v2/updates`, `/flats` and `/trees` read `updateFormat` or the
+ * deprecated `filter` + `verbose` alike (Canton's JsUpdateService), the strict profile refuses the deprecated
+ * endpoints.
+ */
+export function readUpdatesRequest(
   env: LedgerNodeEnv,
   caller: Caller,
   body: Reader,
   kind: Kind,
 ): { begin: number; end: number | undefined; format: UpdateFormatRead; descending: boolean } {
+  if (kind !== 'updates' && env.encoder.profile === 'strict')
+    throw errors.deprecatedDisabled(`The endpoint ${ENDPOINT[kind]}`);
   body.object(['beginExclusive', 'endInclusive', 'filter', 'verbose', 'updateFormat', 'descendingOrder']);
   const begin = body.at('beginExclusive').optInteger() ?? 0;
   const end = body.at('endInclusive').optInteger();
   const descending = body.at('descendingOrder').optBoolean() ?? false;
-  let format: UpdateFormatRead;
-  if (kind === 'updates' && body.at('updateFormat').present()) {
-    if (body.at('filter').present() || body.at('verbose').present()) {
-      throw errors.invalidArgument(
-        'Both updateFormat and filter/verbose are set. Please use either backwards compatible arguments (filter and verbose) or updateFormat, but not both.',
-      );
-    }
-    format = readUpdateFormat(env, caller, body.at('updateFormat'));
-  } else {
-    const shape: TransactionShape =
-      kind === 'trees' ? 'TRANSACTION_SHAPE_LEDGER_EFFECTS' : 'TRANSACTION_SHAPE_ACS_DELTA';
-    format = {
-      transactions: {
-        format: eventFormatOrLegacy(
-          env,
-          caller,
-          body,
-          `/v2/${kind === 'updates' ? 'updates' : `updates/${kind}`}`,
-        ),
-        shape,
-      },
-      topology: undefined,
-    };
-  }
-  if (begin < 0) throw errors.invalidArgument(`beginExclusive must not be negative, got ${begin}`);
+  const format = updatesFormat(env, caller, body, kind === 'trees', ENDPOINT[kind]);
+  // Canton's request validation, in its order: an end is a positive offset, at most the ledger end (a stream
+  // into the future has no end), and a descending list needs one
+  if (begin < 0) throw errors.negativeOffset('begin_exclusive', begin);
+  if (descending && end === undefined) throw errors.descendingOrderMissingEnd();
+  if (end !== undefined && end <= 0) throw errors.nonPositiveOffset('end_inclusive', end);
   if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
-  if (end !== undefined && end < begin)
-    throw errors.invalidArgument(`endInclusive (${end}) is before beginExclusive (${begin})`);
+  if (end !== undefined && end > env.ledger.end)
+    throw errors.offsetAfterLedgerEnd('End', end, env.ledger.end);
+  if (end !== undefined && end < begin) throw errors.offsetOutOfRange(end, begin);
   return { begin, end, format, descending };
 }
 
-function updatesRoute(template: string, kind: Kind): LedgerRoute {
+function updatesRoute(kind: Kind): LedgerRoute {
   return {
     method: 'POST',
-    template,
+    template: ENDPOINT[kind],
     handle: async ({ env, caller, body, query }) => {
-      if (kind !== 'updates' && env.encoder.profile === 'strict')
-        throw errors.deprecatedDisabled(`The endpoint ${template}`);
       const { limit, idleMs } = listParams(query);
       const request = readUpdatesRequest(env, caller, Reader.parse(body), kind);
       await env.catchUp();
-      const collect = (): Array<Record<string, unknown>> =>
+      const collect = (): JsUpdate[] =>
         env.ledger
           .entriesAfter(request.begin, request.end)
           .map((e) => updateOf(env, e, request.format, kind))
-          .filter((u): u is Record<string, unknown> => u !== undefined);
+          .filter((u): u is JsUpdate => u !== undefined);
       let items = collect();
-      if (
-        items.length === 0 &&
-        idleMs !== undefined &&
-        idleMs > 0 &&
-        (request.end === undefined || request.end > env.ledger.end)
-      ) {
+      if (items.length === 0 && idleMs !== undefined && idleMs > 0 && request.end === undefined) {
         await env.ledger.nextOffset(idleMs);
         items = collect();
       }
@@ -130,6 +123,10 @@ function findTx(env: LedgerNodeEnv, predicate: (e: OffsetEntry) => boolean, what
   return entry;
 }
 
+/**
+ * The deprecated transaction-by-id / -by-offset: its `transactionFormat`, or the one Canton builds for its
+ * `requestingParties` (a wildcard per party, verbose, ACS_DELTA) — one of the two, never both.
+ */
 function legacyTransaction(
   env: LedgerNodeEnv,
   caller: Caller,
@@ -138,7 +135,16 @@ function legacyTransaction(
   what: string,
 ): Record<string, unknown> {
   const parties = body.at('requestingParties').optStrings();
-  const format = body.at('transactionFormat').present()
+  const given = body.at('transactionFormat').present();
+  if (given && parties.length > 0)
+    throw errors.invalidArgument(
+      'Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format but not both.',
+    );
+  if (!given && parties.length === 0)
+    throw errors.invalidArgument(
+      'Either transaction_format or requesting_parties is required. Please use either backwards compatible arguments (requesting_parties) or transaction_format.',
+    );
+  const format = given
     ? readTransactionFormat(env, caller, body.at('transactionFormat'))
     : {
         format: readEventFormat(
@@ -152,8 +158,8 @@ function legacyTransaction(
   const update = isTx(entry)
     ? updateOf(env, entry, { transactions: format, topology: undefined }, 'updates')
     : undefined;
-  if (update === undefined) throw errors.updateNotFound(what);
-  return { transaction: (update.update as { Transaction: { value: unknown } }).Transaction.value };
+  if (update === undefined || !('Transaction' in update.update)) throw errors.updateNotFound(what);
+  return { transaction: update.update.Transaction.value };
 }
 
 /** the created (and archived) event of a contract, from memory or the retained log */
@@ -181,9 +187,9 @@ function contractEvents(
 }
 
 export const updateRoutes: LedgerRoute[] = [
-  updatesRoute('/v2/updates', 'updates'),
-  updatesRoute('/v2/updates/flats', 'flats'),
-  updatesRoute('/v2/updates/trees', 'trees'),
+  updatesRoute('updates'),
+  updatesRoute('flats'),
+  updatesRoute('trees'),
   {
     method: 'POST',
     template: '/v2/updates/update-by-id',
@@ -255,7 +261,6 @@ export const updateRoutes: LedgerRoute[] = [
       const reader = Reader.parse(body);
       reader.object(['contractId', 'eventFormat']);
       const cid = reader.at('contractId').string();
-      reader.at('eventFormat').requireRaw();
       const format: EventFormat = readEventFormat(env, caller, reader.at('eventFormat'));
       await env.catchUp();
       const { created, archived } = contractEvents(env, cid);
@@ -264,7 +269,7 @@ export const updateRoutes: LedgerRoute[] = [
       const stakeholders = [...new Set([...c.template.signatories(c.arg), ...c.template.observers(c.arg)])];
       const selection = select(format, c.template, stakeholders);
       if (selection === undefined) throw errors.contractEventsNotFound(cid);
-      const out: Record<string, unknown> = {
+      const out: JsContractEvents = {
         created: {
           createdEvent: createdEvent(env.encoder, c, selection, true),
           synchronizerId: env.ledger.synchronizerId,

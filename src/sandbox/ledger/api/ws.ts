@@ -1,21 +1,22 @@
 /**
  * The JSON Ledger API's WebSocket channels (the AsyncAPI documents): `/v2/state/active-contracts` (one frame
- * per contract, then Close), `/v2/updates` and `/v2/commands/completions` (what exists, then every new update as
- * it commits, until `endInclusive` or the client closes). The token travels in the subprotocol header
- * `jwt.token.<JWT>, daml.ws.auth`, and the server answers `daml.ws.auth`. The client sends one request frame; a
- * failure is one error frame (a JsCantonError) followed by Close.
+ * per contract, then Close), `/v2/updates`, `/v2/updates/flats` and `/v2/commands/completions` (what exists, then
+ * every new update as it commits, until `endInclusive` — at most the ledger end — or the client closes). The token
+ * travels in the subprotocol header `jwt.token.<JWT>, daml.ws.auth`, and the server answers `daml.ws.auth`. The
+ * client sends one request frame; a failure is one error frame (a JsCantonError) followed by Close.
  */
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { RequestLog } from '../../http/listener.js';
-import { completion, isTx, jsTransaction, transactionEvents } from '../encode.js';
+import { type RequestLog, injectedMessage } from '../../http/listener.js';
+import { completion, isTx } from '../encode.js';
 import type { OffsetEntry } from '../entries.js';
-import { errors, LedgerError } from '../errors.js';
+import { errorOfStatus, errors, LedgerError } from '../errors.js';
 import { BodyError, Reader } from './body.js';
 import { authenticate, type Caller, type LedgerNodeEnv } from './context.js';
-import { eventFormatOrLegacy, readUpdateFormat, type UpdateFormatRead } from './formats.js';
+import { completes, readCompletionsRequest } from './commands.js';
 import { activeContracts } from './state.js';
+import { readUpdatesRequest, updateOf } from './updates.js';
 
 const CHANNELS = [
   '/v2/state/active-contracts',
@@ -44,7 +45,15 @@ export function ledgerWebSocket(
       socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
       return;
     }
+    // an injected failure: the participant's own error frame, or (a status it never answers) a proxy's refusal
+    const status = env.faults.takeHttpError(env.node, 'WS', channel, 'before');
+    const injected = status === undefined ? undefined : errorOfStatus(status, injectedMessage(status));
+    if (status !== undefined && injected === undefined) {
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      if (injected !== undefined) return fail(ws, injected);
       // listen at once: the client sends its request as soon as the handshake completes
       const request = firstMessage(ws);
       void serve(env, channel, req, ws, request).catch((error: unknown) => {
@@ -84,13 +93,6 @@ async function serve(
   let caller: Caller;
   let request: Reader;
   try {
-    const injected = env.faults.takeHttpError(env.node, 'WS', channel, 'before');
-    if (injected !== undefined)
-      throw new LedgerError(
-        'INJECTED_FAULT',
-        1,
-        `injected fault: the sandbox answered ${injected} on purpose`,
-      );
     caller = await authenticate(env, req.headers);
     request = Reader.parse(await message);
     await env.catchUp();
@@ -149,45 +151,18 @@ function streamUpdates(
   ws: WebSocket,
   channel: Channel,
 ): void {
-  body.object(['beginExclusive', 'endInclusive', 'filter', 'verbose', 'updateFormat', 'descendingOrder']);
-  const begin = body.at('beginExclusive').optInteger() ?? 0;
-  const end = body.at('endInclusive').optInteger();
-  const format: UpdateFormatRead =
-    channel === '/v2/updates' && body.at('updateFormat').present()
-      ? readUpdateFormat(env, caller, body.at('updateFormat'))
-      : {
-          transactions: {
-            format: eventFormatOrLegacy(env, caller, body, channel),
-            shape: 'TRANSACTION_SHAPE_ACS_DELTA',
-          },
-          topology: undefined,
-        };
-  if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
+  const kind = channel === '/v2/updates/flats' ? 'flats' : 'updates';
+  const { begin, end, format } = readUpdatesRequest(env, caller, body, kind);
   follow(env, ws, begin, end, (entry) => {
-    if (!isTx(entry) || format.transactions === undefined) return;
-    const events = transactionEvents(
-      env.encoder,
-      entry,
-      format.transactions.format,
-      format.transactions.shape,
-    );
-    if (events.length > 0)
-      ws.send(
-        JSON.stringify({ update: { Transaction: { value: jsTransaction(env.encoder, entry, events) } } }),
-      );
+    const update = updateOf(env, entry, format, kind);
+    if (update !== undefined) ws.send(JSON.stringify(update));
   });
 }
 
 function streamCompletions(env: LedgerNodeEnv, caller: Caller, body: Reader, ws: WebSocket): void {
-  body.object(['userId', 'parties', 'beginExclusive']);
-  const userId = body.at('userId').optString() || caller.userId;
-  const parties = body.at('parties').strings();
-  const begin = body.at('beginExclusive').optInteger() ?? 0;
-  if (userId !== caller.userId) caller.requireAdmin();
-  caller.requireReadAs(parties);
-  if (begin > env.ledger.end) throw errors.offsetAfterLedgerEnd('Begin', begin, env.ledger.end);
+  const { userId, parties, begin } = readCompletionsRequest(env, caller, body);
   follow(env, ws, begin, undefined, (entry) => {
-    if (isTx(entry) && entry.user === userId && entry.act.some((p) => parties.includes(p))) {
+    if (isTx(entry) && completes(entry, userId, parties)) {
       ws.send(
         JSON.stringify({ completionResponse: { Completion: { value: completion(env.encoder, entry) } } }),
       );
