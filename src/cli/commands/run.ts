@@ -35,6 +35,8 @@ export interface RunCommandOptions extends GlobalOptions {
   out?: string;
   /** `--target` was given on the command line (not its default) */
   targetGiven?: boolean;
+  /** every item's line: plain lines (no task tree), big fan-outs' planned changes included */
+  verbose?: boolean;
 }
 
 /** `ledgerbook run` (of a playbook or a saved plan) and `ledgerbook plan`. Returns the exit code. */
@@ -84,15 +86,19 @@ export async function runCommand(
     const summary = new SummaryReporter();
     events.on(summary.listener);
     let finishRenderer: () => Promise<void> = () => Promise.resolve();
+    const verbose = options.verbose === true;
     if (out.json) {
       events.on((e) => out.event(e));
-      events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color)));
-    } else if (out.interactive) {
-      const listr = await listrReporter((t) => process.stdout.write(t));
+      events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color, verbose)));
+    } else if (out.interactive && !verbose) {
+      const listr = await listrReporter(
+        (t) => process.stdout.write(t),
+        () => process.stdout.columns,
+      );
       events.on(forTerminal(listr.listener));
       finishRenderer = () => listr.finished();
     } else {
-      events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color)));
+      events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color, verbose)));
     }
 
     const stop = stopOnSignals();
