@@ -17,7 +17,7 @@ import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
-import { listrReporter } from '../reporters/listr.js';
+import { terminalReporter } from '../reporters/terminal.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
@@ -85,18 +85,15 @@ export async function runCommand(
     const events = new EventBus(prepared.masker);
     const summary = new SummaryReporter();
     events.on(summary.listener);
-    let finishRenderer: () => Promise<void> = () => Promise.resolve();
+    let finishRenderer: () => void = () => undefined;
     const verbose = options.verbose === true;
     if (out.json) {
       events.on((e) => out.event(e));
       events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color, verbose)));
     } else if (out.interactive && !verbose) {
-      const listr = await listrReporter(
-        (t) => process.stdout.write(t),
-        () => process.stdout.columns,
-      );
-      events.on(forTerminal(listr.listener));
-      finishRenderer = () => listr.finished();
+      const terminal = terminalReporter(process.stdout, process.stderr);
+      events.on(forTerminal(terminal.listener));
+      finishRenderer = () => terminal.finished();
     } else {
       events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color, verbose)));
     }
@@ -144,7 +141,7 @@ export async function runCommand(
         actor: actor(),
         ...(check ? { savedPlan: check } : {}),
       });
-      await finishRenderer();
+      finishRenderer();
       if (mode === 'plan' && options.out !== undefined && result.status === 'planned') {
         await writeSavedPlan(options.out, result, { prepared, targetSpec, given, stateWhere: state.where });
         out.say(

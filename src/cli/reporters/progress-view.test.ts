@@ -6,8 +6,14 @@ import { style } from './style.js';
 const plain = style(false);
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-const progress = (done: number, total: number, extra: object = {}): EventOf<'step.progress'> =>
-  ({ type: 'step.progress', time: '', step: 'pay', done, total, ...extra }) as EventOf<'step.progress'>;
+const progress = (done: number, total: number, extra: object = {}): EventOf<'step.progress'> => ({
+  type: 'step.progress',
+  time: '',
+  step: 'pay',
+  done,
+  total,
+  ...extra,
+});
 
 /** A run of `total` items, `inFlight` at a time, each reporting a log line; the view after `done` of them. */
 function fanOut(total: number, done: number, inFlight = 8): StepView {
@@ -29,12 +35,13 @@ describe('the terminal view of a step', () => {
     const small = fanOut(100, 50);
     const big = fanOut(100_000, 50_000);
     const now = T0 + 100_000 + 3_000;
-    expect(big.title()).toBe('pay 50000/100000 · 40/s · ETA 20 min 50 s');
+    expect(big.progressLine()).toBe('50000/100000 · 40/s · ETA 20 min 50 s');
     const live = big.live(100, now);
     expect(live).toHaveLength(small.live(100, now).length);
     expect(live.length).toBeLessThanOrEqual(10);
+    expect(live[0]).toBe(big.progressLine());
     // the oldest in flight first (what the run waits on), with how long they have been at it
-    expect(live[0]).toMatch(/^⋯ r50000: send 0\.00 to r50000 \(\d+ s\)$/);
+    expect(live[1]).toMatch(/^⋯ r50000: send 0\.00 to r50000 \(\d+ s\)$/);
     expect(live).toContain('⋯ and 5 more in flight');
     expect(live.at(-1)).toBe('offered r49999');
     // a run keeps no planned change of a big fan-out, and only the last few of its lines
@@ -59,7 +66,7 @@ describe('the terminal view of a step', () => {
     view.logged('warn', 'stopping: waiting for what is in flight: pay r9');
     for (let i = 0; i < 5000; i++) view.logged('info', `offered r${i}`);
     view.progressed(progress(4000, 5000));
-    expect(view.title()).toBe('pay 4000/5000 · 1 attempt failed, retried');
+    expect(view.progressLine()).toBe('4000/5000 · 1 attempt failed, retried');
     expect(view.kept()).toEqual([
       '… 4,995 lines before these not shown (--verbose shows every one)',
       '↻ r7: attempt 1 failed (503 from the ledger); retrying in 2 s',
@@ -79,7 +86,7 @@ describe('the terminal view of a step', () => {
     view.planned([{ item: '', action: 'write', summary: 'write reports/rewards.csv' }], T0);
     const table = ['date   created', ...Array.from({ length: 9 }, (_, i) => `2026-11-2${i}  ${i}`)];
     view.logged('info', table.join('\n'));
-    expect(view.title()).toBeUndefined();
+    expect(view.progressLine()).toBeUndefined();
     expect(view.kept()).toEqual(['~ write reports/rewards.csv', ...table]);
     // running, it shows its last lines, each on one row
     expect(view.live(13, T0)).toEqual([
@@ -96,9 +103,9 @@ describe('the terminal view of a step', () => {
     const view = new StepView('pay', false, plain);
     view.start(200);
     view.progressed(progress(0, 0, { message: 'splitting 2 holdings into 8 lanes' }));
-    expect(view.live(80, T0)[0]).toBe('… splitting 2 holdings into 8 lanes');
+    expect(view.live(80, T0)).toEqual(['0/200', '… splitting 2 holdings into 8 lanes']);
     view.progressed(progress(1, 200));
-    expect(view.live(80, T0)).toEqual([]);
+    expect(view.live(80, T0)).toEqual(['1/200']);
   });
 
   it('a plan keeps the last planned changes of a big fan-out and counts the others', () => {
@@ -118,5 +125,11 @@ describe('fitting lines to the terminal', () => {
     expect(fit('a\tb', 10)).toBe('a  b');
     expect(wrap('abcdefghij', 4, 3)).toEqual(['abcd', 'efgh', 'ij']);
     expect(wrap('abcdefghijklmnop', 4, 3)).toEqual(['abcd', 'efgh', 'ijk…']);
+    expect(wrap('stopping: no new step or item starts', 12, 4)).toEqual([
+      'stopping: no',
+      'new step or',
+      'item starts',
+    ]);
+    expect(wrap('waiting for a b c d e f', 8, 2)).toEqual(['waiting', 'for a b…']);
   });
 });

@@ -116,21 +116,28 @@ export class StepView {
     return this.inFlight.size > 0;
   }
 
-  /** The pinned line of a running fan-out: `pay 120/500 · 38.5/s · ETA 12 s · 2 attempts failed`. */
-  title(): string | undefined {
+  /** The pinned line of a running fan-out: `120/500 · 38.5/s · ETA 12 s · 2 attempts failed, retried`. */
+  progressLine(): string | undefined {
     if (!this.started || this.progress === undefined) return undefined;
-    const failures = [
-      ...(this.failedItems > 0 ? [this.s.bad(plural(this.failedItems, 'item') + ' failed')] : []),
-      ...(this.failedAttempts > 0
-        ? [this.s.warn(`${plural(this.failedAttempts, 'attempt')} failed, retried`)]
-        : []),
-    ];
-    return [`${this.id} ${progressText(this.progress)}`, ...failures].join(' · ');
+    return [
+      progressText(this.progress),
+      ...(this.failedItems > 0 ? [`${plural(this.failedItems, 'item')} failed`] : []),
+      ...(this.failedAttempts > 0 ? [`${plural(this.failedAttempts, 'attempt')} failed, retried`] : []),
+    ].join(' · ');
   }
 
-  /** The lines under a running step, each cut to `width` columns: what it does now, in flight, and its last words. */
+  /**
+   * The lines under a running step, each cut to `width` columns: its progress, what it does now, the items in
+   * flight, and its last words.
+   */
   live(width: number, now: number): string[] {
     const rows: string[] = [];
+    const progress = this.progressLine();
+    if (progress !== undefined) {
+      const tone = (line: string): string =>
+        this.failedItems > 0 ? this.s.bad(line) : this.failedAttempts > 0 ? this.s.warn(line) : line;
+      rows.push(...wrap(progress, width, 2).map(tone));
+    }
     if (this.status !== undefined) rows.push(this.s.dim(fit(`… ${this.status}`, width)));
     let shown = 0;
     for (const [key, { since, what }] of this.inFlight) {
@@ -209,13 +216,25 @@ function plural(n: number, word: string): string {
   return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** `text` on at most `rows` rows of `width` columns, the last cut with an ellipsis when it does not fit. */
+/**
+ * `text` on at most `rows` rows of `width` columns, broken between words where a row has room for one, the last
+ * row cut with an ellipsis when the text does not fit.
+ */
 export function wrap(text: string, width: number, rows: number): string[] {
   const chars = Array.from(text.replace(/\t/g, '  '));
   const out: string[] = [];
-  for (let at = 0; at < chars.length && out.length < rows; at += width)
-    out.push(chars.slice(at, at + width).join(''));
-  if (chars.length > width * rows) out[rows - 1] = fit(`${out[rows - 1] ?? ''}…`, width);
+  let at = 0;
+  while (at < chars.length && out.length < rows) {
+    let end = Math.min(chars.length, at + width);
+    if (end < chars.length && chars[end] !== ' ') {
+      const space = chars.lastIndexOf(' ', end - 1);
+      if (space > at + width / 2) end = space;
+    }
+    out.push(chars.slice(at, end).join(''));
+    at = end;
+    while (chars[at] === ' ') at++;
+  }
+  if (at < chars.length) out[rows - 1] = fit(`${out[rows - 1] ?? ''}…`, width);
   return out;
 }
 
