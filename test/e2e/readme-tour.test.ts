@@ -13,9 +13,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, collect, tempDir } from './cli.js';
-import { inTerminal } from './terminal-screen.js';
+import { inTerminal, stopTerminals } from './terminal-screen.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -187,13 +187,21 @@ function piped(command: string, cwd: string): Running {
 
 /** In a terminal of 120 × 40, as a person types it: what is read is the terminal's screen and scrollback. */
 function inATerminal(command: string, cwd: string): Running {
-  const term = inTerminal([], { cwd, cols: 120, rows: 40, command: ['sh', '-c', commandLine(command)] });
+  const term = inTerminal([], {
+    cwd,
+    cols: 120,
+    rows: 40,
+    command: ['sh', '-c', commandLine(command)],
+    timeoutMs: 90_000,
+  });
   return {
     started: () => term.waitFor((screen) => screen.length > 0).then(() => undefined),
     interrupt: () => term.type('\u0003'),
     result: term.done.then(({ code }) => ({ code, text: term.everything().join('\n') })),
   };
 }
+
+afterEach(stopTerminals);
 
 for (const [how, run] of [
   ['piped', piped],

@@ -38,6 +38,15 @@ export interface TerminalRun {
   type(keys: string): void;
   /** the exit code and the wall time, once the program ended and the terminal took in all it wrote */
   done: Promise<{ code: number | null; ms: number }>;
+  /** ends it at once (SIGKILL to the terminal: the program gets SIGHUP) */
+  kill(): void;
+}
+
+/** Terminals still running: `afterEach(stopTerminals)` ends those a failed or timed-out test left. */
+const running = new Set<{ kill(): void }>();
+
+export function stopTerminals(): void {
+  for (const term of running) term.kill();
 }
 
 export interface TerminalOptions extends TerminalSize {
@@ -45,6 +54,8 @@ export interface TerminalOptions extends TerminalSize {
   env?: Record<string, string | undefined>;
   /** the command line after the program (default: the CLI under node) */
   command?: string[];
+  /** killed after this long (default 120 s): a hung program cannot outlive its test */
+  timeoutMs?: number;
 }
 
 const quote = (part: string): string => `'${part.replaceAll("'", "'\\''")}'`;
@@ -68,6 +79,9 @@ export function inTerminal(args: string[], options: TerminalOptions): TerminalRu
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const handle = { kill: () => child.kill('SIGKILL') };
+  running.add(handle);
+  const deadline = setTimeout(handle.kill, options.timeoutMs ?? 120_000);
 
   /** the lines of rows `from` to `to`: a row the terminal wrapped onto the next is one line with it */
   const rowsOf = (from: number, to: number): string[] => {
@@ -105,6 +119,8 @@ export function inTerminal(args: string[], options: TerminalOptions): TerminalRu
   const done = new Promise<{ code: number | null; ms: number }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
+      running.delete(handle);
+      clearTimeout(deadline);
       const ms = Date.now() - started;
       // everything written is parsed before the result is read
       term.write('', () => {
@@ -152,6 +168,7 @@ export function inTerminal(args: string[], options: TerminalOptions): TerminalRu
       child.stdin.write(keys);
     },
     done,
+    kill: handle.kill,
   };
 }
 

@@ -8,10 +8,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { tempDir, writePlaybook } from './cli.js';
-import { inTerminal, text, type TerminalSize } from './terminal-screen.js';
+import { inTerminal, stopTerminals, text, type TerminalSize } from './terminal-screen.js';
 import { PLAYBOOKS, tokenSandbox, type TokenSandbox } from './token-setup.js';
+
+afterEach(stopTerminals);
 
 const WIDE: TerminalSize = { cols: 120, rows: 40 };
 const NARROW: TerminalSize = { cols: 40, rows: 40 };
