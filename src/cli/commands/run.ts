@@ -155,6 +155,8 @@ export async function runCommand(
         process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
       return result.exitCode;
     } finally {
+      // a run that threw leaves the terminal as it found it too
+      finishRenderer();
       await state?.close();
       await clients.close();
       await prepared.stop();

@@ -37,8 +37,8 @@ export interface TerminalStream {
  * streams are held for the run, and the drawn part is erased before such a write and drawn again after it.
  *
  * Our own renderer rather than listr2's: listr2's default renderer wraps the whole tree with wrap-ansi on every
- * frame (20 ms a frame for mint-and-distribute's tree), hides what is written to the streams until it ends, and
- * its SIGINT listener exits 127 at the first Ctrl-C (docs/architecture.md "Output", bench/README.md).
+ * frame (about 20 ms a frame for mint-and-distribute's tree), holds back what is written to the streams until it
+ * ends, and its SIGINT listener exits 127 at the first Ctrl-C (docs/architecture.md "Output", bench/README.md).
  */
 export function terminalReporter(
   stdout: NodeJS.WriteStream,
@@ -250,6 +250,7 @@ class LiveScreen {
   }
 
   release(): void {
+    if (this.writes.size === 0) return;
     this.erase();
     for (const [stream, original] of this.writes) stream.write = original;
     this.writes.clear();
