@@ -18,13 +18,6 @@ const ESC = '\u001b[';
 const HIDE_CURSOR = `${ESC}?25l`;
 const SHOW_CURSOR = `${ESC}?25h`;
 
-/** A terminal's output stream: what the reporter writes to, and whose size it reads. */
-export interface TerminalStream {
-  write(text: string): boolean;
-  columns?: number;
-  rows?: number;
-}
-
 /**
  * The run in a terminal. What is over is written once, as lines that scroll like any output: the header, each
  * step as it ends (how it ended, its totals, the lines it kept), the outcome. What is under way is drawn below
