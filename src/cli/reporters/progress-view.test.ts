@@ -123,6 +123,9 @@ describe('fitting lines to the terminal', () => {
     expect(fit('abcdef', 6)).toBe('abcdef');
     expect(fit('abcdefg', 6)).toBe('abcde…');
     expect(fit('a\tb', 10)).toBe('a  b');
+    // wide characters take two columns
+    expect(fit('送金送金送金', 6)).toBe('送金…');
+    expect(wrap('送金 送金送金', 4, 3)).toEqual(['送金', '送金', '送金']);
     expect(wrap('abcdefghij', 4, 3)).toEqual(['abcd', 'efgh', 'ij']);
     expect(wrap('abcdefghijklmnop', 4, 3)).toEqual(['abcd', 'efgh', 'ijk…']);
     expect(wrap('stopping: no new step or item starts', 12, 4)).toEqual([

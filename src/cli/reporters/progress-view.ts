@@ -217,6 +217,42 @@ function plural(n: number, word: string): string {
 }
 
 /**
+ * Columns a character takes on a terminal: 2 for East Asian wide and fullwidth characters and emoji, 1 for the
+ * rest. Counting a wide one as 1 would let a line run over its row, and the redraw would miss a row.
+ */
+function charColumns(c: string): number {
+  const cp = c.codePointAt(0) ?? 0;
+  return (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+    ? 2
+    : 1;
+}
+
+/** Columns `text` takes on a terminal (no escape sequences in it). */
+export function columnsOf(text: string): number {
+  let n = 0;
+  for (const c of text) n += charColumns(c);
+  return n;
+}
+
+/** The longest start of `chars` (from `at`) that fits in `width` columns: its end index. */
+function endWithin(chars: readonly string[], at: number, width: number): number {
+  let used = 0;
+  let end = at;
+  while (end < chars.length && used + charColumns(chars[end] as string) <= width)
+    used += charColumns(chars[end++] as string);
+  return end;
+}
+
+/**
  * `text` on at most `rows` rows of `width` columns, broken between words where a row has room for one, the last
  * row cut with an ellipsis when the text does not fit.
  */
@@ -225,10 +261,10 @@ export function wrap(text: string, width: number, rows: number): string[] {
   const out: string[] = [];
   let at = 0;
   while (at < chars.length && out.length < rows) {
-    let end = Math.min(chars.length, at + width);
+    let end = Math.max(at + 1, endWithin(chars, at, width));
     if (end < chars.length && chars[end] !== ' ') {
       const space = chars.lastIndexOf(' ', end - 1);
-      if (space > at + width / 2) end = space;
+      if (space > at + (end - at) / 2) end = space;
     }
     out.push(chars.slice(at, end).join(''));
     at = end;
@@ -240,8 +276,8 @@ export function wrap(text: string, width: number, rows: number): string[] {
 
 /** `text` on one row of `width` columns: tabs as spaces, cut with an ellipsis when longer. */
 export function fit(text: string, width: number): string {
-  const flat = text.replace(/\t/g, '  ');
-  const chars = Array.from(flat);
-  if (chars.length <= width) return flat;
-  return `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+  const chars = Array.from(text.replace(/\t/g, '  '));
+  const end = endWithin(chars, 0, width);
+  if (end === chars.length) return chars.join('');
+  return `${chars.slice(0, endWithin(chars, 0, Math.max(0, width - 1))).join('')}…`;
 }

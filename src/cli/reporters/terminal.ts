@@ -1,7 +1,7 @@
 import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
 import { formatDiagnostics } from '../../playbook/format.js';
 import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
-import { StepView, fit } from './progress-view.js';
+import { StepView, columnsOf, fit } from './progress-view.js';
 import { seconds, style, totalsText } from './style.js';
 
 /** Events redraw the screen at most this often. */
@@ -292,5 +292,5 @@ class LiveScreen {
 const SGR = /\u001b\[[0-9;]*m/g;
 
 function visibleLength(line: string): number {
-  return Array.from(line.replace(SGR, '')).length;
+  return columnsOf(line.replace(SGR, ''));
 }
