@@ -177,7 +177,12 @@ export function terminalReporter(
         current = undefined;
         const never = steps.filter((step) => !reached.has(step.id));
         if (never.length > 0) over(never.map((step) => s.dim(`↓ ${step.id}: not run`)).join('\n'));
-        over([...unreportedError(event, stepFailed), describeOutcome(event)].join('\n'));
+        over(
+          [
+            ...unreportedError(event, stepFailed).map((line) => s.bad(line)),
+            s.bold(describeOutcome(event)),
+          ].join('\n'),
+        );
         break;
       }
       case 'version':
