@@ -15,6 +15,7 @@ for (const bench of [
   'bench/ledger-throughput.bench.mjs',
   'bench/ledger-memory.bench.mjs',
   'bench/distribute.bench.mjs',
+  'bench/terminal.bench.mjs',
 ]) {
   console.log(`\n## ${bench}\n`);
   run([bench]);

@@ -15,17 +15,7 @@ const staging = join(root, `.dist-${process.pid}`);
 const out = join(staging, 'cli');
 
 // Heavy packages only some commands need stay outside the bundle and load from node_modules on demand.
-const external = [
-  'oidc-provider',
-  'koa',
-  'jose',
-  'openid-client',
-  'undici',
-  'listr2',
-  'execa',
-  'fflate',
-  'decimal.js',
-];
+const external = ['oidc-provider', 'koa', 'jose', 'openid-client', 'undici', 'execa', 'fflate', 'decimal.js'];
 
 await mkdir(out, { recursive: true });
 await build({

@@ -70,6 +70,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     commands: ['run', 'plan'],
   },
   {
+    flags: '--verbose',
+    description:
+      'every item’s line: in a terminal, lines instead of the task tree; the planned change of each item of big fan-outs too',
+    commands: ['run', 'plan'],
+  },
+  {
     flags: '--out <file>',
     description: 'save the plan to a file: `run FILE` applies exactly it, `show FILE` renders it',
     commands: ['plan'],

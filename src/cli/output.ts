@@ -22,7 +22,7 @@ export interface Output {
   /** human text with values in it (file names, run records, messages): written terminal-safe */
   say(text: string): void;
   color: boolean;
-  /** listr2's task tree: only in an interactive terminal, never under CI, NO_COLOR, TERM=dumb or --json */
+  /** the terminal's live view: only in an interactive terminal, never under CI, NO_COLOR, TERM=dumb or --json */
   interactive: boolean;
   debug: boolean;
   /** write an event as NDJSON to stdout (only with --json) */

@@ -1,5 +1,5 @@
 /**
- * The typed event stream of a run. The engine emits; the listr2 tree, the plain-line log, the NDJSON stream
+ * The typed event stream of a run. The engine emits; the terminal's view, the plain-line log, the NDJSON stream
  * (`--json`) and the Markdown summary consume. Source of `schemas/events.schema.json`; minor additions keep
  * EVENTS_VERSION's major, a breaking change bumps it.
  */

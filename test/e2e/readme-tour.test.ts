@@ -1,6 +1,9 @@
 /**
  * The README followed word for word, as a new user does: its first set-up command and then every command of "A
- * five-minute tour", in order, on a fresh copy of the repository, each expected to do what the README says of it.
+ * five-minute tour", in order, on a fresh copy of the repository, each expected to do what the README says of it:
+ * once piped, as a pipeline runs it, and once in a terminal (a pseudo-terminal read through a terminal emulator,
+ * terminal-screen.ts), as a person at a keyboard does — the text a command must show is looked for on what the
+ * terminal holds when it ends, its screen and scrollback.
  * A command the README gains or loses must be added here or removed, with what the README promises for it.
  *
  * `npx ledgerbook` is run as the built bin (what the README tells scripts to call); `npm ci` is what this suite
@@ -10,8 +13,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, collect, tempDir } from './cli.js';
+import { inTerminal, stopTerminals } from './terminal-screen.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -41,6 +45,8 @@ const tour: [string, Expected][] = [
         'agree with the receipts: 200 offers',
         'quickstart: 4 playbooks in',
       ],
+      // no line per recipient, in a terminal either: progress, in flight and totals instead
+      never: ['reference "airdrop-'],
     },
   ],
   [
@@ -146,60 +152,101 @@ function freshCopy(into: string): void {
   );
 }
 
-function shell(command: string, cwd: string) {
-  // `npx ledgerbook` → the built bin: the same program, without npx's second of start-up per command
-  const line = command.replace(/^npx ledgerbook /, `exec "${process.execPath}" "${CLI}" `);
-  return spawn('sh', ['-c', line], {
+/** `npx ledgerbook` → the built bin: the same program, without npx's second of start-up per command */
+function commandLine(command: string): string {
+  return command.replace(/^npx ledgerbook /, `exec "${process.execPath}" "${CLI}" `);
+}
+
+/** A command of the tour as it runs, piped or in a terminal: what it printed once it ended, and how to stop it. */
+interface Running {
+  /** resolves once it printed something */
+  started(): Promise<void>;
+  /** Ctrl-C (a SIGINT to it) */
+  interrupt(): void;
+  result: Promise<{ code: number | null; text: string }>;
+}
+
+/** Piped, as a pipeline runs it: no terminal, CI set, no colours. */
+function piped(command: string, cwd: string): Running {
+  const child = spawn('sh', ['-c', commandLine(command)], {
     cwd,
     env: { ...process.env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: undefined },
     stdio: 'pipe',
   });
+  const result = collect(child, 90_000).then((r) => ({ code: r.code, text: r.stdout + r.stderr }));
+  return {
+    started: () =>
+      new Promise<void>((ready, fail) => {
+        child.stdout.once('data', () => ready());
+        child.once('exit', (code) => fail(new Error(`${command} exited ${code} before serving`)));
+      }),
+    interrupt: () => child.kill('SIGINT'),
+    result,
+  };
 }
 
-describe('the README, followed word for word on a fresh copy', () => {
-  let copy: string;
-  beforeAll(async () => {
-    copy = await tempDir('lb-tour-');
-    freshCopy(copy);
+/** In a terminal of 120 × 40, as a person types it: what is read is the terminal's screen and scrollback. */
+function inATerminal(command: string, cwd: string): Running {
+  const term = inTerminal([], {
+    cwd,
+    cols: 120,
+    rows: 40,
+    command: ['sh', '-c', commandLine(command)],
+    timeoutMs: 90_000,
   });
-  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+  return {
+    started: () => term.waitFor((screen) => screen.length > 0).then(() => undefined),
+    interrupt: () => term.type('\u0003'),
+    result: term.done.then(({ code }) => ({ code, text: term.everything().join('\n') })),
+  };
+}
 
-  it('every command of the tour is known here, with what the README says it does', () => {
-    const commands = tourCommands(readFileSync(join(ROOT, 'README.md'), 'utf8')).flat();
-    expect(commands).toEqual(tour.map(([command]) => command));
-  });
+afterEach(stopTerminals);
 
-  it('each command, in order, does what the README says; the tour leaves nothing for git to show', async () => {
-    const blocks = tourCommands(readFileSync(join(copy, 'README.md'), 'utf8'));
-    let index = 0;
-    for (const block of blocks) {
-      const serving: ReturnType<typeof shell>[] = [];
-      for (const command of block) {
-        const [known, want] = tour[index++]!;
-        expect(command).toBe(known);
-        const child = shell(command, copy);
-        if (want.serves === true) {
-          await new Promise<void>((ready, fail) => {
-            child.stdout.once('data', () => ready());
-            child.once('exit', (code) => fail(new Error(`${command} exited ${code} before serving`)));
-          });
-          serving.push(child);
-          continue;
+for (const [how, run] of [
+  ['piped', piped],
+  ['in a terminal', inATerminal],
+] as const) {
+  describe(`the README, followed word for word on a fresh copy, ${how}`, () => {
+    let copy: string;
+    beforeAll(async () => {
+      copy = await tempDir('lb-tour-');
+      freshCopy(copy);
+    });
+    afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+    it('every command of the tour is known here, with what the README says it does', () => {
+      const commands = tourCommands(readFileSync(join(ROOT, 'README.md'), 'utf8')).flat();
+      expect(commands).toEqual(tour.map(([command]) => command));
+    });
+
+    it('each command, in order, does what the README says; the tour leaves nothing for git to show', async () => {
+      const blocks = tourCommands(readFileSync(join(copy, 'README.md'), 'utf8'));
+      let index = 0;
+      for (const block of blocks) {
+        const serving: Running[] = [];
+        for (const command of block) {
+          const [known, want] = tour[index++]!;
+          expect(command).toBe(known);
+          const running = run(command, copy);
+          if (want.serves === true) {
+            await running.started();
+            serving.push(running);
+            continue;
+          }
+          const { code, text } = await running.result;
+          expect({ command, exit: code }, text).toEqual({ command, exit: want.exit });
+          for (const s of want.says ?? []) expect(text, command).toContain(s);
+          for (const s of want.never ?? []) expect(text, command).not.toContain(s);
         }
-        const result = await collect(child, 90_000);
-        const text = result.stdout + result.stderr;
-        expect({ command, exit: result.code }, text).toEqual({ command, exit: want.exit });
-        for (const s of want.says ?? []) expect(text, command).toContain(s);
-        for (const s of want.never ?? []) expect(text, command).not.toContain(s);
+        for (const running of serving) {
+          running.interrupt();
+          expect((await running.result).code).toBe(0);
+        }
       }
-      for (const child of serving) {
-        const done = collect(child);
-        child.kill('SIGINT');
-        expect((await done).code).toBe(0);
-      }
-    }
-    expect(readFileSync(join(copy, 'summary.md'), 'utf8')).toContain('distribute-dars');
-    const status = execFileSync('git', ['status', '--porcelain'], { cwd: copy, encoding: 'utf8' });
-    expect(status).toBe('');
-  }, 300_000);
-});
+      expect(readFileSync(join(copy, 'summary.md'), 'utf8')).toContain('distribute-dars');
+      const status = execFileSync('git', ['status', '--porcelain'], { cwd: copy, encoding: 'utf8' });
+      expect(status).toBe('');
+    }, 300_000);
+  });
+}

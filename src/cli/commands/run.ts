@@ -19,7 +19,7 @@ import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
-import { listrReporter } from '../reporters/listr.js';
+import { terminalReporter } from '../reporters/terminal.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
@@ -39,6 +39,8 @@ export interface RunCommandOptions extends GlobalOptions {
   untrusted?: boolean;
   /** `--target` was given on the command line (not its default) */
   targetGiven?: boolean;
+  /** every item's line: plain lines (no task tree), big fan-outs' planned changes included */
+  verbose?: boolean;
 }
 
 /** `ledgerbook run` (of a playbook or a saved plan) and `ledgerbook plan`. Returns the exit code. */
@@ -91,16 +93,17 @@ export async function runCommand(
     const events = new EventBus(prepared.masker);
     const summary = new SummaryReporter();
     events.on(summary.listener);
-    let finishRenderer: () => Promise<void> = () => Promise.resolve();
+    let finishRenderer: () => void = () => undefined;
+    const verbose = options.verbose === true;
     if (out.json) {
       events.on((e) => out.event(e));
-      events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color)));
-    } else if (out.interactive) {
-      const listr = await listrReporter((t) => process.stdout.write(t));
-      events.on(forTerminal(listr.listener));
-      finishRenderer = () => listr.finished();
+      events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color, verbose)));
+    } else if (out.interactive && !verbose) {
+      const terminal = terminalReporter(process.stdout, process.stderr);
+      events.on(forTerminal(terminal.listener));
+      finishRenderer = () => terminal.finished();
     } else {
-      events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color)));
+      events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color, verbose)));
     }
 
     const stop = stopOnSignals();
@@ -148,7 +151,7 @@ export async function runCommand(
         withheldSecrets: prepared.withheldSecrets,
         ...(check ? { savedPlan: check } : {}),
       });
-      await finishRenderer();
+      finishRenderer();
       if (mode === 'plan' && options.out !== undefined && result.status === 'planned') {
         const plan = await writeSavedPlan(
           options.out,
@@ -169,6 +172,8 @@ export async function runCommand(
         process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
       return result.exitCode;
     } finally {
+      // a run that threw leaves the terminal as it found it too
+      finishRenderer();
       await state?.close();
       await clients.close();
       await prepared.stop();

@@ -1,21 +1,20 @@
 import type { LedgerbookEvent } from '../../engine/events.js';
 import { formatDiagnostics } from '../../playbook/format.js';
 import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
-import { progressText, seconds, style as makeStyle, totalsText } from './style.js';
+import { BIG_FANOUT, progressText, seconds, style as makeStyle, totalsText } from './style.js';
 
-/** Fan-outs of this many items or more print progress instead of every item's planned change (run mode). */
-const BIG_FANOUT = 20;
 /** Progress of a big fan-out is printed at every 10 %, and at least this often while it runs. */
 const PROGRESS_EVERY_MS = 10_000;
 
 /**
  * Line-by-line text for logs and pipelines: no cursor movement, no spinners. Progress of big fan-outs (20 items
  * or more) is printed at every 10 % and every 10 s, with its rate and time left, so a 10,000-item step does not
- * flood the log; their planned changes are listed by `plan`, not by `run`.
+ * flood the log; their planned changes are listed by `plan`, and by `run --verbose`, not by `run`.
  */
 export function plainReporter(
   write: (text: string) => void,
   color: boolean,
+  verbose = false,
 ): (event: LedgerbookEvent) => void {
   const s = makeStyle(color);
   const lastDecile = new Map<string, number>();
@@ -40,7 +39,7 @@ export function plainReporter(
         line(`● ${event.step} ${s.dim(`(${event.kind}${event.items > 1 ? `, ${event.items} items` : ''})`)}`);
         break;
       case 'step.plan':
-        if (!planning && big.has(event.step)) break;
+        if (!planning && !verbose && big.has(event.step)) break;
         for (const change of event.changes)
           line(`  ${s.warn('~')} ${change.item ? `${change.item}: ` : ''}${change.summary}`);
         break;

@@ -60,6 +60,33 @@ describe('progress of a fan-out', () => {
     expect(lines.some((l) => l.includes('send 1'))).toBe(false);
   });
 
+  it('plain output with --verbose lists each planned change of a big fan-out too', () => {
+    const lines: string[] = [];
+    const report = plainReporter((t) => lines.push(...t.split('\n').filter((l) => l !== '')), false, true);
+    const emit = (e: Record<string, unknown>): void => report(e as unknown as LedgerbookEvent);
+    emit({
+      type: 'run.start',
+      time: at(0),
+      run: 'r',
+      mode: 'run',
+      playbook: 'p',
+      file: 'p.yaml',
+      target: 't',
+      resumed: false,
+      steps: [],
+    });
+    emit({ type: 'step.start', time: at(0), step: 'pay', kind: 'token.distribute', items: 1000 });
+    for (let i = 0; i < 1000; i++)
+      emit({
+        type: 'step.plan',
+        time: at(i),
+        step: 'pay',
+        inSync: false,
+        changes: [{ item: `r${i}`, action: 'create', summary: 'send 1' }],
+      });
+    expect(lines.filter((l) => / {2}~ r\d+: send 1$/.test(l))).toHaveLength(1000);
+  });
+
   it('a step’s totals are printed under it and in the summary', () => {
     const outputs = {
       totals: { recipients: 200, amount: '9.93', sent: 200, sent_amount: '9.93', offered: 200 },

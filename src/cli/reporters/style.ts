@@ -1,3 +1,9 @@
+/**
+ * Fan-outs of this many items or more show progress instead of every item's planned change (run mode): plain
+ * output prints it at intervals, the terminal pins it above the items in flight.
+ */
+export const BIG_FANOUT = 20;
+
 /** ANSI styling, off when colour is off. */
 export interface Style {
   ok(text: string): string;
