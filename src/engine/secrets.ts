@@ -281,6 +281,20 @@ function parseYaml(text: string, file: string): Parsed {
     const keyNode = pair.key;
     const position = at(yaml.isScalar(keyNode) ? keyNode.range?.[0] : undefined);
     const name = yaml.isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
+    if (name === '<<' && yaml.isScalar(keyNode) && keyNode.type === 'PLAIN') {
+      // playbooks and targets merge `<<` (src/playbook/load.ts); a secrets file is flat NAME: value lines
+      problems.push(
+        problem(
+          file,
+          position.line,
+          position.col,
+          '',
+          'a merge key (`<<`) has no place in a secrets file',
+          'write each NAME: "value" once, at the top level',
+        ),
+      );
+      continue;
+    }
     if (name === undefined || !NAME_PATTERN.test(name)) {
       problems.push(
         problem(

@@ -5,6 +5,7 @@ import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../eng
 import { isLive } from '../../engine/live-run.js';
 import type { LockInfo } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
+import { FAST_SCHEMA } from '../../playbook/load.js';
 import type { LockState } from '../../engine/state/backend.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
 import { stateCommand } from '../../engine/state-command.js';
@@ -35,7 +36,7 @@ export async function playbookName(arg: string): Promise<string> {
   if (!existsSync(arg)) return arg;
   let data: { name?: unknown } | null;
   try {
-    data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
+    data = jsYaml.load(await readFile(arg, 'utf8'), { schema: FAST_SCHEMA }) as {
       name?: unknown;
     } | null;
   } catch (error) {
