@@ -176,6 +176,15 @@ describe('resolveSecrets', () => {
     ]);
   });
 
+  it('names each place once: a target that declares NAME: { env: NAME } is not followed by the same variable', async () => {
+    const { missing } = await resolveSecrets(['P'], {
+      env: { P: '' },
+      declared: { P: { env: 'P' } },
+      baseDir: dir,
+    });
+    expect(missing).toEqual([{ name: 'P', tried: ['target secrets.P: environment variable P (empty)'] }]);
+  });
+
   it('reports a declared file that is not there', async () => {
     const { missing } = await resolveSecrets(['K'], {
       env: {},

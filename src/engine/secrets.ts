@@ -41,10 +41,13 @@ export async function resolveSecrets(
   const missing: ResolvedSecrets['missing'] = [];
   for (const name of new Set(names)) {
     const tried: string[] = [];
+    const declared = sources.declared?.[name];
+    // a target that declares `NAME: { env: NAME }` names the variable the last look-up reads: read it once
+    const envDeclared = declared !== undefined && 'env' in declared && declared.env === name;
     const value =
       lookUpFile(name, fromFile, sources.file, tried) ??
       (await lookUpDeclared(name, sources, tried)) ??
-      lookUpEnv(name, sources.env, tried, 'environment variable');
+      (envDeclared ? undefined : lookUpEnv(name, sources.env, tried, 'environment variable'));
     if (value === undefined) missing.push({ name, tried });
     else values[name] = value;
   }

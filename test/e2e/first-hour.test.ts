@@ -46,3 +46,27 @@ describe('YAML merge keys', () => {
     expect(refused.stderr).not.toContain("unknown key '<<'");
   });
 });
+
+describe('a missing secret', () => {
+  it('names each place it was looked for once', async () => {
+    const dir = await tempDir();
+    await writePlaybook(
+      dir,
+      't.yaml',
+      'name: t\nnetwork: devnet\nsecrets:\n  LB_X_TOKEN: { env: LB_X_TOKEN }\n',
+    );
+    await writePlaybook(
+      dir,
+      'p.yaml',
+      'name: s\nsteps:\n  - id: a\n    uses: core.log\n    with: { message: "k ${{ secrets.LB_X_TOKEN }}" }\n',
+    );
+    const result = await cli(['run', 'p.yaml', '--target', 't.yaml'], {
+      cwd: dir,
+      env: { LB_X_TOKEN: undefined },
+    });
+    expect(result.code).toBe(65);
+    expect(result.stderr).toContain(
+      'expected: a value from target secrets.LB_X_TOKEN: environment variable LB_X_TOKEN\n',
+    );
+  });
+});
