@@ -6,12 +6,14 @@ import { extname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
 import { DataFileError, readDataFile } from '../data-file.js';
-import { LedgerbookError, ValidationError } from '../errors.js';
+import { FileArgumentError, ValidationError } from '../errors.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 
 export interface SecretSources {
   /** `--secrets-file`, as the user gave it */
   file?: string | undefined;
+  /** its entries, when the caller read it already (readSecretsFile) */
+  fileEntries?: Record<string, string> | undefined;
   env: NodeJS.ProcessEnv;
   /** the target's `secrets:` block */
   declared?: Record<string, { env: string } | { file: string }> | undefined;
@@ -36,7 +38,8 @@ export async function resolveSecrets(
   names: Iterable<string>,
   sources: SecretSources,
 ): Promise<ResolvedSecrets> {
-  const fromFile = sources.file === undefined ? undefined : await readSecretsFile(sources.file);
+  const fromFile =
+    sources.file === undefined ? undefined : (sources.fileEntries ?? (await readSecretsFile(sources.file)));
   const values: Record<string, string> = {};
   const missing: ResolvedSecrets['missing'] = [];
   for (const name of new Set(names)) {
@@ -117,15 +120,11 @@ export async function readSecretsFile(path: string): Promise<Record<string, stri
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
     const where = error.line === undefined ? '' : `:${error.line}:${error.col ?? 1}`;
-    throw new LedgerbookError(
-      'LB_INPUT_INVALID',
+    throw new FileArgumentError(
       `cannot read the secrets file ${path}${where}: ${error.message}`,
-      {
-        hint:
-          error.code === 'ENOENT'
-            ? 'check the path given to --secrets-file'
-            : (error.hint ?? 'check the permissions of the file'),
-      },
+      error.code === 'ENOENT'
+        ? 'check the path given to --secrets-file'
+        : (error.hint ?? 'check the permissions of the file'),
     );
   }
   const ext = extname(path).toLowerCase();

@@ -147,7 +147,7 @@ export async function readSource(
     bytes = await readDataBytes(file, MAX_SOURCE_BYTES, { pipes: true });
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
-    throw new ValidationError(code, [unreadable(file, error)]);
+    throw new ValidationError(code, [unreadable(file, error, code)]);
   }
   const decoded = decodeUtf8(file, bytes);
   if (decoded.diagnostics.length > 0) return { doc: unparsed(file, ''), diagnostics: decoded.diagnostics };
@@ -159,17 +159,19 @@ function unparsed(file: string, text: string): SourceDoc {
   return { file, text, data: null, positionOf: () => ({ line: 1, col: 1 }) };
 }
 
-function unreadable(file: string, error: DataFileError): Diagnostic {
+/** A file named on the command line that cannot be read: exit 65, like every such file (src/cli/files.ts). */
+function unreadable(file: string, error: DataFileError, code: Code): Diagnostic {
+  const missing =
+    code === 'LB_TARGET_INVALID'
+      ? 'check the path (relative paths start from the current directory); `--target sandbox` is the built-in sandbox'
+      : 'check the path (relative paths start from the current directory)';
   return {
     file,
     line: 1,
     col: 1,
     pointer: '',
     message: `cannot read the file: ${error.message}`,
-    hint:
-      error.code === 'ENOENT'
-        ? 'check the path (relative paths start from the current directory)'
-        : error.hint,
+    hint: error.code === 'ENOENT' ? missing : error.hint,
     rule: 'file',
   };
 }

@@ -3,7 +3,7 @@
  * reads one. What a plan holds and how two plans are compared is src/engine/saved-plan.ts.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { UsageError } from '../../errors.js';
+import { FileArgumentError, UsageError } from '../../errors.js';
 import { sha256 } from '../../engine/digest.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { Masker } from '../../engine/masker.js';
@@ -53,14 +53,14 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
       error instanceof SyntaxError
         ? 'not valid JSON'
         : ((error as NodeJS.ErrnoException).code ?? String(error));
-    throw new UsageError(
+    throw new FileArgumentError(
       `${file}: cannot read the saved plan (${why})`,
       'give a file written by `ledgerbook plan --out`',
     );
   }
   const version = (value as { version?: unknown } | null)?.version;
   if (typeof version === 'number' && version > PLAN_VERSION) {
-    throw new UsageError(
+    throw new FileArgumentError(
       `${file}: a saved plan of format version ${version}; this ledgerbook reads version ${PLAN_VERSION}`,
       'apply it with the ledgerbook version that made it, or make a new plan with this one',
     );
@@ -70,7 +70,7 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
     const lines = findings
       .slice(0, 10)
       .map((f) => `  ${f.pointer || '/'}: ${f.message}${f.expected ? ` (expected ${f.expected})` : ''}`);
-    throw new UsageError(
+    throw new FileArgumentError(
       `${file} is not a ledgerbook saved plan (edited or damaged):\n${lines.join('\n')}`,
       'make a new plan with `ledgerbook plan <playbook> --out FILE`; a saved plan is not meant to be edited',
     );

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { checkWritable } from '../files.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
@@ -80,6 +81,7 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         ? { windowMs: integer('transfer-window', options.transferWindow, 1, 86_400) * 1000 }
         : {}),
     };
+    if (options.writeTarget !== undefined) await checkWritable(options.writeTarget, '--write-target');
     const { loadFaultsFile, startSandbox } = await import('../../sandbox/index.js');
     const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
     // the same place `ledgerbook run` without --target keeps its sandbox: the two share parties and packages
