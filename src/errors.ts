@@ -26,7 +26,7 @@ export const EXIT = {
   INVALID: 65,
   /** internal error: a bug in ledgerbook (rerun with --debug and report it) */
   INTERNAL: 70,
-  /** another run holds the lock of this (playbook, target); try again later */
+  /** another run holds the lock of this (playbook, target), or of the state dir's sandbox; try again later */
   LOCKED: 75,
 } as const;
 
@@ -41,7 +41,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [EXIT.USAGE, 'usage error'],
   [EXIT.INVALID, 'invalid playbook, target or input, or an unusable file argument; nothing was sent'],
   [EXIT.INTERNAL, 'internal error (a bug): rerun with --debug and report it'],
-  [EXIT.LOCKED, 'another run holds the lock of this playbook and target'],
+  [EXIT.LOCKED, 'another run holds the lock of this playbook and target, or of the state dir’s sandbox'],
 ];
 
 export type ErrorCode =

@@ -105,13 +105,14 @@ function build(setExit: (code: number) => void): Command {
       'the built-in sandbox: simulated DPM nodes, participants, identity provider and token services on loopback',
     )
     .command('up')
-    .description('start the sandbox and print its URLs as one JSON line; stops on Ctrl-C or SIGTERM')
+    .description(
+      'start the sandbox of the state dir and print its URLs as one JSON line; runs and plans without --target use it; stops on Ctrl-C or SIGTERM',
+    )
     .option('--nodes <n>', 'number of operator nodes', '3')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option(
       '--port <port>',
-      'first port (admin; then idp, dpm and ledger per node, registry, gateway, rewards, faucet, bitcoin); 0 = free ports',
-      '0',
+      'first port (admin; then idp, dpm and ledger per node, registry, gateway, rewards, faucet, bitcoin); 0 = free ports; default: the ports this state dir’s sandbox had before',
     )
     .option('--profile <profile>', 'fast (tests) or realistic (the real services’ timings)', 'fast')
     .option(

@@ -2,10 +2,33 @@
  * A newcomer's first hour (issue 21), each through the built CLI: what was seen on the tour and what it does now.
  * Tests that need no sandbox come first; the sandbox's own tests start theirs on free ports.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, tempDir, writePlaybook } from './cli.js';
+import { CLI, cli, collect, spawnCli, tempDir, writePlaybook } from './cli.js';
+
+/** The CLI on a pseudo-terminal of 120 columns (`script`), as a person watches it: the text, escapes removed. */
+async function inTerminal(args: string[], cwd: string): Promise<{ code: number | null; screen: string }> {
+  const command = ['stty cols 120 rows 40;', 'exec', process.execPath, CLI, ...args]
+    .map((part, i) => (i < 2 ? part : `'${part.replaceAll("'", "'\\''")}'`))
+    .join(' ');
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
+  delete env['CI'];
+  delete env['NO_COLOR'];
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let raw = '';
+  child.stdout.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  // eslint-disable-next-line no-control-regex
+  return { code, screen: raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '\n') };
+}
 
 describe('YAML merge keys', () => {
   it('merge with or without an anchor in the file, and a finding inside a merged map is shown where it is written', async () => {
@@ -101,5 +124,104 @@ describe('files named on the command line', () => {
     });
     // nothing was started: no sandbox claimed the state dir, none wrote its files
     expect(existsSync(join(dir, 'state', 'sandbox'))).toBe(false);
+  });
+});
+
+/** `ledgerbook sandbox up …` until its URL line: the child and the URLs it printed. */
+async function sandboxUp(args: string[], cwd: string): Promise<{ child: ChildProcess; admin: string }> {
+  const child = spawnCli(['sandbox', 'up', ...args], { cwd });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const line = await new Promise<string>((resolveLine, reject) => {
+    const onData = (): void => {
+      const end = stdout.indexOf('\n');
+      if (end >= 0) resolveLine(stdout.slice(0, end));
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`sandbox up exited ${code} before its line\n${stderr}`)));
+  });
+  return { child, admin: (JSON.parse(line) as { admin: string }).admin };
+}
+
+async function exited(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  const done = once(child, 'exit') as Promise<[number | null]>;
+  child.kill(signal);
+  return (await done)[0];
+}
+
+describe('one sandbox per state dir', () => {
+  const MESH = 'name: mesh\nsteps:\n  - id: mesh\n    uses: dpm.network\n';
+
+  it('a second sandbox up is refused with who runs the first; runs without --target use it; SIGKILL blocks nothing', async () => {
+    const dir = await tempDir();
+    await writePlaybook(dir, 'mesh.yaml', MESH);
+    const state = ['--state-dir', 'st'];
+    // field conditions: the realistic profile's timings, a fiftieth of them
+    const first = await sandboxUp([...state, '--profile', 'realistic', '--time-scale', '0.02'], dir);
+    let killed = false;
+    try {
+      const second = await cli(['sandbox', 'up', ...state], { cwd: dir, timeoutMs: 30_000 });
+      expect(second.code, second.stderr).toBe(75);
+      expect(second.stderr).toContain(`is already running: `);
+      expect(second.stderr).toContain(`(pid ${first.child.pid}) since `);
+      expect(second.stderr).toContain('a run or plan without --target uses it');
+
+      // a run without --target meets the running sandbox: its requests arrive there, no other simulator starts
+      const run = await cli(['run', 'mesh.yaml', ...state], { cwd: dir, timeoutMs: 60_000 });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stderr).toContain(`(pid ${first.child.pid}, since `);
+      const { requests } = (await (await fetch(`${first.admin}/requests`)).json()) as {
+        requests: Array<{ node: string; method: string; route: string; count: number }>;
+      };
+      for (const node of ['node1', 'node2', 'node3'])
+        expect(requests, node).toContainEqual(
+          expect.objectContaining({ node, method: 'POST', route: '/network-config', count: 1 }),
+        );
+      const lock = JSON.parse(await readFile(join(dir, 'st', 'sandbox', 'lock.json'), 'utf8')) as {
+        pid: number;
+      };
+      expect(lock.pid).toBe(first.child.pid);
+
+      // watched in a terminal, a plan says the same and changes nothing
+      const watched = await inTerminal(['plan', 'mesh.yaml', ...state], dir);
+      expect(watched.code, watched.screen).toBe(0);
+      expect(watched.screen).toContain(`(pid ${first.child.pid}, since `);
+
+      await exited(first.child, 'SIGKILL');
+      killed = true;
+    } finally {
+      if (!killed) await exited(first.child, 'SIGTERM');
+    }
+    // the killed sandbox's lock and running file name a process that is gone: the next start takes over, and
+    // the built-in sandbox of the run meets the same state (the mesh is in sync)
+    const after = await cli(['run', 'mesh.yaml', ...state], { cwd: dir, timeoutMs: 60_000 });
+    expect(after.code, after.stdout + after.stderr).toBe(0);
+    expect(after.stderr).not.toContain('using the sandbox of');
+    expect(after.stdout).toContain('Nothing to do: everything is in sync');
+    const again = await sandboxUp(state, dir);
+    expect(await exited(again.child, 'SIGTERM')).toBe(0);
+    // a clean stop leaves neither its lock nor its running file
+    expect(existsSync(join(dir, 'st', 'sandbox', 'lock.json'))).toBe(false);
+    expect(existsSync(join(dir, 'st', 'sandbox', 'running.json'))).toBe(false);
+  });
+
+  it('sandbox up is refused while a run holds the built-in sandbox, naming that run', async () => {
+    const dir = await tempDir();
+    await writePlaybook(
+      dir,
+      'slow.yaml',
+      `${MESH}  - id: hold\n    uses: core.shell\n    with: { run: "touch started; sleep 3" }\n`,
+    );
+    const run = spawnCli(['run', 'slow.yaml', '--state-dir', 'st'], { cwd: dir });
+    const ran = collect(run, 60_000);
+    while (!existsSync(join(dir, 'started'))) await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await cli(['sandbox', 'up', '--state-dir', 'st'], { cwd: dir, timeoutMs: 30_000 });
+    expect(refused.code, refused.stderr).toBe(75);
+    expect(refused.stderr).toContain('the built-in sandbox of');
+    expect(refused.stderr).toContain(`(pid ${run.pid}) since `);
+    expect(refused.stderr).toContain('run slow.yaml --state-dir st');
+    expect((await ran).code).toBe(0);
   });
 });
