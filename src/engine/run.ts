@@ -1133,6 +1133,7 @@ class Run {
       outputDir: join(runDir(o.stateDir, o.playbook.name, o.targetName), 'steps', spec.id),
       concurrency: spec.concurrency ?? o.registry.get(spec.uses)?.concurrency ?? 1,
       log: (level, message) => this.log(level, message, spec.id),
+      output: (stream, text) => this.output(spec.id, undefined, stream, text),
       progress: (message) =>
         o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
       evaluate: (expression, extra) =>
@@ -1160,6 +1161,7 @@ class Run {
       ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
       item,
       attempt,
+      output: (stream, text) => this.output(spec.id, item.key, stream, text),
       commandId: (purpose, inputs) =>
         commandIdOf({
           playbook: this.o.playbook.name,
@@ -1205,9 +1207,31 @@ class Run {
     this.o.events.emit({ type: 'log', level, message, ...(step ? { step } : {}) });
   }
 
+  /** A command's output as one log event, as a terminal would have shown it (see shownText). */
+  private output(step: string, item: string | undefined, stream: 'stdout' | 'stderr', text: string): void {
+    const message = shownText(text);
+    if (message === '') return;
+    this.o.events.emit({ type: 'log', level: 'info', step, ...(item ? { item } : {}), stream, message });
+  }
+
   private isoNow(): string {
     return new Date(this.o.clock.now()).toISOString();
   }
+}
+
+/**
+ * Text as a terminal shows it: CRLF line ends as LF, a line a program rewrote with CR (a progress bar) as its last
+ * version, no trailing blank lines.
+ */
+export function shownText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const end = line.endsWith('\r') ? line.slice(0, -1) : line;
+      return end.slice(end.lastIndexOf('\r') + 1);
+    })
+    .join('\n')
+    .replace(/\n+$/, '');
 }
 
 interface ItemOutcome {

@@ -111,6 +111,11 @@ export interface StepContext {
   /** the items this step applies at once at most (`concurrency:`, or the kind's default) */
   readonly concurrency: number;
   log(level: LogLevel, message: string): void;
+  /**
+   * what a command the step ran printed (core.shell): shown under the step in the terminal and plain output, kept
+   * whole in `--json` and the summary; call it once per stream with all the text
+   */
+  output(stream: 'stdout' | 'stderr', text: string): void;
   /** report progress inside a long item (e.g. a workflow's current step) */
   progress(message: string): void;
   /**

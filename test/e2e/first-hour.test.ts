@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, cli, collect, spawnCli, tempDir, writePlaybook } from './cli.js';
+import { CLI, cli, collect, events, spawnCli, tempDir, writePlaybook } from './cli.js';
 
 /** The CLI on a pseudo-terminal of 120 columns (`script`), as a person watches it: the text, escapes removed. */
 async function inTerminal(args: string[], cwd: string): Promise<{ code: number | null; screen: string }> {
@@ -223,5 +223,70 @@ describe('one sandbox per state dir', () => {
     expect(refused.stderr).toContain(`(pid ${run.pid}) since `);
     expect(refused.stderr).toContain('run slow.yaml --state-dir st');
     expect((await ran).code).toBe(0);
+  });
+});
+
+describe("core.shell's output", () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  const runbook = [
+    'run',
+    join(ROOT, 'playbooks/examples/runbook.yaml'),
+    '--secrets-file',
+    join(ROOT, 'playbooks/examples/runbook.secrets.env'),
+  ];
+
+  it('is shown under its step in plain output, in --summary and in --json, and on the screen of a terminal', async () => {
+    const dir = await tempDir();
+    const [plain, json, watched] = await Promise.all([
+      cli([...runbook, '--state-dir', 'plain', '--summary', 'summary.md'], { cwd: dir }),
+      cli([...runbook, '--state-dir', 'json', '--json'], { cwd: dir }),
+      inTerminal([...runbook, '--state-dir', 'tty'], dir),
+    ]);
+    // the runbook pauses at its approval gate, after the command ran
+    expect(plain.code, plain.stdout + plain.stderr).toBe(3);
+    expect(plain.stdout).toMatch(
+      /● check-token \(core\.shell\)\n.*\n {2}│ token of 28 characters\n✔ check-token/,
+    );
+    const summary = await readFile(join(dir, 'summary.md'), 'utf8');
+    expect(summary).toContain('**check-token** stdout:\n\n```text\ntoken of 28 characters\n```');
+    expect(json.code).toBe(3);
+    expect(events(json.stdout)).toContainEqual(
+      expect.objectContaining({
+        type: 'log',
+        level: 'info',
+        step: 'check-token',
+        stream: 'stdout',
+        message: 'token of 28 characters',
+      }),
+    );
+    expect(watched.code, watched.screen).toBe(3);
+    expect(watched.screen).toContain('token of 28 characters');
+    // the secret the command used stays masked: its length is printed, never its value
+    for (const text of [plain.stdout, summary, json.stdout, watched.screen])
+      expect(text).not.toContain('example-token-not-a-real-one');
+  });
+
+  it('of a failing command is shown too, each item and stream apart, long output folded', async () => {
+    const dir = await tempDir();
+    await writePlaybook(
+      dir,
+      'fails.yaml',
+      [
+        'name: fails',
+        'steps:',
+        '  - id: each',
+        '    uses: core.shell',
+        '    for_each: [one, two]',
+        '    with: { run: "seq 1 60; echo trouble in ${{ item }} >&2; test ${{ item }} = one" }',
+        '',
+      ].join('\n'),
+    );
+    const result = await cli(['run', 'fails.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('  two ! trouble in two\n');
+    expect(result.stdout).toContain('  one │ 1\n');
+    expect(result.stdout).toContain('  one │ … 40 more lines (--json has every line)\n');
+    expect(result.stdout).toContain('  one │ 60\n');
+    expect(result.stdout).toContain('`seq 1 60; echo trouble in two >&2; test two = one` exited 1');
   });
 });

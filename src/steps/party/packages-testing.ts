@@ -139,6 +139,7 @@ export function fakeContext(
     outputDir: baseDir,
     concurrency: 1,
     log: (level, message) => logs.push({ level, message }),
+    output: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },

@@ -63,6 +63,7 @@ function context(intents: Intent[]): ItemContext {
     outputDir: '.',
     concurrency: 1,
     log: () => undefined,
+    output: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },
