@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cli, collect, events, spawnCli, tempDir, writePlaybook } from './cli.js';
 
 /** The CLI on a pseudo-terminal of 120 columns (`script`), as a person watches it: the text, escapes removed. */
@@ -288,5 +288,59 @@ describe("core.shell's output", () => {
     expect(result.stdout).toContain('  one │ … 40 more lines (--json has every line)\n');
     expect(result.stdout).toContain('  one │ 60\n');
     expect(result.stdout).toContain('`seq 1 60; echo trouble in two >&2; test two = one` exited 1');
+  });
+});
+
+describe('warnings that know what later steps do', () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  let dir: string;
+  let sandbox: { child: ChildProcess };
+  beforeAll(async () => {
+    dir = await tempDir();
+    const onboard = await readFile(join(ROOT, 'playbooks', 'onboard-party.yaml'), 'utf8');
+    const rights = onboard.indexOf('  - id: rights');
+    const after = onboard.indexOf('  - id: done');
+    expect(rights).toBeGreaterThan(0);
+    await writePlaybook(dir, 'onboard-party.yaml', onboard);
+    await writePlaybook(
+      dir,
+      'no-rights.yaml',
+      (onboard.slice(0, rights) + onboard.slice(after)).replace('name: onboard-party', 'name: no-rights'),
+    );
+    sandbox = await sandboxUp(['--state-dir', 'st', '--port', '0'], dir);
+  });
+  afterAll(async () => {
+    await exited(sandbox.child, 'SIGTERM');
+  });
+
+  /** the log lines about the rights the party's user lacks, as `level message` */
+  const rightsLines = async (...args: string[]): Promise<string[]> => {
+    const result = await cli([...args, '--state-dir', 'st', '--json'], { cwd: dir, timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    return events(result.stdout)
+      .filter((e) => e.type === 'log' && e['step'] === 'credentials')
+      .map((e) => `${String(e['level'])} ${String(e['message'])}`)
+      .filter((line) => / lacks |^info the same on /.test(line))
+      .map((line) => line.replace(/alpha::[0-9a-f]+/, 'alpha::…'));
+  };
+
+  it('missing rights no later step grants: said once per step, with the nodes', async () => {
+    expect(await rightsLines('run', 'no-rights.yaml')).toEqual([
+      expect.stringMatching(
+        /^warn node\d: the ledger user of party alpha::… lacks .*grant them with dpm.grant-rights$/,
+      ),
+      expect.stringMatching(/^info the same on node\d, node\d$/),
+    ]);
+    expect(await rightsLines('plan', 'no-rights.yaml')).toEqual([
+      expect.stringMatching(/^warn node1, node2, node3: the ledger user of party alpha::… lacks /),
+    ]);
+  });
+
+  it('missing rights the playbook’s next step grants: news, not a warning, and not once per node', async () => {
+    expect(await rightsLines('plan', 'onboard-party.yaml')).toEqual([
+      expect.stringMatching(
+        /^info node1, node2, node3: the ledger user of party alpha::… lacks .*: step rights \(dpm\.grant-rights\) grants them later in this playbook$/,
+      ),
+    ]);
   });
 });

@@ -140,6 +140,7 @@ export function fakeContext(
     concurrency: 1,
     log: (level, message) => logs.push({ level, message }),
     output: () => undefined,
+    laterStep: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },

@@ -64,6 +64,7 @@ function context(intents: Intent[]): ItemContext {
     concurrency: 1,
     log: () => undefined,
     output: () => undefined,
+    laterStep: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },
