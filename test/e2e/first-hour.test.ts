@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cli, collect, events, spawnCli, tempDir, writePlaybook } from './cli.js';
@@ -344,3 +345,91 @@ describe('warnings that know what later steps do', () => {
     ]);
   });
 });
+
+describe('status and errors when the state cannot be written', () => {
+  const EACH = [
+    'name: each',
+    'steps:',
+    '  - id: each',
+    '    uses: core.shell',
+    '    for_each: [a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16]',
+    // a guard: after a crash the next run can tell whether each item's command took effect
+    '    with: { run: "echo ${{ item }}; touch done-${{ item }}", unless: "test -e done-${{ item }}" }',
+    '',
+  ].join('\n');
+
+  it('a full disk: the run and status say so, with the path; with room again the same command resumes', async () => {
+    const dir = await tempDir();
+    await writePlaybook(dir, 'each.yaml', EACH);
+    const disk = join(dir, 'disk');
+    await mkdir(disk);
+    // a disk of 4 KB under disk/: the journal fills it half-way through the step (test/e2e/full-disk.mjs)
+    const small = {
+      NODE_OPTIONS: `--import=${join(import.meta.dirname, 'full-disk.mjs')}`,
+      LB_TEST_DISK_DIR: disk,
+      LB_TEST_DISK_BYTES: '4000',
+    };
+    const state = ['--state-dir', 'disk/state'];
+    const failed = await cli(['run', 'each.yaml', ...state], { cwd: dir, env: small });
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+    expect(failed.stdout).toContain(
+      'cannot write the journal disk/state/each@sandbox/journal.ndjson: the disk is full (ENOSPC)',
+    );
+    expect(failed.stdout).toContain(
+      'hint: free space on the disk holding disk/state/each@sandbox/journal.ndjson',
+    );
+    const status = await cli(['status', ...state], { cwd: dir, env: small });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(
+      'each on sandbox: stopped without recording its end: the disk holding disk/state/each@sandbox is full (0 bytes free)',
+    );
+    expect(status.stdout).not.toContain('the process died');
+    // room again: the same command carries the run on to its end
+    const resumed = await cli(['run', 'each.yaml', ...state], { cwd: dir });
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^resume each/);
+    expect((await cli(['status', ...state], { cwd: dir })).stdout).toContain('each on sandbox: succeeded');
+  });
+
+  it('a read-only state dir is said to be read-only, for whom, not ENOENT', async () => {
+    const dir = await tempDir();
+    await writePlaybook(dir, 'each.yaml', EACH);
+    await writePlaybook(dir, 'mesh.yaml', 'name: mesh\nsteps:\n  - id: mesh\n    uses: dpm.network\n');
+    // a real read-only folder: without write permission for the user that runs ledgerbook (as root, nobody)
+    const root = process.getuid?.() === 0;
+    const as = root ? { uid: 65534, gid: 65534 } : {};
+    if (root) await chownTree(dir, 65534, 65534);
+    const run = (...args: string[]) =>
+      collect(
+        spawn(process.execPath, [CLI, ...args, '--state-dir', 'st'], {
+          cwd: dir,
+          env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+          ...as,
+        }),
+      );
+    expect((await run('run', 'each.yaml')).code).toBe(0);
+    await chmod(join(dir, 'st', 'each@sandbox'), 0o555);
+    await chmod(join(dir, 'st'), 0o555);
+    const user = root ? 'nobody' : userInfo().username;
+    const fresh = await run('run', 'each.yaml', '--fresh');
+    expect(fresh.code).toBe(1);
+    expect(fresh.stderr).toContain(
+      `cannot create the lock file st/each@sandbox/lock.json: st/each@sandbox is read-only for ${user}: no permission to write (EACCES)`,
+    );
+    const sandbox = await run('run', 'mesh.yaml');
+    expect(sandbox.code).toBe(1);
+    expect(sandbox.stderr).toContain(
+      `cannot create the state directory st/sandbox: st is read-only for ${user}`,
+    );
+    expect(sandbox.stderr + fresh.stderr).not.toContain('ENOENT');
+    // reading it is still fine
+    expect((await run('status')).stdout).toContain('each on sandbox: succeeded');
+  });
+});
+
+async function chownTree(path: string, uid: number, gid: number): Promise<void> {
+  await chown(path, uid, gid);
+  for (const entry of await readdir(path, { withFileTypes: true }))
+    if (entry.isDirectory()) await chownTree(join(path, entry.name), uid, gid);
+    else await chown(join(path, entry.name), uid, gid);
+}
