@@ -433,3 +433,26 @@ async function chownTree(path: string, uid: number, gid: number): Promise<void> 
     if (entry.isDirectory()) await chownTree(join(path, entry.name), uid, gid);
     else await chown(join(path, entry.name), uid, gid);
 }
+
+describe('the quickstart', () => {
+  it('ends saying where the state is and that `ledgerbook status` shows it, also when a playbook fails', async () => {
+    const dir = await tempDir();
+    const quickstart = join(import.meta.dirname, '..', '..', 'scripts', 'quickstart.mjs');
+    // a target that does not exist stops the first playbook at once (exit 65), before anything starts
+    const result = await collect(
+      spawn(process.execPath, [quickstart, '--state-dir', join(dir, 'st'), '--target', 'missing.yaml'], {
+        cwd: dir,
+        env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+      }),
+    );
+    expect(result.code).toBe(65);
+    expect(result.stdout.trimEnd().split('\n').slice(-2)).toEqual([
+      `quickstart: the state of these runs is in ${join(dir, 'st')}/ (a journal per playbook; the sandbox's ledger in ${join(dir, 'st', 'sandbox')}/)`,
+      expect.stringMatching(
+        new RegExp(
+          `^quickstart: \`npx ledgerbook status --state-dir ${join(dir, 'st')}\` \\(in .*\\) shows where each run stands$`,
+        ),
+      ),
+    ]);
+  });
+});
