@@ -456,3 +456,58 @@ describe('the quickstart', () => {
     ]);
   });
 });
+
+describe('--help', () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  const commands = [
+    'validate',
+    'plan',
+    'run',
+    'show',
+    'status',
+    'schema',
+    'sandbox up',
+    'state unlock',
+    'state resolve',
+    'state migrate',
+    'state push',
+    'state pull',
+  ];
+
+  it('of every command ends with real examples: its own flags, files that exist; the read-only ones run as written', async () => {
+    const helps = await Promise.all(commands.map((c) => cli([...c.split(' '), '--help'], { cwd: ROOT })));
+    const runnable: string[][] = [];
+    commands.forEach((command, i) => {
+      const help = helps[i]!.stdout;
+      const at = help.indexOf('\nExamples:\n');
+      expect(at, `${command} --help`).toBeGreaterThan(0);
+      const options = help.slice(0, at);
+      const examples = help
+        .slice(at)
+        .split('\n')
+        .filter((line) => line.startsWith('  $ '))
+        .map((line) =>
+          line
+            .slice(4)
+            .replace(/\s+#.*$/, '')
+            .replace(/^[A-Z_]+=\S+ /, '')
+            .replace(/ >.*$/, ''),
+        );
+      expect(examples.length, command).toBeGreaterThan(0);
+      for (const example of examples) {
+        const words = example.split(' ');
+        expect(words.slice(0, 1 + command.split(' ').length).join(' '), example).toBe(
+          `ledgerbook ${command}`,
+        );
+        for (const flag of words.filter((w) => w.startsWith('--'))) expect(options, example).toContain(flag);
+        for (const file of words.filter((w) => w.startsWith('playbooks/')))
+          expect(existsSync(join(ROOT, file)), example).toBe(true);
+        if (['validate', 'schema'].includes(command)) runnable.push(words.slice(1));
+      }
+    });
+    const results = await Promise.all(runnable.map((args) => cli(args, { cwd: ROOT })));
+    results.forEach((result, i) =>
+      expect({ args: runnable[i], code: result.code }).toEqual({ args: runnable[i], code: 0 }),
+    );
+  });
+});
