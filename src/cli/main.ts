@@ -273,8 +273,7 @@ async function main(argv: string[]): Promise<number> {
     command.exitOverride();
     command.configureOutput({ writeErr: (text) => process.stderr.write(text) });
     const examples = EXAMPLES[pathOf(command)];
-    if (examples)
-      command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
+    if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
   }
   try {
     await program.parseAsync(argv);

@@ -17,8 +17,15 @@ const start = {
   resumed: false,
   steps: [{ id: 'each', kind: 'core.shell', name: 'each' }],
 };
-const output = (item: string, stream: 'stdout' | 'stderr', message: string): LedgerbookEvent =>
-  ({ type: 'log', time, level: 'info', step: 'each', item, stream, message });
+const output = (item: string, stream: 'stdout' | 'stderr', message: string): LedgerbookEvent => ({
+  type: 'log',
+  time,
+  level: 'info',
+  step: 'each',
+  item,
+  stream,
+  message,
+});
 
 describe("a command's output", () => {
   it('is shown as a terminal shows it: CRLF as LF, a rewritten line as its last version, no blank tail', () => {
