@@ -308,7 +308,11 @@ describe('warnings that know what later steps do', () => {
       'no-rights.yaml',
       (onboard.slice(0, rights) + onboard.slice(after)).replace('name: onboard-party', 'name: no-rights'),
     );
-    sandbox = await sandboxUp(['--state-dir', 'st', '--port', '0'], dir);
+    // field conditions: the realistic profile's timings, a fiftieth of them
+    sandbox = await sandboxUp(
+      ['--state-dir', 'st', '--port', '0', '--profile', 'realistic', '--time-scale', '0.02'],
+      dir,
+    );
   });
   afterAll(async () => {
     await exited(sandbox.child, 'SIGTERM');
