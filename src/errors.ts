@@ -19,11 +19,14 @@ export const EXIT = {
   AMBIGUOUS: 4,
   /** usage error: unknown command or flag, missing argument */
   USAGE: 64,
-  /** invalid playbook, target, input or saved plan; nothing ran */
+  /**
+   * invalid playbook, target, input or saved plan, or a file named on the command line that cannot be read or
+   * written; nothing ran
+   */
   INVALID: 65,
   /** internal error: a bug in ledgerbook (rerun with --debug and report it) */
   INTERNAL: 70,
-  /** another run holds the lock of this (playbook, target); try again later */
+  /** another run holds the lock of this (playbook, target), or of the state dir's sandbox; try again later */
   LOCKED: 75,
 } as const;
 
@@ -36,9 +39,12 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [EXIT.PAUSED, 'paused for an approval or an outside event; run the same command again to resume'],
   [EXIT.AMBIGUOUS, 'stopped for an operator decision: a side effect has an ambiguous outcome (see output)'],
   [EXIT.USAGE, 'usage error'],
-  [EXIT.INVALID, 'invalid playbook, target, input or saved plan; nothing was sent'],
+  [
+    EXIT.INVALID,
+    'invalid playbook, target, input or saved plan, or an unusable file argument; nothing was sent',
+  ],
   [EXIT.INTERNAL, 'internal error (a bug): rerun with --debug and report it'],
-  [EXIT.LOCKED, 'another run holds the lock of this playbook and target'],
+  [EXIT.LOCKED, 'another run holds the lock of this playbook and target, or of the state dir’s sandbox'],
 ];
 
 export type ErrorCode =
@@ -140,6 +146,16 @@ export class ValidationError extends LedgerbookError {
     const n = diagnostics.length;
     super(code, `${n} problem${n === 1 ? '' : 's'} found; nothing was run`);
     this.diagnostics = diagnostics;
+  }
+}
+
+/**
+ * A file named on the command line (a saved plan, a secrets file, an output path such as --summary) that cannot
+ * be read, is not what it should be, or cannot be written: refused before anything runs, like a bad playbook.
+ */
+export class FileArgumentError extends LedgerbookError {
+  constructor(message: string, hint?: string, cause?: unknown) {
+    super('LB_INPUT_INVALID', message, { hint, cause });
   }
 }
 

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bitcoinAddressProblem } from '../src/clients/bitcoin-address.js';
 import { parseSource } from '../src/playbook/load.js';
 import { validatePlaybook } from '../src/playbook/validate.js';
 import { stepKinds } from '../src/steps/index.js';
@@ -42,6 +43,34 @@ describe('playbooks in the repository and in the docs', () => {
       expect(diagnostics, file).toEqual([]);
       expect(validatePlaybook(doc, { registry: stepKinds }).diagnostics, `${file}:\n${block}`).toEqual([]);
     }
+  });
+});
+
+describe('values the docs give', () => {
+  it('every Bitcoin address given as an --input is one the sandbox’s network pays out to', () => {
+    const given = docs.flatMap((file) =>
+      [...text(file).matchAll(/--input (destination|address)=(\S+)/g)].map((m) => ({
+        file,
+        address: m[2] ?? '',
+      })),
+    );
+    expect(given.length).toBeGreaterThan(0);
+    for (const { file, address } of given)
+      expect(bitcoinAddressProblem(address, 'devnet'), `${file}: ${address}`).toBeUndefined();
+  });
+
+  it('the README’s redeem command is usable as written: its inputs validate', async () => {
+    const command = /npx ledgerbook run (playbooks\/redeem\.yaml .*)/.exec(text('README.md'))?.[1] ?? '';
+    expect(command).toContain('--input destination=');
+    const validated = await cli(['validate', ...command.split(' ')], { cwd: root });
+    expect(validated.code, validated.stderr).toBe(0);
+    // what it replaced was not: a placeholder is no address
+    const placeholder = await cli(
+      ['validate', ...command.replace(/destination=\S+/, 'destination=tb1q…').split(' ')],
+      { cwd: root },
+    );
+    expect(placeholder.code).toBe(65);
+    expect(placeholder.stderr).toContain("'tb1q…' is not a valid value here");
   });
 });
 

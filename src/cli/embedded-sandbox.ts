@@ -1,15 +1,16 @@
 /**
- * `ledgerbook run` without --target: the built-in sandbox, started in this process for the run and stopped
- * after it. Its state lives under the state dir, so a second run meets the parties and packages of the first.
+ * `ledgerbook run` (or `plan`) without --target: the sandbox of the state dir. When a `ledgerbook sandbox up` of
+ * that state dir is running, the run uses it; otherwise the built-in sandbox is started in this process for the
+ * run and stopped after it. Either way one simulator works on `<state dir>/sandbox` (src/cli/sandbox-claim.ts),
+ * so a second run meets the parties and packages of the first.
  */
-import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { LockedError, ValidationError } from '../errors.js';
-import { acquireLock, type Lock } from '../engine/lock.js';
-import { recordedCommand } from '../engine/state/backend.js';
+import { ValidationError } from '../errors.js';
 import { parseSource } from '../playbook/load.js';
 import type { Target } from '../playbook/target.js';
 import { validateTarget } from '../playbook/target-load.js';
+import { terminalSafe } from '../terminal-text.js';
+import { claimSandbox, runningSandbox } from './sandbox-claim.js';
 import { stableBasePort } from './sandbox-ports.js';
 
 const NODES = 3;
@@ -23,37 +24,35 @@ const HOST = '127.0.0.1';
 
 export interface EmbeddedSandbox {
   target: Target;
-  secrets: Record<string, string>;
+  /** stops the sandbox this process started; nothing for a `sandbox up` it only used */
   stop(): Promise<void>;
 }
 
-/**
- * One process at a time owns the built-in sandbox of a state dir (its ports and its state files): a second run
- * meanwhile is refused (exit 75) with who holds it and how to share a sandbox instead.
- */
-async function claim(dir: string): Promise<Lock> {
-  try {
-    return await acquireLock(dir, {
-      pid: process.pid,
-      host: hostname(),
-      user: userInfo().username,
-      command: recordedCommand(process.argv.slice(2)),
-      playbook: 'built-in sandbox',
-      target: 'sandbox',
-    });
-  } catch (error) {
-    if (!(error instanceof LockedError)) throw error;
-    throw new LockedError(
-      `the built-in sandbox of ${dir} is in use by another run: ${error.message.replace(/^.* is locked by /, '')}`,
-      'wait for that run to finish; to run several playbooks at once, start one shared sandbox (`ledgerbook sandbox up --write-target sandbox.yaml`) and give each run `--target sandbox.yaml`',
-    );
-  }
+/** A target file the sandbox wrote, read and checked like any target (its secrets are files it names). */
+function targetOf(label: string, yaml: string): Target {
+  const { doc, diagnostics } = parseSource(label, yaml);
+  const checked = validateTarget(doc);
+  const problems = [...diagnostics, ...checked.diagnostics];
+  if (problems.length > 0 || !checked.target) throw new ValidationError('LB_TARGET_INVALID', problems);
+  return { ...checked.target, file: undefined };
 }
 
 export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSandbox> {
-  const { startSandbox } = await import('../sandbox/index.js');
   const dir = join(stateDir, 'sandbox');
-  const lock = await claim(dir);
+  const running = await runningSandbox(dir);
+  if (running) {
+    process.stderr.write(
+      terminalSafe(
+        `using the sandbox of ${dir} that \`${running.holder.command}\` runs (pid ${running.holder.pid}, since ${running.holder.at})\n`,
+      ),
+    );
+    return {
+      target: targetOf(`<the sandbox up of ${dir}>`, running.targetYaml),
+      stop: () => Promise.resolve(),
+    };
+  }
+  const { startSandbox } = await import('../sandbox/index.js');
+  const lock = await claimSandbox(dir, 'built-in sandbox');
   let sandbox;
   try {
     const port = await stableBasePort(dir, NODES, HOST);
@@ -70,15 +69,7 @@ export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSa
     }
   };
   try {
-    const { doc, diagnostics } = parseSource('<built-in sandbox target>', sandbox.targetYaml());
-    const checked = validateTarget(doc);
-    const problems = [...diagnostics, ...checked.diagnostics];
-    if (problems.length > 0 || !checked.target) throw new ValidationError('LB_TARGET_INVALID', problems);
-    return {
-      target: { ...checked.target, file: undefined },
-      secrets: sandbox.secrets(),
-      stop,
-    };
+    return { target: targetOf('<built-in sandbox target>', sandbox.targetYaml()), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -27,8 +27,57 @@ Stopping a run:
                        to their end and are journalled; then exit 130. A SIGTERM waits at most 5 s.
   Ctrl-C again         stop at once: the items in flight are cancelled (commands get SIGTERM), exit 130;
                        the next run reconciles them before anything is repeated.
-  Run the same command again to resume.
-`;
+  Run the same command again to resume.`;
+
+/**
+ * One or two real examples per command, shown at the end of its --help: commands that work as written in this
+ * repository (test/e2e/first-hour.test.ts holds each to its command's options and to files that exist).
+ */
+const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  validate: [
+    'ledgerbook validate playbooks/onboard-party.yaml playbooks/distribute-dars.yaml',
+    'ledgerbook validate playbooks/redeem.yaml --input amount=0.01   # checked with this input too',
+  ],
+  plan: [
+    'ledgerbook plan playbooks/onboard-party.yaml --detailed-exitcode   # exit 2: something would change',
+    'ledgerbook plan playbooks/onboard-party.yaml --out plan.json       # then: show plan.json, run plan.json',
+  ],
+  run: [
+    'ledgerbook run playbooks/onboard-party.yaml                        # on the built-in sandbox',
+    'ledgerbook run playbooks/change-threshold.yaml --input threshold=3 --json --summary summary.md',
+  ],
+  show: ['ledgerbook show plan.json > plan.md   # a plan made by `plan --out plan.json`, for a pull request'],
+  status: [
+    'ledgerbook status                                   # every run of the state dir',
+    'ledgerbook status playbooks/onboard-party.yaml --json',
+  ],
+  schema: ['ledgerbook schema --list', 'ledgerbook schema dpm.onboard-party   # the `with` of one step kind'],
+  'sandbox up': [
+    'ledgerbook sandbox up --write-target sandbox.yaml   # runs without --target use it too',
+    'ledgerbook sandbox up --profile realistic --time-scale 0.1 --state-dir .ledgerbook/slow',
+  ],
+  'state unlock': [
+    'ledgerbook state unlock playbooks/onboard-party.yaml   # a lock left by a process that is gone',
+  ],
+  'state resolve': [
+    'ledgerbook state resolve playbooks/redeem.yaml --step burn --done   # the burn took effect',
+    'ledgerbook state resolve playbooks/redeem.yaml --step burn --redo   # it did not: the next run does it',
+  ],
+  'state migrate': [
+    'LEDGERBOOK_STATE=postgres://ledgerbook@db.example:5432/ledgerbook ledgerbook state migrate',
+  ],
+  'state push': ['LEDGERBOOK_STATE=postgres://ledgerbook@db.example:5432/ledgerbook ledgerbook state push'],
+  'state pull': [
+    'LEDGERBOOK_STATE=postgres://ledgerbook@db.example:5432/ledgerbook ledgerbook state pull --state-dir .ledgerbook',
+  ],
+};
+
+/** The command's name as the examples' table keys it: `run`, `sandbox up`, `state unlock`. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
 
 const exitCodes = EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n');
 
@@ -105,13 +154,14 @@ function build(setExit: (code: number) => void): Command {
       'the built-in sandbox: simulated DPM nodes, participants, identity provider and token services on loopback',
     )
     .command('up')
-    .description('start the sandbox and print its URLs as one JSON line; stops on Ctrl-C or SIGTERM')
+    .description(
+      'start the sandbox of the state dir and print its URLs as one JSON line; runs and plans without --target use it; stops on Ctrl-C or SIGTERM',
+    )
     .option('--nodes <n>', 'number of operator nodes', '3')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option(
       '--port <port>',
-      'first port (admin; then idp, dpm and ledger per node, registry, gateway, rewards, faucet, bitcoin); 0 = free ports',
-      '0',
+      'first port (admin; then idp, dpm and ledger per node, registry, gateway, rewards, faucet, bitcoin); 0 = free ports; default: the ports this state dir’s sandbox had before',
     )
     .option('--profile <profile>', 'fast (tests) or realistic (the real services’ timings)', 'fast')
     .option(
@@ -222,6 +272,8 @@ async function main(argv: string[]): Promise<number> {
   for (const command of everyCommand(program)) {
     command.exitOverride();
     command.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    const examples = EXAMPLES[pathOf(command)];
+    if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
   }
   try {
     await program.parseAsync(argv);

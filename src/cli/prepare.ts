@@ -2,12 +2,11 @@
  * Everything `validate`, `plan` and `run` check before any step runs: the playbook, the target, the inputs,
  * every secret and environment variable the playbook refers to. A problem here exits 65 and sends nothing.
  */
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { digestOf } from '../engine/digest.js';
 import { MIN_SECRET_LENGTH, Masker } from '../engine/masker.js';
-import { resolveSecrets } from '../engine/secrets.js';
+import { readSecretsFile, resolveSecrets } from '../engine/secrets.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
 import { checkResolvedSteps } from '../playbook/resolved-check.js';
@@ -18,7 +17,7 @@ import { loadTarget } from '../playbook/target-load.js';
 import { positionInString } from '../playbook/scalar-position.js';
 import { loadPlaybook, referencedNames, type NameUse } from '../playbook/validate.js';
 import { stepKinds } from '../steps/index.js';
-import { BUILTIN_SANDBOX_SECRETS, startEmbeddedSandbox, type EmbeddedSandbox } from './embedded-sandbox.js';
+import { BUILTIN_SANDBOX_SECRETS, startEmbeddedSandbox } from './embedded-sandbox.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -66,12 +65,6 @@ export interface Prepared {
 export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const masker = new Masker();
   const builtinTarget = options.target === BUILTIN_TARGET;
-  if (!builtinTarget && !existsSync(options.target)) {
-    throw new UsageError(
-      `target '${options.target}' is neither a file nor the built-in target`,
-      `give the path of a target file (see playbooks/targets/) or \`--target ${BUILTIN_TARGET}\``,
-    );
-  }
   let target = builtinTarget
     ? undefined
     : await loadTarget(options.target, {
@@ -86,22 +79,52 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const needsTarget = playbook.steps.some((s) => stepKinds.get(s.uses)?.needsTarget === true);
   const given = parseInputFlags(options.inputs);
   const inputs = options.requireInputs === false ? given : resolveInputs(playbook, given);
-  let sandbox: EmbeddedSandbox | undefined;
-  if (builtinTarget && needsTarget && options.startSandbox) {
-    sandbox = await startEmbeddedSandbox(options.startSandbox.stateDir);
-    target = sandbox.target;
-    try {
-      // again, with the target: the steps' own checks (node names, files) need it
-      playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
-    } catch (error) {
-      await sandbox.stop();
-      throw error;
-    }
-  }
+  // read before a sandbox starts: a secrets file that cannot be used is refused with nothing started
+  const fileEntries =
+    options.secretsFile === undefined ? undefined : await readSecretsFile(options.secretsFile);
+  const sandbox =
+    builtinTarget && needsTarget && options.startSandbox
+      ? await startEmbeddedSandbox(options.startSandbox.stateDir)
+      : undefined;
   const stop = async (): Promise<void> => {
     await sandbox?.stop();
   };
+  try {
+    if (sandbox) {
+      target = sandbox.target;
+      // again, with the target: the steps' own checks (node names, files) need it
+      playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
+    }
+    return await checkNames({
+      options,
+      playbook,
+      target,
+      builtinTarget,
+      needsTarget,
+      inputs,
+      masker,
+      stop,
+      fileEntries,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
 
+/** Every secret and environment variable the playbook (and the target's credentials) name, and the resolved `with`s. */
+async function checkNames(c: {
+  options: PrepareOptions;
+  playbook: Playbook;
+  target: Target | undefined;
+  builtinTarget: boolean;
+  needsTarget: boolean;
+  inputs: Record<string, unknown>;
+  masker: Masker;
+  stop: () => Promise<void>;
+  fileEntries: Record<string, string> | undefined;
+}): Promise<Prepared> {
+  const { options, playbook, target, builtinTarget, masker } = c;
   const names = referencedNames(playbook);
   const credentials = new Set<string>();
   for (const auth of target ? authBlocks(target) : []) {
@@ -114,6 +137,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   for (const name of credentials) secretNames.add(name);
   const found = await resolveSecrets(secretNames, {
     file: options.secretsFile,
+    fileEntries: c.fileEntries,
     env: options.env,
     declared: target?.secrets,
     baseDir: target?.file ? resolve(target.file, '..') : process.cwd(),
@@ -174,29 +198,29 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   }
   // validate: what only the environment of the run can supply is a warning; the files themselves are valid
   if (options.requireSecrets === false) for (const problem of problems) options.warn?.(problem);
-  if (problems.length > 0 && options.requireSecrets !== false) {
-    await stop();
+  if (problems.length > 0 && options.requireSecrets !== false)
     throw new ValidationError('LB_INPUT_INVALID', problems);
-  }
-  const resolvedProblems = checkResolvedSteps(playbook, { registry: stepKinds, inputs, env, target });
-  if (resolvedProblems.length > 0) {
-    await stop();
-    throw new ValidationError('LB_INPUT_INVALID', resolvedProblems);
-  }
+  const resolvedProblems = checkResolvedSteps(playbook, {
+    registry: stepKinds,
+    inputs: c.inputs,
+    env,
+    target,
+  });
+  if (resolvedProblems.length > 0) throw new ValidationError('LB_INPUT_INVALID', resolvedProblems);
 
   return {
     playbook,
     target,
     targetName: target?.name ?? BUILTIN_TARGET,
     builtinTarget,
-    needsTarget,
-    inputs,
-    inputsDigest: digestOf(inputs),
+    needsTarget: c.needsTarget,
+    inputs: c.inputs,
+    inputsDigest: digestOf(c.inputs),
     secrets: found.values,
     withheldSecrets,
     env,
     masker,
-    stop,
+    stop: c.stop,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 
-export const EVENTS_VERSION = '1.0';
+export const EVENTS_VERSION = '1.1';
 
 /**
  * The event fields that are structure — types, enums, ids a consumer matches on (schemas/events.schema.json):
@@ -29,6 +29,7 @@ export const EVENT_STRUCTURE: ReadonlySet<string> = new Set([
   'action',
   'pointer',
   'inSync',
+  'stream',
 ]);
 
 const time = { type: 'string', description: 'ISO-8601 time the event was emitted' } as const;
@@ -167,7 +168,17 @@ const retryEvent = event(
 );
 const logEvent = event(
   'log',
-  { level: { enum: ['debug', 'info', 'warn', 'error'] }, step: stepId, message: { type: 'string' } },
+  {
+    level: { enum: ['debug', 'info', 'warn', 'error'] },
+    step: stepId,
+    item: { type: 'string', description: 'the item the line is about, when it is one item’s' },
+    stream: {
+      enum: ['stdout', 'stderr'],
+      description:
+        'a command’s output (core.shell), as a terminal would have shown it: `message` is the text, all its lines',
+    },
+    message: { type: 'string' },
+  },
   ['level', 'message'],
 );
 const stepDone = event(

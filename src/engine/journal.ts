@@ -8,6 +8,7 @@ import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StateError } from '../errors.js';
+import { fsProblem } from './fs-problem.js';
 import { compactRecords } from './journal-state.js';
 import type { Masker } from './masker.js';
 import { ensurePrivateDir } from './state-dir.js';
@@ -216,12 +217,8 @@ export async function readJournal(dir: string): Promise<JournalRecord[]> {
 }
 
 function ioError(what: string, file: string, error: unknown): StateError {
-  const code = (error as NodeJS.ErrnoException).code ?? String(error);
-  return new StateError(
-    `${what} ${file}: ${code}`,
-    'check the free space and the permissions of the state directory (--state-dir)',
-    error,
-  );
+  const problem = fsProblem(error, file);
+  return new StateError(`${what} ${file}: ${problem.reason}`, problem.hint, error);
 }
 
 export interface JournalStats {

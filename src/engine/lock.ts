@@ -12,6 +12,7 @@ import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, StateError } from '../errors.js';
+import { fsProblem } from './fs-problem.js';
 import { processExists } from './processes.js';
 import { stateCommand, type StateCommand } from './state-command.js';
 
@@ -70,7 +71,7 @@ export async function acquireLock(
     // the lock and the journal name the command line (with its --input values): private to this user
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw stateIoError(`cannot create the state directory ${dir}`, error);
+    throw stateIoError(`cannot create the state directory ${dir}`, error, dir);
   }
   // A holder that releases between our failed create and our read leaves nothing to report: try again.
   let replaced: LockInfo | undefined;
@@ -100,7 +101,7 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   // The pid in the name tells a crash's leftover (removeStrayTemporaries) from another run's file in flight.
   const temporary = `${path}.${process.pid}.${randomUUID()}${TEMPORARY_SUFFIX}`;
   const handle = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
-    throw stateIoError(`cannot create the lock file ${path}`, error);
+    throw stateIoError(`cannot create the lock file ${path}`, error, path);
   });
   try {
     await handle.writeFile(content, 'utf8');
@@ -113,7 +114,7 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw stateIoError(`cannot create the lock file ${path}`, error);
+    throw stateIoError(`cannot create the lock file ${path}`, error, path);
   } finally {
     await unlink(temporary).catch(() => undefined);
   }
@@ -202,7 +203,7 @@ async function readText(path: string): Promise<string | undefined> {
     return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw stateIoError(`cannot read the lock file ${path}`, error);
+    throw stateIoError(`cannot read the lock file ${path}`, error, path);
   }
 }
 
@@ -270,7 +271,7 @@ async function removeIfPresent(path: string): Promise<void> {
     await unlink(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw stateIoError(`cannot remove the lock file ${path}`, error);
+      throw stateIoError(`cannot remove the lock file ${path}`, error, path);
   }
 }
 
@@ -312,7 +313,7 @@ function corruptLockError(path: string, command: StateCommand | undefined): Stat
   );
 }
 
-function stateIoError(what: string, error: unknown): StateError {
-  const code = (error as NodeJS.ErrnoException).code ?? String(error);
-  return new StateError(`${what}: ${code}`, 'check that the state directory exists and is writable', error);
+function stateIoError(what: string, error: unknown, path: string): StateError {
+  const problem = fsProblem(error, path);
+  return new StateError(`${what}: ${problem.reason}`, problem.hint, error);
 }

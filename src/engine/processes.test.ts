@@ -14,6 +14,23 @@ describe('processes named by a lock or a journal', () => {
     expect(processExists(-1)).toBe(false);
   });
 
+  it('takes a zombie (exited, not yet collected by its parent) for gone where /proc tells', async () => {
+    // the background `sleep` exits after the shell became `sleep 3`, which never collects it
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 3'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const [line] = (await once(parent.stdout, 'data')) as [Buffer];
+      const zombie = Number(line.toString().trim());
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // without /proc a zombie cannot be told from a live process
+      expect(processExists(zombie)).toBe(!existsSync('/proc/self/stat'));
+      expect(processExists(parent.pid as number)).toBe(true);
+    } finally {
+      parent.kill();
+    }
+  });
+
   it('tells a process that started after a time (a reused pid) from one running since then', () => {
     const hasProc = existsSync('/proc/self/stat');
     expect(startedAfter(process.pid, '2000-01-01T00:00:00.000Z')).toBe(hasProc);

@@ -1,18 +1,35 @@
 /** What this host can tell about a process that a lock or a journal names by its pid. */
 import { readFileSync } from 'node:fs';
 
-/** Whether a process with this pid exists on this host (EPERM: it does, under another user). */
+/**
+ * Whether a process with this pid exists on this host (EPERM: it does, under another user). A zombie does not: it
+ * has exited (SIGKILL included), only its parent has not collected it yet, which can take seconds.
+ */
 export function processExists(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return false;
     if (code === 'EPERM') return true;
     throw error;
   }
+  return procState(pid) !== 'Z';
+}
+
+/** The state letter of /proc/<pid>/stat (R, S, D, Z…); undefined where there is no /proc. */
+function procState(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ESRCH') return undefined;
+    throw error;
+  }
+  // `pid (comm) state …`: comm may hold spaces and parentheses
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
 }
 
 /** Clock ticks per second of /proc's times (USER_HZ: 100 on every Linux architecture). */

@@ -237,6 +237,8 @@ class Run {
   private readonly stopping: AbortSignal;
   /** the items being worked on now (`step` or `step item`), for the message of a stop */
   private readonly inFlight = new Set<string>();
+  /** per step running, the `once` keys of ctx.log said so far and the items that said them again */
+  private readonly saidOnce = new Map<string, Map<string, string[]>>();
   private readonly inputsDigest: string;
 
   constructor(
@@ -453,6 +455,7 @@ class Run {
       outputs: Outputs,
       items?: number,
     ): void => {
+      this.sayOnceAgain(spec.id);
       this.scope.steps[spec.id] = { outputs };
       o.events.emit({
         type: 'step.done',
@@ -573,6 +576,7 @@ class Run {
             : this.interrupted(error)
               ? 'interrupted'
               : 'failed';
+      this.sayOnceAgain(spec.id);
       o.events.emit({
         type: 'step.done',
         step: spec.id,
@@ -1156,13 +1160,23 @@ class Run {
       fingerprint: this.fingerprint,
       outputDir: join(runDir(o.stateDir, o.playbook.name, o.targetName), 'steps', spec.id),
       concurrency: spec.concurrency ?? o.registry.get(spec.uses)?.concurrency ?? 1,
-      log: (level, message) => this.log(level, message, spec.id),
+      log: (level, message, options) => {
+        if (options === undefined || this.sayOnce(spec.id, options.once, item?.key ?? '')) {
+          this.log(level, message, spec.id);
+        }
+      },
+      laterStep: (kind) => {
+        const steps = o.playbook.steps;
+        const later = steps.slice(steps.findIndex((s) => s.id === spec.id) + 1);
+        return later.find((s) => s.uses === kind && (s.if === undefined || s.if === true))?.id;
+      },
+      output: (stream, text) => this.output(spec.id, undefined, stream, text),
       progress: (message) =>
         o.events.emit({ type: 'step.progress', step: spec.id, done: 0, total: 0, message }),
       evaluate: (expression, extra) =>
         evaluateString(expression, {
           ...this.scope,
-          ...(item ? { item: item.value } : {}),
+          ...(item && spec.forEach !== undefined ? { item: item.value } : {}),
           with: w,
           ...extra,
         }),
@@ -1181,9 +1195,10 @@ class Run {
     unsettled: readonly Intent[] = [],
   ): ItemContext {
     return {
-      ...this.stepContext(spec, previous, w, signal, spec.forEach !== undefined ? item : undefined),
+      ...this.stepContext(spec, previous, w, signal, item),
       item,
       attempt,
+      output: (stream, text) => this.output(spec.id, item.key, stream, text),
       commandId: (purpose, inputs) =>
         commandIdOf({
           playbook: this.o.playbook.name,
@@ -1225,13 +1240,60 @@ class Run {
     });
   }
 
+  /**
+   * Whether a `once` line of `step` is the first of its key (shown); a later one only records its item, which
+   * sayOnceAgain names when the step ends.
+   */
+  private sayOnce(step: string, key: string, item: string): boolean {
+    const said = this.saidOnce.get(step) ?? new Map<string, string[]>();
+    this.saidOnce.set(step, said);
+    const again = said.get(key);
+    if (again === undefined) {
+      said.set(key, []);
+      return true;
+    }
+    if (item !== '') again.push(item);
+    return false;
+  }
+
+  /** At the end of a step: one line per `once` key that more items said, naming them. */
+  private sayOnceAgain(step: string): void {
+    const said = this.saidOnce.get(step);
+    this.saidOnce.delete(step);
+    for (const items of said?.values() ?? []) {
+      if (items.length > 0) this.log('info', `the same on ${listed(items)}`, step);
+    }
+  }
+
   private log(level: LogLevel, message: string, step?: string): void {
     this.o.events.emit({ type: 'log', level, message, ...(step ? { step } : {}) });
+  }
+
+  /** A command's output as one log event, as a terminal would have shown it (see shownText). */
+  private output(step: string, item: string | undefined, stream: 'stdout' | 'stderr', text: string): void {
+    const message = shownText(text);
+    if (message === '') return;
+    this.o.events.emit({ type: 'log', level: 'info', step, ...(item ? { item } : {}), stream, message });
   }
 
   private isoNow(): string {
     return new Date(this.o.clock.now()).toISOString();
   }
+}
+
+/**
+ * Text as a terminal shows it: CRLF line ends as LF, a line a program rewrote with CR (a progress bar) as its last
+ * version, no trailing blank lines.
+ */
+export function shownText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const end = line.endsWith('\r') ? line.slice(0, -1) : line;
+      return end.slice(end.lastIndexOf('\r') + 1);
+    })
+    .join('\n')
+    .replace(/\n+$/, '');
 }
 
 interface ItemOutcome {

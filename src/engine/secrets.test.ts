@@ -118,6 +118,17 @@ describe('readSecretsFile (YAML)', () => {
     expect(JSON.stringify(error.diagnostics)).not.toMatch(/topsecret/);
   });
 
+  it('refuses a merge key, with what to write instead; a quoted "<<" is only a bad name', async () => {
+    const path = await write('merge.yaml', 'A: "topsecret9"\n<<: {B: "topsecret10"}\n');
+    const error = await problemsOf(readSecretsFile(path));
+    expect(error.diagnostics.map((d) => [d.line, d.col, d.message])).toEqual([
+      [2, 1, 'a merge key (`<<`) has no place in a secrets file'],
+    ]);
+    expect(error.diagnostics[0]?.hint).toBe('write each NAME: "value" once, at the top level');
+    const quoted = await problemsOf(readSecretsFile(await write('quoted.yaml', '"<<": x\n')));
+    expect(quoted.diagnostics.map((d) => d.message)).toEqual(['not a valid secret name']);
+  });
+
   it('refuses a file that is not a mapping', async () => {
     const path = await write('list.yaml', '- a\n- b\n');
     const error = await problemsOf(readSecretsFile(path));
@@ -163,6 +174,15 @@ describe('resolveSecrets', () => {
         ],
       },
     ]);
+  });
+
+  it('names each place once: a target that declares NAME: { env: NAME } is not followed by the same variable', async () => {
+    const { missing } = await resolveSecrets(['P'], {
+      env: { P: '' },
+      declared: { P: { env: 'P' } },
+      baseDir: dir,
+    });
+    expect(missing).toEqual([{ name: 'P', tried: ['target secrets.P: environment variable P (empty)'] }]);
   });
 
   it('reports a declared file that is not there', async () => {

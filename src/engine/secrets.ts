@@ -6,12 +6,14 @@ import { extname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
 import { DataFileError, readDataFile } from '../data-file.js';
-import { LedgerbookError, ValidationError } from '../errors.js';
+import { FileArgumentError, ValidationError } from '../errors.js';
 import type { Diagnostic } from '../playbook/diagnostics.js';
 
 export interface SecretSources {
   /** `--secrets-file`, as the user gave it */
   file?: string | undefined;
+  /** its entries, when the caller read it already (readSecretsFile) */
+  fileEntries?: Record<string, string> | undefined;
   env: NodeJS.ProcessEnv;
   /** the target's `secrets:` block */
   declared?: Record<string, { env: string } | { file: string }> | undefined;
@@ -36,15 +38,19 @@ export async function resolveSecrets(
   names: Iterable<string>,
   sources: SecretSources,
 ): Promise<ResolvedSecrets> {
-  const fromFile = sources.file === undefined ? undefined : await readSecretsFile(sources.file);
+  const fromFile =
+    sources.file === undefined ? undefined : (sources.fileEntries ?? (await readSecretsFile(sources.file)));
   const values: Record<string, string> = {};
   const missing: ResolvedSecrets['missing'] = [];
   for (const name of new Set(names)) {
     const tried: string[] = [];
+    const declared = sources.declared?.[name];
+    // a target that declares `NAME: { env: NAME }` names the variable the last look-up reads: read it once
+    const envDeclared = declared !== undefined && 'env' in declared && declared.env === name;
     const value =
       lookUpFile(name, fromFile, sources.file, tried) ??
       (await lookUpDeclared(name, sources, tried)) ??
-      lookUpEnv(name, sources.env, tried, 'environment variable');
+      (envDeclared ? undefined : lookUpEnv(name, sources.env, tried, 'environment variable'));
     if (value === undefined) missing.push({ name, tried });
     else values[name] = value;
   }
@@ -114,15 +120,11 @@ export async function readSecretsFile(path: string): Promise<Record<string, stri
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
     const where = error.line === undefined ? '' : `:${error.line}:${error.col ?? 1}`;
-    throw new LedgerbookError(
-      'LB_INPUT_INVALID',
+    throw new FileArgumentError(
       `cannot read the secrets file ${path}${where}: ${error.message}`,
-      {
-        hint:
-          error.code === 'ENOENT'
-            ? 'check the path given to --secrets-file'
-            : (error.hint ?? 'check the permissions of the file'),
-      },
+      error.code === 'ENOENT'
+        ? 'check the path given to --secrets-file'
+        : (error.hint ?? 'check the permissions of the file'),
     );
   }
   const ext = extname(path).toLowerCase();
@@ -281,6 +283,20 @@ function parseYaml(text: string, file: string): Parsed {
     const keyNode = pair.key;
     const position = at(yaml.isScalar(keyNode) ? keyNode.range?.[0] : undefined);
     const name = yaml.isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
+    if (name === '<<' && yaml.isScalar(keyNode) && keyNode.type === 'PLAIN') {
+      // playbooks and targets merge `<<` (src/playbook/load.ts); a secrets file is flat NAME: value lines
+      problems.push(
+        problem(
+          file,
+          position.line,
+          position.col,
+          '',
+          'a merge key (`<<`) has no place in a secrets file',
+          'write each NAME: "value" once, at the top level',
+        ),
+      );
+      continue;
+    }
     if (name === undefined || !NAME_PATTERN.test(name)) {
       problems.push(
         problem(

@@ -116,7 +116,21 @@ export interface StepContext {
   readonly outputDir: string;
   /** the items this step applies at once at most (`concurrency:`, or the kind's default) */
   readonly concurrency: number;
-  log(level: LogLevel, message: string): void;
+  /**
+   * A line for the log. With `once`, lines of the same `once` key from several items of the step are said once:
+   * the first is shown, and when the step ends one more line names the items that said the same.
+   */
+  log(level: LogLevel, message: string, options?: { once: string }): void;
+  /**
+   * The id of a step after this one in the playbook that certainly runs (no `if:`) and is of `kind`, if any: a
+   * finding that step settles (rights it grants) is then news for the log, not a warning.
+   */
+  laterStep(kind: string): string | undefined;
+  /**
+   * what a command the step ran printed (core.shell): shown under the step in the terminal and plain output, kept
+   * whole in `--json` and the summary; call it once per stream with all the text
+   */
+  output(stream: 'stdout' | 'stderr', text: string): void;
   /** report progress inside a long item (e.g. a workflow's current step) */
   progress(message: string): void;
   /**

@@ -130,6 +130,59 @@ describe('parseSource', () => {
   });
 });
 
+describe('merge keys', () => {
+  // `<<` merges whether or not the file has an anchor: both parsers give the same data, and a finding inside a
+  // merged map is reported where its text is written
+  it.each([
+    ['an inline map', 'a:\n  <<: {b: 1, c: 1}\n  c: 2\n', { a: { b: 1, c: 2 } }],
+    ['a list of maps (the first wins)', 'a:\n  <<: [{b: 1}, {b: 2, d: 3}]\n', { a: { b: 1, d: 3 } }],
+    ['a block map', 'a:\n  <<:\n    b: 1\n  c: 2\n', { a: { b: 1, c: 2 } }],
+    ['an alias', 'x: &x {b: 1}\na:\n  <<: *x\n  c: 2\n', { x: { b: 1 }, a: { b: 1, c: 2 } }],
+    ['a quoted key (not a merge)', 'a:\n  "<<": {b: 1}\n', { a: { '<<': { b: 1 } } }],
+  ])('merges %s like the positions parser', (_what, source, data) => {
+    const fast = parseSource('m.yaml', source);
+    const located = parseWithPositions('m.yaml', source);
+    expect(fast.diagnostics).toEqual([]);
+    expect(fast.doc.data).toEqual(data);
+    expect(located.doc.data).toEqual(data);
+  });
+
+  it('points into the merged map, with or without an anchor', () => {
+    const inline = parseSource(
+      'm.yaml',
+      'steps:\n  - id: a\n    <<: { uses: core.shell, timeout: 5 }\n    with: { run: x }\n',
+    ).doc;
+    expect(inline.positionOf('/steps/0/timeout')).toEqual({ line: 3, col: 38 });
+    expect(inline.positionOf('/steps/0/timeout', 'key')).toEqual({ line: 3, col: 29 });
+    expect(inline.positionOf('/steps/0/with/run')).toEqual({ line: 4, col: 18 });
+    const anchored = parseSource(
+      'm.yaml',
+      'vars:\n  shell: &shell\n    uses: core.shell\n    timeout: 5\nsteps:\n  - <<: *shell\n    id: a\n',
+    ).doc;
+    expect(anchored.positionOf('/steps/0/timeout')).toEqual({ line: 4, col: 14 });
+    expect(anchored.positionOf('/steps/0/id')).toEqual({ line: 7, col: 9 });
+  });
+
+  it.each([
+    ['a scalar', 'a:\n  <<: 1\n', 2, 7],
+    ['a list with a scalar', 'a:\n  <<: [{b: 1}, x]\n', 2, 7],
+    ['an alias of a scalar', 'x: &x 1\na:\n  <<: *x\n', 3, 7],
+  ])('refuses a merge of %s, at its place, with a hint', (_what, source, line, col) => {
+    const { doc, diagnostics } = parseSource('m.yaml', source);
+    expect(doc.data).toBeNull();
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        line,
+        col,
+        rule: 'yaml',
+        pointer: '/a/<<',
+        message: '`<<` (a merge key) merges a mapping or a list of mappings, not anything else',
+      }),
+    ]);
+    expect(diagnostics[0]?.hint).toContain('<<: *base');
+  });
+});
+
 describe('readSource', () => {
   let dir: string;
   beforeAll(async () => {

@@ -18,12 +18,14 @@ type Code = 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID';
 
 /**
  * js-yaml with the YAML 1.2 core schema plus merge keys: the same data as `yaml` below for every document both
- * accept, about ten times faster, but without source positions.
+ * accept, about ten times faster, but without source positions. The merge type must be an implicit one (a plain
+ * `<<` resolves to it): added as an explicit type it applied only to `!!merge <<`, so a `<<` key of a file
+ * without anchors (`<<: {uses: core.shell}`) reached validation as a key of its own.
  */
-const FAST_SCHEMA = jsYaml.CORE_SCHEMA.extend([
+export const FAST_SCHEMA = jsYaml.CORE_SCHEMA.extend({
   // js-yaml exports its types, but its type declarations do not list them
-  (jsYaml as typeof jsYaml & { types: { merge: jsYaml.Type } }).types.merge,
-]);
+  implicit: [(jsYaml as typeof jsYaml & { types: { merge: jsYaml.Type } }).types.merge],
+});
 
 /**
  * The `yaml` package, loaded the first time positions are needed: a well-formed file that validates never
@@ -101,6 +103,7 @@ export function parseWithPositions(
   const standalone = [...document.errors.filter((error) => POINTED.has(error.code)), ...document.warnings];
   const diagnostics = [...syntax, ...standalone].map((error) => located.yamlDiagnostic(error));
   diagnostics.push(...located.unresolvedAliases());
+  if (diagnostics.length === 0) diagnostics.push(...located.badMerges());
   let data: unknown = null;
   if (diagnostics.length === 0) {
     try {
@@ -144,7 +147,7 @@ export async function readSource(
     bytes = await readDataBytes(file, MAX_SOURCE_BYTES, { pipes: true });
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
-    throw new ValidationError(code, [unreadable(file, error)]);
+    throw new ValidationError(code, [unreadable(file, error, code)]);
   }
   const decoded = decodeUtf8(file, bytes);
   if (decoded.diagnostics.length > 0) return { doc: unparsed(file, ''), diagnostics: decoded.diagnostics };
@@ -156,17 +159,19 @@ function unparsed(file: string, text: string): SourceDoc {
   return { file, text, data: null, positionOf: () => ({ line: 1, col: 1 }) };
 }
 
-function unreadable(file: string, error: DataFileError): Diagnostic {
+/** A file named on the command line that cannot be read: exit 65, like every such file (src/cli/files.ts). */
+function unreadable(file: string, error: DataFileError, code: Code): Diagnostic {
+  const missing =
+    code === 'LB_TARGET_INVALID'
+      ? 'check the path (relative paths start from the current directory); `--target sandbox` is the built-in sandbox'
+      : 'check the path (relative paths start from the current directory)';
   return {
     file,
     line: 1,
     col: 1,
     pointer: '',
     message: `cannot read the file: ${error.message}`,
-    hint:
-      error.code === 'ENOENT'
-        ? 'check the path (relative paths start from the current directory)'
-        : error.hint,
+    hint: error.code === 'ENOENT' ? missing : error.hint,
     rule: 'file',
   };
 }
@@ -298,6 +303,32 @@ class LocatedDocument {
     return found;
   }
 
+  /**
+   * Merge keys whose value is not a mapping or a list of mappings (`<<: 1`): yaml would throw converting them,
+   * js-yaml refuses them with its own words.
+   */
+  badMerges(): Diagnostic[] {
+    const found: Diagnostic[] = [];
+    yaml().visit(this.document, {
+      Pair: (_key, pair) => {
+        if (!isMergeKey(pair.key)) return;
+        const value = this.deref(pair.value);
+        const mergeable =
+          yaml().isMap(value) ||
+          (yaml().isSeq(value) && value.items.every((item) => yaml().isMap(this.deref(item))));
+        if (mergeable) return;
+        found.push(
+          this.diagnostic(
+            (pair.value as Node | null)?.range?.[0] ?? (pair.key as Node).range?.[0] ?? 0,
+            '`<<` (a merge key) merges a mapping or a list of mappings, not anything else',
+            'write `<<: *base` with `&base` on a mapping, `<<: { key: value }`, or `<<: [*a, *b]`; or quote "<<" for a key of that name',
+          ),
+        );
+      },
+    });
+    return found;
+  }
+
   private keyAt(offset: number): string | undefined {
     let key: string | undefined;
     yaml().visit(this.document, {
@@ -324,7 +355,7 @@ class LocatedDocument {
           return start !== undefined && end !== undefined && start <= offset && offset < end;
         });
         if (!pair || !yaml().isScalar(pair.key)) return pointer;
-        pointer = childPointer(pointer, String(pair.key.value));
+        pointer = childPointer(pointer, isMergeKey(pair.key) ? '<<' : String(pair.key.value));
         node = pair.value;
       } else if (yaml().isSeq(node)) {
         const index = node.items.findIndex((item) => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { stringify, type ToStringOptions } from 'yaml';
-import { parseSource, parseWithPositions } from './load.js';
+import { FAST_SCHEMA, parseSource, parseWithPositions } from './load.js';
 import { childPointer } from './pointer.js';
 import { LineTable, PositionIndex, UnsupportedYaml } from './position-index.js';
 
@@ -21,10 +21,6 @@ function pointers(data: unknown, pointer = '', out: string[] = []): string[] {
   }
   return out;
 }
-
-const FAST = jsYaml.CORE_SCHEMA.extend([
-  (jsYaml as typeof jsYaml & { types: { merge: jsYaml.Type } }).types.merge,
-]);
 
 /** `positionOf` of the fast path against the `yaml` Document's, for every pointer, key and value. */
 function differences(text: string): string[] {
@@ -44,7 +40,7 @@ function differences(text: string): string[] {
 
 /** Whether the index covers `text` (and agrees with its data at every pointer). */
 function indexed(text: string): boolean {
-  const data: unknown = jsYaml.load(text, { schema: FAST }) ?? null;
+  const data: unknown = jsYaml.load(text, { schema: FAST_SCHEMA }) ?? null;
   try {
     const index = PositionIndex.build(text);
     for (const pointer of pointers(data)) index.positionOf(pointer, 'value', data);
@@ -196,7 +192,7 @@ describe('LineTable', () => {
 
 function fastParserAccepts(text: string): boolean {
   try {
-    jsYaml.load(text, { schema: FAST });
+    jsYaml.load(text, { schema: FAST_SCHEMA });
     return !/[&*][A-Za-z0-9_-]/.test(text); // anchors and aliases go to the yaml parser
   } catch (error) {
     if (error instanceof jsYaml.YAMLException) return false;

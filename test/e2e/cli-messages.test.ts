@@ -27,7 +27,7 @@ describe('CLI messages', () => {
       'name: s\nsteps:\n  - id: a\n    uses: core.shell\n    with: { run: "touch ran" }\n',
     );
     const result = await cli(['run', 'p.yaml', '--summary', 'missing/summary.md'], { cwd: dir });
-    expect(result.code).toBe(64);
+    expect(result.code).toBe(65);
     expect(result.stderr).toContain('does not exist');
     expect(existsSync(join(dir, 'ran'))).toBe(false);
   });

@@ -44,6 +44,8 @@ const tour: [string, Expected][] = [
         'recipients 200 · amount 9.93 · sent 200',
         'agree with the receipts: 200 offers',
         'quickstart: 4 playbooks in',
+        'quickstart: the state of these runs is in .ledgerbook/',
+        'quickstart: `npx ledgerbook status` shows where each run stands',
       ],
       // no line per recipient, in a terminal either: progress, in flight and totals instead
       never: ['reference "airdrop-'],

@@ -137,7 +137,7 @@ describe('saved plans', () => {
     expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
   });
 
-  it('an edited or damaged plan file is refused with what is wrong (exit 65), a file that is none with 64', async () => {
+  it('an edited or damaged plan file, or an --out that cannot be written, is refused with what is wrong (exit 65)', async () => {
     const dir = await project();
     expect((await cli(['plan', 'p.yaml', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
     const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { changes: unknown };
@@ -148,10 +148,10 @@ describe('saved plans', () => {
     expect(edited.stderr).toContain('edited.json is not a ledgerbook saved plan (edited or damaged)');
     expect(edited.stderr).toContain('/changes');
     const shown = await cli(['show', 'p.yaml'], { cwd: dir });
-    expect(shown.code).toBe(64);
+    expect(shown.code).toBe(65);
     expect(shown.stderr).toContain('p.yaml: cannot read the saved plan (not valid JSON)');
     const unwritable = await cli(['plan', 'p.yaml', '--out', 'missing/plan.json'], { cwd: dir, env });
-    expect(unwritable.code).toBe(64);
+    expect(unwritable.code).toBe(65);
     expect(unwritable.stderr).toContain('--out missing/plan.json: the folder');
 
     // the playbook it carries edited, its digest not: refused before anything is read or run

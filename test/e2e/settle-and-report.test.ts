@@ -262,6 +262,18 @@ steps:
     });
   });
 
+  it('a fortnight’s chart names today under its bars, the one day with figures', async () => {
+    await w.playbook(
+      'fortnight.yaml',
+      'name: fortnight\nsteps:\n  - id: report\n    uses: rewards.report\n    with: { parties: [minter], days: 14, svg: out/fortnight.svg }\n',
+    );
+    expectExit(await w.run('fortnight.yaml'), 0);
+    const svg = await readFile(join(w.dir, 'out', 'fortnight.svg'), 'utf8');
+    const axis = /<g class="x-axis"[^>]*>([\s\S]*?)<\/g>/.exec(svg)?.[1] ?? '';
+    const label = new Date().toLocaleString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    expect(axis).toContain(`>${label}</text>`);
+  });
+
   it('a second run finds the files current and changes nothing', async () => {
     const result = await w.run('rewards.yaml');
     expectExit(result, 0);

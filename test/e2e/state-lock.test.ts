@@ -104,7 +104,7 @@ steps:
     const second = await cli(['run', 'second.yaml'], { cwd: dir });
     expect(second.code).toBe(75);
     expect(second.stderr).toContain('built-in sandbox');
-    expect(second.stderr).toContain('sandbox up --write-target');
+    expect(second.stderr).toContain('start one shared sandbox (`ledgerbook sandbox up`)');
     expect(second.stderr).not.toContain('EADDRINUSE');
     const result = await firstDone;
     expect(result.code, result.stderr).toBe(0);

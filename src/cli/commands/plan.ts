@@ -12,7 +12,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { DataFileError, readDataBytes } from '../../data-file.js';
-import { PlanRefusedError, UsageError, ValidationError } from '../../errors.js';
+import { FileArgumentError, PlanRefusedError, UsageError, ValidationError } from '../../errors.js';
 import { sha256 } from '../../engine/digest.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { Masker } from '../../engine/masker.js';
@@ -169,7 +169,7 @@ function parseSavedPlan(file: string, bytes: Buffer): SavedPlan {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    throw new UsageError(
+    throw new FileArgumentError(
       `${file}: cannot read the saved plan (not valid JSON)`,
       'give a file written by `ledgerbook plan --out`',
     );
@@ -208,7 +208,7 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
     bytes = await readDataBytes(file, MAX_PLAN_BYTES, { pipes: true });
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
-    throw new UsageError(`${file}: cannot read the saved plan (${error.message})`, error.hint);
+    throw new FileArgumentError(`${file}: cannot read the saved plan (${error.message})`, error.hint);
   }
   return parseSavedPlan(file, bytes);
 }

@@ -1,11 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { constants } from 'node:fs';
-import { access, appendFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import { createClients } from '../../clients/factory.js';
 import { useFileSource } from '../../data-file.js';
-import { EXIT, UsageError } from '../../errors.js';
+import { EXIT } from '../../errors.js';
 import { systemClock } from '../../engine/clock.js';
 import { EventBus } from '../../engine/event-bus.js';
 import { runPlaybook, type RunMode } from '../../engine/run.js';
@@ -17,6 +15,7 @@ import { PLAN_KEY_ENV } from '../../engine/plan-signature.js';
 import { stepKinds } from '../../steps/index.js';
 import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';
+import { checkWritable } from '../files.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
 import { terminalReporter } from '../reporters/terminal.js';
@@ -258,28 +257,6 @@ async function writeSummary(
   if (file) await writeFile(file, text);
   const github = process.env['GITHUB_STEP_SUMMARY'];
   if (github) await appendFile(github, `${text}\n`);
-}
-
-/** An output file the run will write at its end: refused now, before anything runs, if it cannot be written. */
-async function checkWritable(file: string, flag: string): Promise<void> {
-  const folder = dirname(resolve(file));
-  const info = await stat(folder).catch(() => undefined);
-  if (!info?.isDirectory())
-    throw new UsageError(
-      `${flag} ${file}: the folder ${folder} does not exist`,
-      'create it first, or give another path',
-    );
-  const existing = await stat(file).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file}: it is a folder`, 'give a file path');
-  try {
-    await access(existing ? file : folder, constants.W_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(
-      `${flag} ${file}: not writable (${code})`,
-      'check the permissions, or give another path',
-    );
-  }
 }
 
 function actor(): string {

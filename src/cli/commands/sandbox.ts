@@ -1,12 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { isLoopback } from '../../loopback.js';
+import { checkWritable } from '../files.js';
+import { claimSandbox, publishRunning, unpublishRunning } from '../sandbox-claim.js';
+import { stableBasePort } from '../sandbox-ports.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
   nodes: string;
   host: string;
-  port: string;
+  port?: string;
   profile: string;
   timeScale?: string;
   network: string;
@@ -80,38 +84,61 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         ? { windowMs: integer('transfer-window', options.transferWindow, 1, 86_400) * 1000 }
         : {}),
     };
+    if (options.writeTarget !== undefined) await checkWritable(options.writeTarget, '--write-target');
     const { loadFaultsFile, startSandbox } = await import('../../sandbox/index.js');
     const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
-    // the same place `ledgerbook run` without --target keeps its sandbox: the two share parties and packages
+    const nodes = integer('nodes', options.nodes, 1, 16);
+    const port = options.port === undefined ? undefined : integer('port', options.port, 0, 65535);
+    const timeScale = options.timeScale === undefined ? undefined : number('time-scale', options.timeScale);
+    const tokenTtl =
+      options.tokenTtl === undefined ? undefined : integer('token-ttl', options.tokenTtl, 1, 86_400);
+    if (!isLoopback(options.host)) {
+      // before any port is probed: nothing listens beyond this machine, not even for a moment
+      throw new UsageError(
+        `the sandbox listens on loopback only, got --host ${options.host}`,
+        'use 127.0.0.1 (the default), another 127.x.y.z address, or ::1',
+      );
+    }
+    // the same place `ledgerbook run` without --target keeps its sandbox: one simulator at a time works on it
     const stateDir = resolve(options.stateDir ?? '.ledgerbook', 'sandbox');
-    const sandbox = await startSandbox({
-      nodes: integer('nodes', options.nodes, 1, 16),
-      host: options.host,
-      port: integer('port', options.port, 0, 65535),
-      stateDir,
-      profile: options.profile,
-      ...(options.timeScale !== undefined ? { timeScale: number('time-scale', options.timeScale) } : {}),
-      network,
-      ...(faults ? { faults } : {}),
-      ...(options.insecure ? { insecure: true } : {}),
-      ...(options.tokenTtl
-        ? { accessTokenTtlSeconds: integer('token-ttl', options.tokenTtl, 1, 86_400) }
-        : {}),
-      ...(options.ledgerApi ? { ledgerApi: options.ledgerApi as '3.4' | '3.5' | 'strict' } : {}),
-      capacity,
-      ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
-    });
+    const lock = await claimSandbox(stateDir, 'sandbox up');
     try {
-      if (options.writeTarget) {
-        await writeFile(options.writeTarget, sandbox.targetYaml());
-        process.stderr.write(`target written to ${options.writeTarget}\n`);
+      const sandbox = await startSandbox({
+        nodes,
+        host: options.host,
+        // the ports this state dir's sandbox had before (the built-in one's too): the nodes keep the identity
+        // provider's URL in the party credentials they were given
+        port: port ?? (await stableBasePort(stateDir, nodes, options.host)),
+        stateDir,
+        profile: options.profile,
+        ...(timeScale !== undefined ? { timeScale } : {}),
+        network,
+        ...(faults ? { faults } : {}),
+        ...(options.insecure ? { insecure: true } : {}),
+        ...(tokenTtl !== undefined ? { accessTokenTtlSeconds: tokenTtl } : {}),
+        ...(options.ledgerApi ? { ledgerApi: options.ledgerApi as '3.4' | '3.5' | 'strict' } : {}),
+        capacity,
+        ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
+      });
+      try {
+        if (options.writeTarget) {
+          await writeFile(options.writeTarget, sandbox.targetYaml());
+          process.stderr.write(`target written to ${options.writeTarget}\n`);
+        }
+        // a run or plan without --target of this state dir finds it here
+        await publishRunning(stateDir, lock, sandbox.targetYaml());
+        process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
+        process.stderr.write(
+          `sandbox up (state in ${stateDir}); runs without --target in this state dir use it; Ctrl-C to stop\n`,
+        );
+        const signal = await stopSignal.received;
+        process.stderr.write(`${signal}: stopping the sandbox\n`);
+      } finally {
+        await unpublishRunning(stateDir);
+        await sandbox.stop();
       }
-      process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
-      process.stderr.write(`sandbox up (state in ${stateDir}); Ctrl-C to stop\n`);
-      const signal = await stopSignal.received;
-      process.stderr.write(`${signal}: stopping the sandbox\n`);
     } finally {
-      await sandbox.stop();
+      await lock.release();
     }
     process.stderr.write('sandbox stopped\n');
     return 0;

@@ -5,7 +5,10 @@ import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../eng
 import { isLive } from '../../engine/live-run.js';
 import type { LockInfo } from '../../engine/lock.js';
 import { Masker } from '../../engine/masker.js';
+import { FAST_SCHEMA } from '../../playbook/load.js';
 import type { LockState } from '../../engine/state/backend.js';
+import { stateDirProblem } from '../../engine/fs-problem.js';
+import { FileStateBackend } from '../../engine/state/file.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
 import { stateCommand } from '../../engine/state-command.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
@@ -35,7 +38,7 @@ export async function playbookName(arg: string): Promise<string> {
   if (!existsSync(arg)) return arg;
   let data: { name?: unknown } | null;
   try {
-    data = jsYaml.load(await readFile(arg, 'utf8'), { schema: jsYaml.CORE_SCHEMA }) as {
+    data = jsYaml.load(await readFile(arg, 'utf8'), { schema: FAST_SCHEMA }) as {
       name?: unknown;
     } | null;
   } catch (error) {
@@ -48,12 +51,18 @@ export async function playbookName(arg: string): Promise<string> {
 /** A `--target` given as a file names its target by the file's `name:`, as `run` does. */
 export const targetName = playbookName;
 
-function liveStatus(state: RunState, lock: LockState): string {
+/**
+ * Where the last run stands. One without an end whose process is gone either died, or could not write its end:
+ * a full disk or a read-only state dir (as it is now) says which.
+ */
+function liveStatus(state: RunState, lock: LockState, dir: string | undefined): string {
   if (state.status !== 'running') return state.status;
   if (lock.state === 'held' && lock.holder !== 'gone')
     return `running (pid ${lock.info.pid} on ${lock.info.host})`;
   if (isLive(state))
     return `running (pid ${state.pid} on ${state.host}), though its lock was removed: no lock keeps other runs out`;
+  const problem = dir === undefined ? undefined : stateDirProblem(dir);
+  if (problem !== undefined) return `stopped without recording its end: ${problem.reason}; ${problem.hint}`;
   return 'interrupted (the process died; run the same command again to resume)';
 }
 
@@ -83,7 +92,9 @@ export async function statusCommand(playbook: string | undefined, options: Statu
           playbook: key.playbook,
           target: key.target,
           last: last ? summarizeRun(last) : undefined,
-          status: last ? liveStatus(last, lock) : 'no runs',
+          status: last
+            ? liveStatus(last, lock, state instanceof FileStateBackend ? state.dir(key) : undefined)
+            : 'no runs',
           file: last?.file,
           lock: lock.state === 'held' ? lock.info : undefined,
           ...(lock.state === 'held' ? { lockHolder: lock.holder } : {}),

@@ -1,5 +1,6 @@
-import type { LedgerbookEvent } from '../../engine/events.js';
+import type { EventOf, LedgerbookEvent } from '../../engine/events.js';
 import { formatDiagnostics } from '../../playbook/format.js';
+import { ITEMS_WITH_OUTPUT, PLAIN_OUTPUT_LINES, foldedLines } from './command-output.js';
 import { describeOutcome, knownAfterApply, unreportedError } from './outcome.js';
 import { BIG_FANOUT, progressText, seconds, style as makeStyle, totalsText } from './style.js';
 
@@ -23,6 +24,30 @@ export function plainReporter(
   let planning = false;
   const line = (text: string): void => write(`${text}\n`);
   let stepFailed = false;
+  // a big fan-out shows the output of its first few items, then says where the rest is
+  const shownItems = new Map<string, Set<string>>();
+  const noted = new Set<string>();
+  const commandOutput = (event: EventOf<'log'>): void => {
+    const step = event.step ?? '';
+    const item = event.item ?? '';
+    if (big.has(step)) {
+      const shown = shownItems.get(step) ?? new Set<string>();
+      shownItems.set(step, shown);
+      if (!shown.has(item) && shown.size >= ITEMS_WITH_OUTPUT) {
+        if (!noted.has(step)) line(s.dim('  … the output of the other items is in --json'));
+        noted.add(step);
+        return;
+      }
+      shown.add(item);
+    }
+    const gutter = `  ${event.item ? `${event.item} ` : ''}${event.stream === 'stderr' ? '!' : '│'} `;
+    const lines = foldedLines(
+      event.message,
+      PLAIN_OUTPUT_LINES,
+      (n) => `… ${n} more lines (--json has every line)`,
+    );
+    for (const text of lines) line(`${s.dim(gutter)}${text}`);
+  };
   return (event) => {
     switch (event.type) {
       case 'run.start':
@@ -64,6 +89,10 @@ export function plainReporter(
         );
         break;
       case 'log': {
+        if (event.stream !== undefined) {
+          commandOutput(event);
+          break;
+        }
         const text = `  ${event.message}`;
         line(
           event.level === 'error'

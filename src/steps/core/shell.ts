@@ -238,6 +238,9 @@ export const coreShell = defineStep<With, Observed>({
       child.stdin.end('go\n');
     }
     const result = await child.finally(() => ctx.signal.removeEventListener('abort', stop));
+    // what it printed is shown under the step (also when it failed or was stopped), whole in --json and --summary
+    ctx.output('stdout', result.stdout);
+    ctx.output('stderr', result.stderr);
     if (ctx.signal.aborted)
       throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new StepError('cancelled');
     const outputs: Outputs = {

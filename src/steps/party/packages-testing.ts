@@ -139,6 +139,8 @@ export function fakeContext(
     outputDir: baseDir,
     concurrency: 1,
     log: (level, message) => logs.push({ level, message }),
+    output: () => undefined,
+    laterStep: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },

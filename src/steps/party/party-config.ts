@@ -196,9 +196,15 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
       auth: parties.find((p) => p.dec_party_id === partyId),
     };
   }
-  for (const [node, n] of Object.entries(nodes)) {
-    const note = rightsNote(node, partyId, n.auth);
-    if (note !== undefined && differences(w, n).length === 0) ctx.log('warn', note);
+  // one line for the step, not one per node; news only when a later step of the playbook grants them
+  const lacking = Object.entries(nodes).filter(
+    ([, n]) => missingRights(n.auth).length > 0 && differences(w, n).length === 0,
+  );
+  const lacked = lacking[0];
+  if (lacked) {
+    const where = lacking.map(([node]) => node).join(', ');
+    const note = rightsNote(where, partyId, missingRights(lacked[1].auth), ctx);
+    ctx.log(note.level, note.text);
   }
   const settled = Object.values(nodes).every(
     (n) => differences(w, n).length === 0 && authProblem(n) === undefined,
@@ -253,11 +259,24 @@ function missingRights(auth: PartyAuthStatus | undefined): string[] {
     .map(([key]) => key);
 }
 
-function rightsNote(node: string, partyId: string, auth: PartyAuthStatus | undefined): string | undefined {
-  const missing = missingRights(auth);
-  return missing.length === 0
-    ? undefined
-    : `${node}: the ledger user of party ${partyId} lacks ${missing.join(', ')}: its governance writes will be refused and its reads come back empty; grant them with dpm.grant-rights`;
+/** What lacking rights mean: a warning, unless a later step of the playbook grants them (then only news). */
+function rightsNote(
+  nodes: string,
+  partyId: string,
+  missing: readonly string[],
+  ctx: StepContext,
+): { level: 'info' | 'warn'; text: string } {
+  const lacks = `${nodes}: the ledger user of party ${partyId} lacks ${missing.join(', ')}`;
+  const granting = ctx.laterStep('dpm.grant-rights');
+  return granting === undefined
+    ? {
+        level: 'warn',
+        text: `${lacks}: its governance writes will be refused and its reads come back empty; grant them with dpm.grant-rights`,
+      }
+    : {
+        level: 'info',
+        text: `${lacks}: step ${granting} (dpm.grant-rights) grants them later in this playbook`,
+      };
 }
 
 function authProblem(s: NodeState): string | undefined {
@@ -351,8 +370,12 @@ async function apply(ctx: ItemContext, w: With, item: { key: string }, state: Ob
     });
   }
   ctx.log('info', `${node}: party ${state.partyId} configured; auth status ${auth.status.status}`);
-  const note = rightsNote(node, state.partyId, auth);
-  if (note !== undefined) ctx.log('warn', note);
+  const missing = missingRights(auth);
+  // when a later step grants the rights, the line above is enough: that step lists what it grants, per node
+  if (missing.length > 0 && ctx.laterStep('dpm.grant-rights') === undefined) {
+    const note = rightsNote(node, state.partyId, missing, ctx);
+    ctx.log(note.level, note.text, { once: 'missing rights' });
+  }
   return { party_id: state.partyId, status: auth.status.status, missing_rights: missingRights(auth) };
 }
 

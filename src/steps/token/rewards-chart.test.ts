@@ -110,6 +110,44 @@ describe('rewardsChartSvg', () => {
     expect(labels[0]).toBe('Jan 1');
   });
 
+  const fortnight = (withData: (i: number) => boolean): ChartDay[] =>
+    Array.from({ length: 14 }, (_, i) => ({
+      date: new Date(Date.UTC(2026, 2, 10 + i)).toISOString().slice(0, 10),
+      total: withData(i) ? '1.5' : null,
+      client: withData(i) ? '0.6' : null,
+    }));
+  const dateLabels = (days: ChartDay[], width?: number): string[] =>
+    texts(
+      byClass(
+        parseXml(rewardsChartSvg(days, { title: 't', ...(width ? { width } : {}) })),
+        'x-axis',
+      )[0] as Element,
+    );
+
+  it('labels the only day with figures when it thins the dates: today, the last of a fortnight', () => {
+    // 14 days in 624 px: every other date fits, and the 14th was left out
+    const labels = dateLabels(fortnight((i) => i === 13));
+    expect(labels[0]).toBe('Mar 10');
+    expect(labels.at(-1)).toBe('Mar 23');
+    expect(labels).toHaveLength(7);
+  });
+
+  it('labels a day with figures before its neighbours, and the first and last day where they fit', () => {
+    const labels = dateLabels(fortnight((i) => i === 12));
+    expect(labels).toContain('Mar 22');
+    expect(labels).not.toContain('Mar 23');
+    expect(labels[0]).toBe('Mar 10');
+    expect(dateLabels(fortnight((i) => i === 11))).toEqual(expect.arrayContaining(['Mar 21', 'Mar 23']));
+  });
+
+  it('labels every day with figures where they fit, the first and the last always', () => {
+    const labels = dateLabels(
+      fortnight((i) => i === 3 || i === 8),
+      400,
+    );
+    expect(labels).toEqual(expect.arrayContaining(['Mar 10', 'Mar 13', 'Mar 18', 'Mar 23']));
+  });
+
   it('says so when there is nothing to show', () => {
     const empty = parseXml(rewardsChartSvg([], { title: 't' }));
     expect(texts(empty)).toContain('no rewards in this period');

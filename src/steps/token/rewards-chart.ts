@@ -1,8 +1,8 @@
 /**
  * The daily-rewards chart of rewards.report, as a standalone SVG: grouped bars of the total and the client
- * reward per day, labelled axes with round ticks, dates under the bars (thinned when there are many), a legend,
- * a title saying whose rewards and which dates, and days without figures marked "no data". 720 × 360 by default,
- * so it reads as is in a pull-request comment. Pure: the same figures always give the same text.
+ * reward per day, labelled axes with round ticks, dates under the bars (thinned when there are many; the first,
+ * the last and the days with figures first), a legend, a title saying whose rewards and which dates, and days
+ * without figures marked "no data". 720 × 360 by default, so it reads as is in a pull-request comment. Pure: the same figures always give the same text.
  */
 
 export interface ChartDay {
@@ -57,6 +57,29 @@ function dayLabel(date: string): string {
   return m && d ? `${months[Number(m) - 1] ?? m} ${Number(d)}` : date;
 }
 
+/** The room one date label takes along the x axis (`Mar 21` at 11 px, and a gap). */
+const LABEL_WIDTH = 56;
+
+/**
+ * Which days get a date under their bars: every day with a figure, the first and the last, then the days of a
+ * regular spacing, each only where it leaves a label's width to those already placed (so a period of 90 days with
+ * figures on all of them is thinned, and the one day with figures in a quiet fortnight is never left unnamed).
+ */
+function labelledDays(days: readonly ChartDay[], slot: number): Set<number> {
+  const last = days.length - 1;
+  const every = Math.max(1, Math.ceil(LABEL_WIDTH / slot));
+  const withData = days.flatMap((d, i) => (d.total !== null || d.client !== null ? [i] : []));
+  const regular = days.flatMap((_, i) => (i % every === 0 ? [i] : []));
+  const wanted = [...withData, 0, last, ...regular].filter((i) => i >= 0);
+  const placed = new Set<number>();
+  const minGap = LABEL_WIDTH / slot;
+  for (const i of wanted) {
+    if (placed.has(i)) continue;
+    if ([...placed].every((j) => Math.abs(i - j) >= minGap)) placed.add(i);
+  }
+  return placed;
+}
+
 export function rewardsChartSvg(days: readonly ChartDay[], options: ChartOptions): string {
   const width = options.width ?? 720;
   const height = options.height ?? 360;
@@ -70,7 +93,7 @@ export function rewardsChartSvg(days: readonly ChartDay[], options: ChartOptions
   const y = (v: number): number => margin.top + plotH - (v / top) * plotH;
   const slot = days.length > 0 ? plotW / days.length : plotW;
   const barW = Math.max(1, Math.min(28, (slot * 0.8) / 2));
-  const every = Math.max(1, Math.ceil(days.length / Math.max(1, Math.floor(plotW / 56))));
+  const labelled = labelledDays(days, slot);
   const out: string[] = [];
   const n = (v: number): string => String(Math.round(v * 10) / 10);
 
@@ -140,7 +163,7 @@ export function rewardsChartSvg(days: readonly ChartDay[], options: ChartOptions
   );
   out.push(`<g class="x-axis" font-size="11" fill="${COLORS.axis}" text-anchor="middle">`);
   days.forEach((day, i) => {
-    if (i % every !== 0) return;
+    if (!labelled.has(i)) return;
     const center = margin.left + slot * i + slot / 2;
     out.push(`<text x="${n(center)}" y="${margin.top + plotH + 18}">${dayLabel(day.date)}</text>`);
   });

@@ -63,6 +63,8 @@ function context(intents: Intent[]): ItemContext {
     outputDir: '.',
     concurrency: 1,
     log: () => undefined,
+    output: () => undefined,
+    laterStep: () => undefined,
     progress: () => undefined,
     evaluate: () => undefined,
     item: { key: '', value: undefined },
