@@ -109,7 +109,7 @@ describe('files named on the command line', () => {
       [['run', 'p.yaml', '--secrets-file', 'missing.env'], 'cannot read the secrets file missing.env'],
       [['run', 'p.yaml', '--summary', 'nowhere/s.md'], '--summary nowhere/s.md: the folder'],
       [['plan', 'p.yaml', '--out', 'nowhere/plan.json'], '--out nowhere/plan.json: the folder'],
-      [['show', 'missing.json'], 'missing.json: cannot read the saved plan (ENOENT)'],
+      [['show', 'missing.json'], 'missing.json: cannot read the saved plan (no such file)'],
       [['show', 'plan.json'], 'plan.json is not a ledgerbook saved plan'],
       [['sandbox', 'up', '--write-target', 'nowhere/t.yaml'], '--write-target nowhere/t.yaml: the folder'],
       [['sandbox', 'up', '--faults', 'missing.yaml'], 'cannot read the faults file'],
