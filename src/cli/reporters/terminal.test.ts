@@ -8,14 +8,14 @@ import { terminalReporter } from './terminal.js';
 const { Terminal } = createRequire(import.meta.url)('@xterm/headless') as { Terminal: typeof XTerm };
 
 /** A terminal emulator of `cols` × `rows` behind two fake output streams, and what was written to it. */
-function tty(cols: number, rows: number) {
+function tty(cols: number, rows: number, says: { cols: number; rows: number } = { cols, rows }) {
   // convertEol: a newline also returns the carriage, as a pseudo-terminal's line discipline makes it do
   const term = new Terminal({ cols, rows, scrollback: 10_000, allowProposedApi: true, convertEol: true });
   let bytes = 0;
   const stream = (): NodeJS.WriteStream =>
     ({
-      columns: cols,
-      rows,
+      columns: says.cols,
+      rows: says.rows,
       write(text: string) {
         bytes += Buffer.byteLength(text);
         term.write(text);
@@ -53,6 +53,24 @@ const start = (steps: string[]): LedgerbookEvent =>
 const A_FRAME = 130;
 
 describe('the terminal reporter', () => {
+  it('draws on a pseudo-terminal nobody sized (0 × 0) as on 80 × 24: no cursor move it cannot make', async () => {
+    const t = tty(80, 24, { cols: 0, rows: 0 });
+    let written = '';
+    const write = t.stdout.write.bind(t.stdout);
+    t.stdout.write = ((text: string) => ((written += text), write(text))) as typeof t.stdout.write;
+    const r = terminalReporter(t.stdout, t.stderr);
+    r.listener(start(['pay']));
+    r.listener(event({ type: 'step.start', step: 'pay', kind: 'token.distribute', items: 2 }));
+    await pause(A_FRAME);
+    r.listener(event({ type: 'step.done', step: 'pay', status: 'applied', changes: 2, durationMs: 5 }));
+    r.listener(
+      event({ type: 'run.done', run: 'r', status: 'succeeded', exitCode: 0, changes: 2, durationMs: 6 }),
+    );
+    r.finished();
+    expect(written).not.toMatch(/Infinity|NaN/);
+    expect((await t.screen()).join('\n')).toContain('Done: 2 changes applied');
+  });
+
   it('draws a 100,000-item step in a few rows: nothing scrolls, the bytes do not grow with the items', async () => {
     const t = tty(80, 24);
     const r = terminalReporter(t.stdout, t.stderr);

@@ -219,12 +219,13 @@ class LiveScreen {
     private readonly held: readonly NodeJS.WriteStream[],
   ) {}
 
+  /** a pseudo-terminal nobody sized (`script` under a pipe, some CI runners) says 0: count it as 80 × 24 */
   get columns(): number {
-    return this.out.columns ?? 80;
+    return this.out.columns || 80;
   }
 
   get rows(): number {
-    return this.out.rows ?? 24;
+    return this.out.rows || 24;
   }
 
   /** From now on, a write of others to the held streams goes above the drawn part. */
