@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
@@ -19,6 +20,7 @@ export interface SandboxUpOptions extends GlobalOptions {
   transferLimit?: string;
   transferWindow?: string;
   rewardsFields?: string;
+  maxDeduplicationDuration?: string;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -35,6 +37,16 @@ function number(name: string, text: string): number {
   if (text.trim() === '' || Number.isNaN(value))
     throw new UsageError(`--${name} must be a number, got '${text}'`);
   return value;
+}
+
+/** a duration (`0`, `30s`, `168h`), in seconds */
+function seconds(name: string, text: string): number {
+  try {
+    return parseDuration(text) / 1000;
+  } catch (error) {
+    if (!(error instanceof InvalidDurationError)) throw error;
+    throw new UsageError(`--${name} must be a duration such as 0, 30s or 168h, got '${text}'`);
+  }
 }
 
 /**
@@ -100,6 +112,11 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
       ...(options.ledgerApi ? { ledgerApi: options.ledgerApi as '3.4' | '3.5' | 'strict' } : {}),
       capacity,
       ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
+      ...(options.maxDeduplicationDuration !== undefined
+        ? {
+            maxDeduplicationDuration: seconds('max-deduplication-duration', options.maxDeduplicationDuration),
+          }
+        : {}),
     });
     try {
       if (options.writeTarget) {
