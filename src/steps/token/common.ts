@@ -69,11 +69,60 @@ export function requireBitcoinAddress(
   return value;
 }
 
-/** `<hint>::<68 hex>`, as the target schema writes party ids */
-const PARTY_ID = /^[^:\s]+::[0-9a-f]{68}$/;
+/**
+ * `<hint>::<68 hex>`: the hint as Canton takes it (a Daml-LF party name without the `::` delimiter, at most 185
+ * characters) narrowed to letters, digits, `-` and `_` (a space or a lone colon is legal there but is no hint
+ * anyone types); the namespace a fingerprint, `1220` and 64 lowercase hex digits.
+ */
+const PARTY_ID = /^[A-Za-z0-9_-]{1,185}::[0-9a-f]{68}$/;
+const PARTY_ID_HINT =
+  'a party id is <hint>::<68 hex digits> (letters, digits, - and _ before the ::), e.g. holder-001::1220… as the ledger writes it';
+/** what no one sees on a screen: controls, format characters (zero-width, bidi), spaces other than ' ', marks */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}\p{Mn}\p{Me}]/u;
 
 export function isPartyId(value: string): boolean {
   return PARTY_ID.test(value);
+}
+
+/** `U+200B`: a code point as Unicode writes it */
+function codePoint(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** The text with every character outside printable ASCII written `\u200b`, so that nothing in it hides. */
+export function visibleText(text: string): string {
+  return [...text]
+    .map((c) => {
+      if (/[\x20-\x7e]/.test(c)) return c;
+      const hex = (c.codePointAt(0) ?? 0).toString(16);
+      return hex.length <= 4 ? `\\u${hex.padStart(4, '0')}` : `\\u{${hex}}`;
+    })
+    .join('');
+}
+
+/**
+ * What makes `value` no party id, for a person: an invisible character (a zero-width space copied along with
+ * it), a character a party id cannot have, or the wrong form; undefined for a party id. `at` is the character's
+ * index in `value` (for the column of a finding).
+ */
+export function partyIdProblem(value: string): { message: string; hint: string; at: number } | undefined {
+  if (PARTY_ID.test(value)) return undefined;
+  const shown = value.length > 300 ? `${visibleText(value.slice(0, 297))}…` : visibleText(value);
+  let index = 0;
+  for (const char of value) {
+    if (!/[A-Za-z0-9_:-]/.test(char)) {
+      const what = INVISIBLE.test(char)
+        ? `an invisible character (${codePoint(char)})`
+        : `a character a party id cannot have ('${char}', ${codePoint(char)})`;
+      return {
+        message: `'${shown}' has ${what} at position ${index + 1}`,
+        hint: `${PARTY_ID_HINT}; retype it, or copy it again from where the ledger shows it (an editor or a spreadsheet may have added the character)`,
+        at: index,
+      };
+    }
+    index += char.length;
+  }
+  return { message: `'${shown}' is not a party id`, hint: PARTY_ID_HINT, at: 0 };
 }
 
 /** Static check: `name` is a party the target acts as (`parties.<name>: {party, node}`). */
@@ -112,14 +161,19 @@ export function checkActingParty(
 export function checkPartyRef(ref: unknown, target: Target | undefined, pointer: string): StaticFinding[] {
   if (typeof ref !== 'string' || hasExpression(ref) || isPartyId(ref) || target === undefined) return [];
   if (target.parties?.[ref] !== undefined) return [];
-  return [
-    {
-      pointer,
-      message: `'${ref}' is neither a party id nor a party of the target`,
-      expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
-      hint: `parties of this target: ${Object.keys(target.parties ?? {}).join(', ') || 'none'}`,
-    },
-  ];
+  return [partyRefFinding(ref, target, pointer)];
+}
+
+/** Why `ref` is neither a party id nor a name under the target's `parties:` (what is wrong with an id written out). */
+export function partyRefFinding(ref: string, target: Target | undefined, pointer: string): StaticFinding {
+  const problem = ref.includes('::') ? partyIdProblem(ref) : undefined;
+  if (problem !== undefined) return { pointer, message: problem.message, hint: problem.hint };
+  return {
+    pointer,
+    message: `'${visibleText(ref)}' is neither a party id nor a party of the target`,
+    expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
+    hint: `parties of this target: ${Object.keys(target?.parties ?? {}).join(', ') || 'none'}`,
+  };
 }
 
 /** Static check: a positive amount (an expression is checked when it is resolved). */
@@ -165,9 +219,8 @@ export function resolvePartyRef(target: Target | undefined, ref: string): string
 export function partyIdOf(ctx: StepContext, ref: string): string {
   const party = resolvePartyRef(ctx.target, ref);
   if (party === undefined) {
-    throw new StepError(`'${ref}' is neither a party id nor a party of the target`, {
-      hint: `parties of this target: ${Object.keys(ctx.target?.parties ?? {}).join(', ') || 'none'}`,
-    });
+    const finding = partyRefFinding(ref, ctx.target, '');
+    throw new StepError(finding.message, { hint: finding.hint });
   }
   return party;
 }

@@ -21,7 +21,14 @@ import {
   type DistributionState,
 } from './distribute.js';
 import type { Recipient } from './recipients.js';
-import { actingPartyId, amountSchema, checkActingParty, partyNameSchema, resolvePartyRef } from './common.js';
+import {
+  actingPartyId,
+  amountSchema,
+  checkActingParty,
+  partyNameSchema,
+  partyRefFinding,
+  resolvePartyRef,
+} from './common.js';
 
 const withSchema = {
   type: 'object',
@@ -62,9 +69,8 @@ type With = FromSchema<typeof withSchema>;
 function asDistribution(w: With, ctx: Pick<StepContext, 'target'>): DistributeWith {
   const receiver = resolvePartyRef(ctx.target, w.receiver);
   if (receiver === undefined) {
-    throw new StepError(`receiver '${w.receiver}' is neither a party id nor a party of the target`, {
-      hint: `parties of this target: ${Object.keys(ctx.target?.parties ?? {}).join(', ') || 'none'}`,
-    });
+    const finding = partyRefFinding(w.receiver, ctx.target, '/receiver');
+    throw new StepError(`with.receiver: ${finding.message}`, { hint: finding.hint });
   }
   return {
     sender: w.sender,
@@ -96,12 +102,7 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
     const findings: StaticFinding[] = checkActingParty(w.sender, target, '/sender');
     if (typeof w.receiver === 'string' && !hasExpression(w.receiver) && target !== undefined) {
       const receiver = resolvePartyRef(target, w.receiver);
-      if (receiver === undefined)
-        findings.push({
-          pointer: '/receiver',
-          message: `'${w.receiver}' is neither a party id nor a party of the target`,
-          expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
-        });
+      if (receiver === undefined) findings.push(partyRefFinding(w.receiver, target, '/receiver'));
       else if (receiver === actingPartyId(target, w.sender))
         findings.push({ pointer: '/receiver', message: 'the receiver is the sender itself' });
     }
