@@ -96,6 +96,8 @@ export interface TransferOffer {
   /** `TransferPendingReceiverAcceptance` or `TransferPendingInternalWorkflow` */
   status: string | undefined;
   meta: Record<string, string>;
+  /** the offset of the transaction that created it, when the participant says */
+  offset: number | undefined;
 }
 
 /** One settlement leg's funds locked for its executor (an Allocation, read through its view). */
@@ -449,6 +451,7 @@ export class PartyLedger {
       executeBefore: transfer.executeBefore,
       status: status?.tag,
       meta: { ...(meta?.values ?? {}), ...(transfer.meta?.values ?? {}) },
+      offset: event.offset,
     };
   }
 

@@ -227,7 +227,7 @@ steps:
     );
     const output = await refused(
       playbook,
-      /edited\.csv:2:1 error: .* was already paid 0\.5.* by this distribution; the line now says 0\.75/,
+      /edited\.csv:2:1 error: .* was already sent 0\.5.* by this distribution; the line now says 0\.75/,
       /restore the line to finish this distribution, or pay the difference with another one/,
     );
     // the added recipient was not paid either: nothing is sent before the whole file agrees with the ledger

@@ -67,9 +67,12 @@ steps:
       amount: total.toFixed(),
       sent: 200,
       sent_amount: total.toFixed(),
+      found: 0,
       offered: 200,
+      expired: 0,
       settled: 0,
-      returned: 0,
+      rejected: 0,
+      withdrawn: 0,
     });
     const summary = await readFile(summaryFile, 'utf8');
     expect(summary).toContain('recipients 200');

@@ -7,6 +7,7 @@ import { amountValue, compareAmounts, positiveAmountProblem } from '../../client
 import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
 import type { Holding } from '../../clients/party-ledger.js';
 import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
+import { isLedgerError, type LedgerError } from '../../clients/ledger-errors.js';
 import { StepError } from '../../errors.js';
 import type { StaticFinding, StepContext } from '../../engine/step.js';
 import { parseDuration } from '../../playbook/duration.js';
@@ -223,6 +224,63 @@ export function partyIdOf(ctx: StepContext, ref: string): string {
     throw new StepError(finding.message, { hint: finding.hint });
   }
   return party;
+}
+
+/**
+ * The parties among `parties` that the network does not know — the participant's party lookup, as the node of the
+ * party the target acts as under `acting` sees it: a party never allocated, or on a synchronizer that node is not
+ * connected to. The lookup needs ParticipantAdmin (or IdentityProviderAdmin): tried with the party's own
+ * credentials, then with its node's.
+ */
+export async function unknownParties(
+  ctx: StepContext,
+  acting: string,
+  parties: readonly string[],
+): Promise<Set<string>> {
+  if (parties.length === 0) return new Set();
+  const node = nodeOf(ctx.target, acting);
+  const own = ctx.clients.party(acting).ledger;
+  let known: Set<string>;
+  try {
+    known = await own.knownParties(parties, { signal: ctx.signal });
+  } catch (error) {
+    const nodeLedger = node === undefined ? undefined : ctx.clients.ledger(node);
+    if (!isLedgerError(error, 'permission-denied')) throw error;
+    if (nodeLedger === undefined || nodeLedger === own) throw lookupRefused(error, node);
+    try {
+      known = await nodeLedger.knownParties(parties, { signal: ctx.signal });
+    } catch (again) {
+      throw isLedgerError(again, 'permission-denied') ? lookupRefused(again, node) : again;
+    }
+  }
+  return new Set(parties.filter((p) => !known.has(p)));
+}
+
+function lookupRefused(error: LedgerError, node: string | undefined): StepError {
+  return new StepError(
+    `the receivers cannot be checked against the network: ${node ?? 'the node'}'s participant refused the party lookup (${error.message})`,
+    {
+      hint: `the party lookup (GET /v2/parties/{party}) needs a ledger user with ParticipantAdmin or IdentityProviderAdmin: give nodes.${node ?? '<node>'}.auth credentials with that right (an operator's usually have it); nothing was sent`,
+      cause: error,
+    },
+  );
+}
+
+/** A receiver the network does not know, for a finding. */
+export function unknownPartyMessage(
+  party: string,
+  node: string | undefined,
+): { message: string; hint: string } {
+  return {
+    message: `${visibleText(party)} is not known to the network: ${node === undefined ? 'the participant' : `the participant of ${node}`} has no such party (never allocated, or on a synchronizer it is not connected to)`,
+    hint: 'check the party id — ask its owner for it as its own participant shows it — or remove it; nothing was sent',
+  };
+}
+
+/** The node a party the target acts as is hosted on. */
+export function nodeOf(target: Target | undefined, acting: string): string | undefined {
+  const declared = target?.parties?.[acting];
+  return typeof declared === 'object' ? declared.node : undefined;
 }
 
 /** The party id the target acts as under `name`, without building a client (for checks and plans). */

@@ -17,9 +17,11 @@ import {
   sendRecipient,
   closeReceipts,
   reportRecipient,
+  verifyRecipients,
   type DistributeWith,
   type DistributionState,
 } from './distribute.js';
+import { RESENDABLE } from './distribution.js';
 import type { Recipient } from './recipients.js';
 import {
   actingPartyId,
@@ -56,7 +58,19 @@ const withSchema = {
       type: 'string',
       pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$',
       description:
-        'The transfer’s id on the ledger (its metadata carries it). Default: derived from the playbook, the step, the sender and the instrument. A new id sends again.',
+        'The transfer’s id on the ledger (its metadata carries it, as a distribution’s id). Default: derived from the playbook’s `name:`, the step, the sender and the instrument. A new id does not send again to a receiver and reference the sender already paid, unless `pay_again: true`.',
+    },
+    pay_again: {
+      type: 'boolean',
+      description:
+        'Send even when the sender already paid this receiver with this reference under another id (default false: refused, exit 65).',
+    },
+    resend: {
+      type: 'array',
+      items: { enum: [...RESENDABLE] },
+      uniqueItems: true,
+      description:
+        'Offer again, under a new command id, when this transfer’s offer ended unpaid: `expired`, `rejected`, `withdrawn` (default: reported, not sent again).',
     },
   },
   required: ['sender', 'receiver', 'amount'],
@@ -80,6 +94,8 @@ function asDistribution(w: With, ctx: Pick<StepContext, 'target'>): DistributeWi
     ...(w.reason === undefined ? {} : { reason: w.reason }),
     ...(w.expires === undefined ? {} : { expires: w.expires }),
     ...(w.id === undefined ? {} : { distribution: w.id }),
+    ...(w.pay_again === undefined ? {} : { pay_again: w.pay_again }),
+    ...(w.resend === undefined ? {} : { resend: w.resend }),
     consolidate: false,
   };
 }
@@ -89,7 +105,8 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   summary: 'Send one amount to one receiver, exactly once (an offer, or a direct settlement).',
   withSchema,
   outputs: {
-    status: '`offered` (the receiver has an offer to accept), `settled` (it holds the amount) or `returned`',
+    status:
+      '`offered` (the receiver has an offer to accept), `expired` (it can no longer accept it), `settled` (it holds the amount), `rejected` or `withdrawn`',
     offer: 'the offer’s contract id (null once settled at once)',
     update: 'the update id of the transaction that sent it (null when a later run only found it)',
     receiver: 'the receiving party id',
@@ -114,7 +131,8 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   },
   items: (w, ctx) => recipientItems(asDistribution(w, ctx), ctx),
   observe: (ctx, w) => observeDistribution(ctx, asDistribution(w, ctx)),
-  plan: (_w, state, item) => planRecipient(state, item.value),
+  verify: (ctx, w) => verifyRecipients(ctx, asDistribution(w, ctx)),
+  plan: (w, state, item) => planRecipient(w, state, item.value),
   apply: (ctx, w, item, _plan, state) => sendRecipient(ctx, asDistribution(w, ctx), state, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, asDistribution(w, ctx), item.value, intents),
   combine(w, results) {
