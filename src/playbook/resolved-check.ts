@@ -201,7 +201,7 @@ export function positionedFinding(
   const field = finding.pointer.split('/')[1];
   const pointer = field === undefined ? `${spec.pointer}/with` : childPointer(`${spec.pointer}/with`, field);
   const written = field === undefined ? undefined : spec.with[field];
-  const from = typeof written === 'string' ? ` (from ${written})` : '';
+  const from = typeof written === 'string' && hasExpression(written) ? ` (from ${written})` : '';
   const where = `with${finding.pointer.replaceAll('/', '.')}`;
   return {
     file: playbook.file,

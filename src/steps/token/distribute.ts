@@ -145,7 +145,8 @@ const withSchema = {
     },
     consolidate: {
       type: 'boolean',
-      description: 'Merge the sender’s spendable holdings into one at the end (default true).',
+      description:
+        'Merge the sender’s spendable holdings into one at the end of a run that sent something (default true).',
     },
     receipts: {
       type: 'string',
@@ -1261,9 +1262,10 @@ export const tokenDistribute = defineStep<With, Observed, Recipient>({
   apply: (ctx, w, item, _plan, state) => sendOne(ctx, w, state.session, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, w, item.value, intents),
   onItem: reportRecipient,
-  async finish(ctx, w) {
+  async finish(ctx, w, results) {
     await withdrawSuperseded(ctx, w);
-    if (w.consolidate !== false) await consolidate(ctx, w);
+    // a run that found every recipient in sync sent nothing: it leaves the holdings as they are
+    if (w.consolidate !== false && results.some((r) => r.status !== 'in-sync')) await consolidate(ctx, w);
     const { distribution, path, totals } = await closeReceipts(ctx, w);
     return { distribution, receipts: path, totals: { ...totals } };
   },

@@ -131,7 +131,9 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   },
   items: (w, ctx) => recipientItems(asDistribution(w, ctx), ctx),
   observe: (ctx, w) => observeDistribution(ctx, asDistribution(w, ctx)),
-  verify: (ctx, w) => verifyRecipients(ctx, asDistribution(w, ctx)),
+  // a transfer's receiver is its distribution's only recipient
+  verify: async (ctx, w) =>
+    (await verifyRecipients(ctx, asDistribution(w, ctx))).map((f) => ({ ...f, pointer: '/receiver' })),
   plan: (w, state, item) => planRecipient(w, state, item.value),
   apply: (ctx, w, item, _plan, state) => sendRecipient(ctx, asDistribution(w, ctx), state, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, asDistribution(w, ctx), item.value, intents),
