@@ -195,6 +195,8 @@ interface Session {
   lanes: number;
   /** an offset no later than any transfer this execution makes */
   offset: number;
+  /** the offset of the first read of the distribution: what landed after it was sent while this run worked */
+  snapshotOffset: number;
   /** command ids the ledger refused (definitely, in this process): nothing of them to settle */
   refused: Set<string>;
   observed: Promise<Observed> | undefined;
@@ -408,6 +410,7 @@ async function firstObservation(ctx: StepContext, w: With, session: Session): Pr
   });
   session.view = view;
   session.offset = view.offset;
+  session.snapshotOffset = view.offset;
   await fromEarlierReceipts(ctx, w, view);
 
   const { conflicts, removed, elsewhere } = compare(recipients.recipients, view);
@@ -1098,6 +1101,7 @@ export async function recipientItems(
     pool: new HoldingPool(),
     lanes: 1,
     offset: 0,
+    snapshotOffset: 0,
     refused: new Set(),
     observed: undefined,
     split: undefined,
@@ -1112,8 +1116,14 @@ export async function recipientItems(
 }
 
 export function planRecipient(w: Pick<With, 'resend'>, state: Observed, recipient: Recipient): ItemPlan {
-  const payment = viewOf(state.session).payment(recipient.receiver);
-  if (payment !== undefined && !toSend(w, payment)) return { changes: [], outputs: receiptOutputs(payment) };
+  const { session } = state;
+  const payment = viewOf(session).payment(recipient.receiver);
+  if (payment !== undefined && !toSend(w, payment)) {
+    // planned again after a failed attempt: sent meanwhile, by this run or by another
+    const landedSince = payment.offset !== null && payment.offset > session.snapshotOffset;
+    const by = session.sentBy.get(recipient.receiver) ?? (landedSince ? 'another' : undefined);
+    return { changes: [], outputs: receiptOutputs(payment, { by }) };
+  }
   const again =
     payment === undefined
       ? ''
