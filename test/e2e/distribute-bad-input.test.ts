@@ -197,6 +197,25 @@ steps:
     expect(output).not.toContain(holder(6));
   });
 
+  it('a file an earlier step names is looked up when its step starts, before that step sends', async () => {
+    await writeFile(join(sb.dir, 'later.csv'), `receiver,amount\n${ghost(5)},0.01\n`);
+    const playbook = await sb.playbook(
+      'later.yaml',
+      `name: later
+steps:
+  - id: name
+    uses: core.shell
+    with: { run: "echo later.csv" }
+  - id: pay
+    uses: token.distribute
+    with:
+      sender: minter
+      recipients: \${{ steps.name.outputs.stdout }}
+`,
+    );
+    await refused(playbook, new RegExp(`later\\.csv:2:1 error: step 'pay': ${ghost(5)} is not known`));
+  });
+
   it('receivers that differ only in letter case, or carry an invisible character', async () => {
     const twin = holder(1).replace('holder', 'Holder');
     const hidden = holder(2).replace('::', '\u200b::');
