@@ -351,11 +351,21 @@ function refreshHoldings(ctx: StepContext, w: With, session: Session): Promise<v
 
 /**
  * Reads what happened to the distribution since the view's offset (offers made by another runner, offers that
- * ended); one read at a time, shared by who asks meanwhile — a read that started before the caller asked is
- * waited for, then one more is made, so the caller sees the ledger as it was when it asked or later.
+ * ended); one read at a time, shared by who asks meanwhile. `after: 'now'` (waiting for a landing): a read that
+ * started before the caller asked is waited for, then one more is made, so the caller sees the ledger as it was
+ * when it asked or later; `after: 'any'` (before a send) joins a read under way.
  */
-async function catchUpView(ctx: StepContext, w: With, session: Session): Promise<DistributionView> {
+async function catchUpView(
+  ctx: StepContext,
+  w: With,
+  session: Session,
+  after: 'now' | 'any' = 'now',
+): Promise<DistributionView> {
   const view = viewOf(session);
+  if (after === 'any' && session.catchingUp !== undefined) {
+    await session.catchingUp;
+    return view;
+  }
   if (session.catchingUp !== undefined) await session.catchingUp.catch(() => undefined);
   session.catchingUp ??= (async () => {
     try {
@@ -683,7 +693,15 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
   const instrument = instrumentOf(ctx);
   const distribution = session.distribution ?? '';
   const amount = amountValue(recipient.amount);
-  const replaces = replacedBy(w, viewOf(session).payment(recipient.receiver));
+  // what another runner sent since the last read is not sent again: with a participant that deduplicates little
+  // or nothing, only this read tells (a submission of it still in flight is refused as such, and waited for)
+  const now = (await catchUpView(ctx, w, session, 'any')).payment(recipient.receiver);
+  if (now !== undefined && !toSend(w, now)) {
+    const by = session.sentBy.get(recipient.receiver) ?? 'another';
+    session.sentBy.set(recipient.receiver, by);
+    return receiptOutputs(now, { by });
+  }
+  const replaces = replacedBy(w, now);
   const commandId = ctx.commandId('transfer', transferInputs(distribution, recipient, replaces));
   const inputs = await session.pool.take(amount, ctx.signal, () => refreshHoldings(ctx, w, session));
   // the same intent on every attempt of the item, so that a retry after a refusal needs no new durable write
@@ -696,8 +714,8 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
     offset,
     ...(replaces === undefined ? {} : { replaces }),
   };
-  const now = ctx.clock.now();
-  const executeBefore = new Date(now + durationMs(asText(w.expires), DEFAULT_EXPIRY));
+  const requestedAt = ctx.clock.now();
+  const executeBefore = new Date(requestedAt + durationMs(asText(w.expires), DEFAULT_EXPIRY));
   let transaction: Transaction;
   try {
     await ctx.record(intent);
@@ -709,7 +727,7 @@ async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: R
         receiver: recipient.receiver,
         amount: recipient.amount,
         instrument,
-        requestedAt: new Date(now),
+        requestedAt: new Date(requestedAt),
         executeBefore,
         inputHoldingCids: inputs.map((h) => h.cid),
         meta: transferMeta(distribution, recipient, w.reason),
