@@ -3,8 +3,9 @@
  * deduplicate nothing (a deduplication period of 0), so that nothing here relies on the participant refusing a
  * command id twice, and under the realistic profile's order of events (time-scaled). Counted on the ledger and the
  * sandbox's request counters:
- *  - rejected and expired receivers, after the state dir is lost: reported as such, nothing sent; offered again
- *    only when the playbook says `resend:`, under new command ids, the expired offers withdrawn;
+ *  - rejected and expired receivers, after the state dir is lost: reported as such, nothing sent (as a person sees
+ *    it in a pseudo-terminal); offered again only when the playbook says `resend:`, under new command ids, the
+ *    expired offers withdrawn;
  *  - a renamed playbook (same sender, receivers and references): refused with the list of who would be paid twice,
  *    nothing sent; `pay_again: true` pays them.
  */
@@ -91,18 +92,31 @@ steps:
     expect([...before.values()].map((a) => a.length)).toEqual([1, 1, 1]);
     const firstCommands = await sb.offerCommands(sb.tokens.minter);
 
-    // the state is lost: the ledger alone says where each receiver stands, and nothing is sent
+    // the state is lost: the ledger alone says where each receiver stands, and nothing is sent — as a person
+    // at a terminal sees it
     await rm(sb.stateDir, { recursive: true, force: true });
     const quiet = await sb.submissions();
-    const again = await sb.run(playbook, '--json');
+    const { code, screen } = await sb.runInTerminal(playbook);
+    expect(code, screen).toBe(0);
     expect(await sb.submissions()).toBe(quiet);
-    const seen = totals(again);
-    expect(seen['pay']).toMatchObject({ sent: 0, sent_amount: '0', rejected: 2, settled: 1, offered: 0 });
-    expect(seen['soon']).toMatchObject({ sent: 0, sent_amount: '0', expired: 3, offered: 0 });
-    expect(again.stderr).toMatch(
+    const flat = screen.replace(/\s+/g, ' ');
+    for (const [step, counts] of [
+      [
+        'pay',
+        'sent 0 · sent amount 0 · found 0 · offered 0 · expired 0 · settled 1 · rejected 2 · withdrawn 0',
+      ],
+      [
+        'soon',
+        'sent 0 · sent amount 0 · found 0 · offered 0 · expired 3 · settled 0 · rejected 0 · withdrawn 0',
+      ],
+    ])
+      expect(flat).toMatch(
+        new RegExp(`✔ ${step}: in-sync \\(\\d+ m?s\\) — recipients 3 · amount 0\\.06 · ${counts}`),
+      );
+    expect(flat).toMatch(
       /2 receivers have an offer that was rejected: .*not offered again: add `resend: \[rejected\]`/,
     );
-    expect(again.stderr).toMatch(/3 receivers have an expired offer: it can no longer be accepted/);
+    expect(flat).toMatch(/3 receivers have an expired offer: it can no longer be accepted/);
 
     // resend: offered again, under new command ids; the expired offers withdrawn, their amounts back
     const resend = await sb.playbook(

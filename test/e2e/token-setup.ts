@@ -4,7 +4,7 @@
  * outcome through the participants' own JSON Ledger API and the sandbox's request counters (never through
  * ledgerbook's journal or output).
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
@@ -23,7 +23,7 @@ import {
   type TransactionBody,
   type Wallet,
 } from '../sandbox/token-helpers.js';
-import { cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
+import { CLI, cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
 
 export const PLAYBOOKS = resolve(import.meta.dirname, '../../playbooks');
 export const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
@@ -47,6 +47,8 @@ export interface TokenSandbox {
   receiverName(party: string): string;
   run(playbook: string, ...args: string[]): Promise<CliResult>;
   spawn(playbook: string, ...args: string[]): { child: ChildProcess; done: Promise<CliResult> };
+  /** a run in a pseudo-terminal of 120 columns, as a person watches it: the text it drew, escapes removed */
+  runInTerminal(playbook: string, ...args: string[]): Promise<{ code: number | null; screen: string }>;
   /** a run with a state dir of its own: another machine's runner, or one whose state was lost */
   runAt(stateDir: string, playbook: string, ...args: string[]): Promise<CliResult>;
   spawnAt(
@@ -124,6 +126,24 @@ export async function tokenSandbox(options: Partial<SandboxOptions> = {}): Promi
     spawn(playbook, ...extra) {
       const child = spawnCli(args(playbook, extra), { cwd: dir });
       return { child, done: collect(child, 240_000) };
+    },
+    async runInTerminal(playbook, ...extra) {
+      const command = ['stty cols 120 rows 50;', 'exec', process.execPath, CLI, ...args(playbook, extra)]
+        .map((part, i) => (i < 2 ? part : `'${part.replaceAll("'", "'\\''")}'`))
+        .join(' ');
+      const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
+      delete env['CI'];
+      delete env['NO_COLOR'];
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        cwd: dir,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let raw = '';
+      child.stdout.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      // eslint-disable-next-line no-control-regex
+      return { code, screen: raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '\n') };
     },
     runAt: (state, playbook, ...extra) => cli(args(playbook, extra, state), { cwd: dir, timeoutMs: 240_000 }),
     spawnAt(state, playbook, ...extra) {
