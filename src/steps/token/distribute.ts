@@ -310,15 +310,30 @@ export async function verifyRecipients(ctx: StepContext, w: With): Promise<Stati
   );
   const node = nodeOf(ctx.target, w.sender);
   const inline = typeof w.recipients !== 'string';
-  return recipients.recipients
-    .filter((r) => unknown.has(r.receiver))
-    .map((r) => ({
-      ...unknownPartyMessage(r.receiver, node),
-      ...(inline
-        ? { pointer: `/recipients/${r.line - 1}/receiver` }
-        : { pointer: '/recipients', at: { file: recipients.source, line: r.line, col: 1 } }),
-    }));
+  const where = (r: Recipient) =>
+    inline
+      ? { pointer: `/recipients/${r.line - 1}/receiver` }
+      : { pointer: '/recipients', at: { file: recipients.source, line: r.line, col: 1 } };
+  const findings: StaticFinding[] = [];
+  let more = 0;
+  let last: Recipient | undefined;
+  for (const r of recipients.recipients) {
+    if (!unknown.has(r.receiver)) continue;
+    // as many as a file's problems are listed; the rest counted
+    if (findings.length >= MAX_FINDINGS) more++;
+    else findings.push({ ...unknownPartyMessage(r.receiver, node), ...where(r) });
+    last = r;
+  }
+  if (more > 0 && last !== undefined)
+    findings.push({
+      ...where(last),
+      message: `and ${more} more receiver${more === 1 ? '' : 's'} the network does not know`,
+    });
+  return findings;
 }
+
+/** Findings listed at most (a file's problems are kept as many). */
+const MAX_FINDINGS = 1000;
 
 // --- observing ----------------------------------------------------------------------------------------------------
 
@@ -494,7 +509,9 @@ function reportEnded(ctx: StepContext, w: With, session: Session): void {
   for (const r of session.recipients.recipients) {
     const payment = view.payment(r.receiver);
     if (payment === undefined || payment.status === 'offered' || payment.status === 'settled') continue;
-    ended.set(payment.status, [...(ended.get(payment.status) ?? []), payment]);
+    const list = ended.get(payment.status);
+    if (list === undefined) ended.set(payment.status, [payment]);
+    else list.push(payment);
   }
   for (const [status, payments] of ended) {
     const some = payments
