@@ -194,6 +194,10 @@ function build(setExit: (code: number) => void): Command {
       '--rewards-fields <names>',
       'the rewards API field names: document or live (default live, the running service’s names)',
     )
+    .option(
+      '--max-deduplication-duration <duration>',
+      'how long a participant refuses a command id it committed, Canton’s max-deduplication-duration (default 168h; 0: never)',
+    )
     .action(async (_opts, command: Command) => {
       const { sandboxUpCommand } = await import('./commands/sandbox.js');
       setExit(await sandboxUpCommand(command.optsWithGlobals()));

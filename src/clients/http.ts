@@ -37,7 +37,8 @@ export interface HttpServiceOptions {
 export type BodyCheck = (body: unknown) => string | undefined;
 
 export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined>;
+  /** a list repeats its parameter (`?parties=a&parties=b`) */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   /** JSON-encoded */
   body?: unknown;
   /** default: true for GET/HEAD/PUT/DELETE/OPTIONS, false for POST/PATCH */
@@ -511,7 +512,8 @@ export class HttpService {
   private url(path: string, query: RequestOptions['query']): URL {
     const url = new URL(`${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`);
     for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
+      if (Array.isArray(value)) for (const v of value as readonly string[]) url.searchParams.append(name, v);
+      else if (value !== undefined) url.searchParams.set(name, String(value));
     }
     return url;
   }

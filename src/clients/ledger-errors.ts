@@ -5,8 +5,8 @@
  * Canton code and parsed body, and how long the ledger asks to wait before a retry.
  *
  * Retryability: unavailable, overloaded (429) and contention → transient; a contract not found → permanent (read the
- * live state again); a duplicate command id → ambiguous (the first submission landed or is landing: settle it by
- * reading the ledger, never by a new command id); the ledger's refusals (interpretation errors: funds, expiry,
+ * live state again); a duplicate command id, or one still in flight → ambiguous (the first submission landed or is
+ * landing: settle it by reading the ledger, never by a new command id); the ledger's refusals (interpretation errors: funds, expiry,
  * limits, credentials) → permanent with the ledger's cause; a deadline or internal failure of a submission →
  * ambiguous, of a read → transient.
  */
@@ -27,6 +27,11 @@ export type LedgerErrorKind =
   | 'contract-not-found'
   /** DUPLICATE_COMMAND: this command id was already accepted; settle by reading the ledger */
   | 'duplicate-command'
+  /**
+   * SUBMISSION_ALREADY_IN_FLIGHT: a submission of this change (user, actAs, command id) is still being processed —
+   * an earlier attempt, or another runner's: wait for its completion, never send under another id
+   */
+  | 'in-flight'
   /**
    * the Daml code refused the command (insufficient funds, expired offer, limits, missing credential …), or the
    * command lacks the authority of a party it needs (`DAML_AUTHORIZATION_ERROR`)
@@ -164,9 +169,11 @@ const HINTS: Partial<Record<LedgerErrorKind, string>> = {
   unavailable: 'the participant is not ready or overloaded: retried after a delay',
   'resource-exhausted': 'the participant is overloaded: retried after the delay it asks for',
   contention:
-    'another transaction uses the same contracts (or this command is still in flight): retried after a delay, with the inputs read again',
+    'another transaction uses the same contracts: retried after a delay, with the inputs read again',
   'contract-not-found':
     'a contract this command uses was archived or never existed (consumed since it was read): read the live state again (holdings, offers, accounts) and build the command anew',
+  'in-flight':
+    'a submission with this command id is still in flight (an earlier attempt, or another run): its completion settles it; never resubmit under a new id',
   'duplicate-command':
     'a command with this command id was already accepted: an earlier attempt landed or is landing. Settle it by reading the ledger (completions for the command id); never resubmit under a new id',
   interpretation:
@@ -226,6 +233,7 @@ function byGrpc(
   if (code === LIST_LIMIT_CODE) return { kind: 'too-many-results', retryability: 'permanent' };
   if (code === 'CONTRACT_NOT_FOUND') return { kind: 'contract-not-found', retryability: 'permanent' };
   if (code === 'DUPLICATE_COMMAND') return { kind: 'duplicate-command', retryability: 'ambiguous' };
+  if (code === 'SUBMISSION_ALREADY_IN_FLIGHT') return { kind: 'in-flight', retryability: 'ambiguous' };
   if (INTERPRETATION_CODES.test(code)) return { kind: 'interpretation', retryability: 'permanent' };
   const outcomeUnknown: Retryability = submission ? 'ambiguous' : 'transient';
   switch (grpc) {

@@ -174,6 +174,12 @@ export const ledgerEndResponseSchema = {
   properties: { offset: int },
 } as const;
 
+/** `/v2/state/latest-pruned-offsets`: the history before this offset is gone (0: nothing pruned) */
+export const prunedOffsetsResponseSchema = {
+  type: 'object',
+  properties: { participantPrunedUpToInclusive: int, allDivulgedContractsPrunedUpToInclusive: int },
+} as const;
+
 export const activeContractSchema = {
   type: 'object',
   required: ['createdEvent'],
@@ -426,6 +432,7 @@ registerWireSchemas(
   cantonErrorSchema,
   versionResponseSchema,
   ledgerEndResponseSchema,
+  prunedOffsetsResponseSchema,
   activeContractSchema,
   activeContractsResponseSchema,
   packagesResponseSchema,
@@ -436,4 +443,5 @@ registerWireSchemas(
   updatesResponseSchema,
   eventsByContractIdResponseSchema,
   submitAndWaitForTransactionResponseSchema,
+  transactionSchema,
 );

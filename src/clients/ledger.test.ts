@@ -169,6 +169,43 @@ describe('reads', () => {
   });
 });
 
+describe('party lookup and pruning', () => {
+  it('knownParties: every party looked up, a few per request, short URLs; only the known ones come back', async () => {
+    const party = (n: number): string => `holder-${String(n).padStart(3, '0')}::1220${'ab'.repeat(32)}`;
+    const wanted = Array.from({ length: 40 }, (_, i) => party(i));
+    fake.on('GET', /^\/v2\/parties\/.+/, (r) => {
+      const asked = [
+        decodeURIComponent(r.path.slice('/v2/parties/'.length)),
+        ...new URL(r.url, 'http://x').searchParams.getAll('parties'),
+      ];
+      return {
+        body: { partyDetails: asked.filter((p) => !p.startsWith('holder-01')).map((p) => ({ party: p })) },
+      };
+    });
+    const known = await client().knownParties([...wanted, party(1)]);
+    expect([...known].sort()).toEqual(wanted.filter((p) => !p.startsWith('holder-01')).sort());
+    expect(fake.requests.length).toBeGreaterThan(1);
+    for (const r of fake.requests) expect(r.url.length).toBeLessThan(1700);
+    const asked = fake.requests.flatMap((r) => [
+      decodeURIComponent(r.path.slice('/v2/parties/'.length)),
+      ...new URL(r.url, 'http://x').searchParams.getAll('parties'),
+    ]);
+    expect(asked.sort()).toEqual([...wanted].sort());
+    fake.reset();
+    expect(await client().knownParties([])).toEqual(new Set());
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('prunedOffset: the participant’s pruning offset, 0 when it says none', async () => {
+    fake.on('GET', '/v2/state/latest-pruned-offsets', {
+      body: { participantPrunedUpToInclusive: 120, allDivulgedContractsPrunedUpToInclusive: 120 },
+    });
+    expect(await client().prunedOffset()).toBe(120);
+    fake.on('GET', '/v2/state/latest-pruned-offsets', { body: {} });
+    expect(await client().prunedOffset()).toBe(0);
+  });
+});
+
 describe('active contracts over HTTP', () => {
   it('reads the ledger end first and sends eventFormat (never filter/verbose) with each kind of filter', async () => {
     const holding = holdingEntry({ amount: '0.0500000000' });
@@ -601,8 +638,9 @@ describe('error classification', () => {
       name: 'a submission with this id still in flight (ABORTED)',
       status: 409,
       body: cantonError('SUBMISSION_ALREADY_IN_FLIGHT', 'The submission is already in flight', 2),
-      kind: 'contention',
-      retryability: 'transient',
+      kind: 'in-flight',
+      retryability: 'ambiguous',
+      hint: /still in flight.*its completion settles it/,
     },
     {
       name: '403 actAs not granted',
@@ -863,6 +901,42 @@ describe('reads that settle a submission', () => {
     fake.on('GET', '/v2/state/ledger-end', { body: { offset: 4250 } });
     expect(await client().transactions({ parties: [ALICE], beginExclusive: 4250 })).toEqual([]);
     expect(fake.requests.map((r) => r.path)).toEqual(['/v2/state/ledger-end']);
+  });
+
+  it('eachTransaction: streamed over the WebSocket up to the ledger end, transactions only; an error frame throws', async () => {
+    const tx = (n: number) =>
+      transaction([{ CreatedEvent: createdEvent({ templateId: IDS.registryHolding }) }], `cmd-${n}`);
+    fake.on('GET', '/v2/state/ledger-end', { body: { offset: 4400 } }).onWebSocket('/v2/updates', {
+      frames: [
+        { update: { OffsetCheckpoint: { value: { offset: 4301, synchronizerTimes: [] } } } },
+        { update: { Transaction: { value: tx(1) } } },
+        { update: { Transaction: { value: tx(2) } } },
+      ],
+    });
+    const seen: string[] = [];
+    const { endInclusive } = await client().eachTransaction(
+      { parties: [ALICE], beginExclusive: 4250, filters: [{ templateId: IDS.registryHolding }] },
+      (t) => seen.push(t.commandId ?? ''),
+    );
+    expect(seen).toEqual(['cmd-1', 'cmd-2']);
+    expect(endInclusive).toBe(4400);
+    expect(fake.wsRequests[0]?.request).toMatchObject({
+      beginExclusive: 4250,
+      endInclusive: 4400,
+      updateFormat: { includeTransactions: { transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' } },
+    });
+    fake.onWebSocket('/v2/updates', {
+      frames: [cantonError('PARTICIPANT_PRUNED_DATA_ACCESSED', 'pruned up to 4300', 9)],
+    });
+    expect(
+      await failure(
+        client().eachTransaction({ parties: [ALICE], beginExclusive: 1, endInclusive: 9 }, () => {}),
+      ),
+    ).toMatchObject({ cantonCode: 'PARTICIPANT_PRUNED_DATA_ACCESSED' });
+    // nothing to read: no stream
+    fake.reset();
+    await client().eachTransaction({ parties: [ALICE], beginExclusive: 9, endInclusive: 9 }, () => {});
+    expect(fake.wsRequests).toHaveLength(0);
   });
 
   it('events by contract id: created and archived, or undefined when none is visible', async () => {

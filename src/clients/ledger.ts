@@ -25,8 +25,10 @@ import {
   ledgerEndResponseSchema,
   packagesResponseSchema,
   partiesResponseSchema,
+  prunedOffsetsResponseSchema,
   rightsResponseSchema,
   submitAndWaitForTransactionResponseSchema,
+  transactionSchema,
   updatesResponseSchema,
   userResponseSchema,
   versionResponseSchema,
@@ -107,6 +109,11 @@ export interface Submission {
   deduplication?: DeduplicationPeriod;
   synchronizerId?: string;
   workflowId?: string;
+  /**
+   * this submission's own id (the command id names the change, which every attempt shares): the completion and
+   * a `DUPLICATE_COMMAND` (`existing_submission_id`) say which submission landed
+   */
+  submissionId?: string;
 }
 
 export interface SubmitOptions extends CallOptions {
@@ -158,6 +165,7 @@ export interface LedgerClientOptions {
 export const LEDGER_PATHS = {
   version: '/v2/version',
   ledgerEnd: '/v2/state/ledger-end',
+  prunedOffsets: '/v2/state/latest-pruned-offsets',
   activeContracts: '/v2/state/active-contracts',
   submitAndWaitForTransaction: '/v2/commands/submit-and-wait-for-transaction',
   packages: '/v2/packages',
@@ -176,6 +184,9 @@ const DEFAULT_SUBMIT_TIMEOUT_MS = 60_000;
 const DEFAULT_STREAM_TIMEOUT_MS = 120_000;
 const DEFAULT_IDLE_MS = 2_000;
 const SECURITY_SENSITIVE = 'A security-sensitive error has been received';
+/** a party lookup's query at most this long (a proxy in front of the participant may refuse longer URLs) */
+const PARTY_LOOKUP_URL_CHARS = 1500;
+const PARTY_LOOKUPS_AT_ONCE = 4;
 
 function checker(schema: object): RequestOptions['check'] {
   return (body) => {
@@ -284,6 +295,16 @@ export class LedgerClient {
     return body.offset ?? 0;
   }
 
+  /** The offset up to which the participant pruned its history (0: nothing pruned): reads start after it. */
+  async prunedOffset(options?: CallOptions): Promise<number> {
+    const body = await this.get<{ participantPrunedUpToInclusive?: number }>(
+      LEDGER_PATHS.prunedOffsets,
+      prunedOffsetsResponseSchema,
+      options,
+    );
+    return body.participantPrunedUpToInclusive ?? 0;
+  }
+
   async packages(options?: CallOptions): Promise<string[]> {
     const body = await this.get<{ packageIds: string[] }>(
       LEDGER_PATHS.packages,
@@ -348,6 +369,44 @@ export class LedgerClient {
   }
 
   /**
+   * Which of `parties` the participant knows — hosted on it or on another participant of its synchronizers — by
+   * the party lookup (`GET /v2/parties/{party}?parties=…`, which answers only the known ones), a few batches at
+   * once, each URL short enough for any proxy. The lookup needs ParticipantAdmin or IdentityProviderAdmin.
+   */
+  async knownParties(parties: readonly string[], options?: CallOptions): Promise<Set<string>> {
+    const batches: string[][] = [];
+    let batch: string[] = [];
+    let length = 0;
+    for (const party of new Set(parties)) {
+      const size = encodeURIComponent(party).length + '&parties='.length;
+      if (batch.length > 0 && length + size > PARTY_LOOKUP_URL_CHARS) {
+        batches.push(batch);
+        batch = [];
+        length = 0;
+      }
+      batch.push(party);
+      length += size;
+    }
+    if (batch.length > 0) batches.push(batch);
+    const known = new Set<string>();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < batches.length) {
+        const [first = '', ...rest] = batches[next++] as string[];
+        const body = await this.get<PartiesPage>(
+          LEDGER_PATHS.party.replace('{party}', idSegment(first)),
+          partiesResponseSchema,
+          options,
+          { parties: rest },
+        );
+        for (const details of body.partyDetails) known.add(details.party);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARTY_LOOKUPS_AT_ONCE, batches.length) }, worker));
+    return known;
+  }
+
+  /**
    * The contracts active at an offset, over the WebSocket (default) or HTTP. An error frame, a security-sensitive
    * error or a broken stream is an error, never an empty result; entries other than active contracts are counted
    * in `skipped`.
@@ -382,33 +441,9 @@ export class LedgerClient {
       return result;
     }
 
-    const token = await this.streamToken(options.signal);
-    await runStream({
-      service: this.service,
-      baseUrl: this.http.baseUrl,
-      path,
-      token,
-      request,
-      timeoutMs: this.streamTimeoutMs,
-      dispatcher: this.dispatcher,
-      signal: options.signal,
-      onElement: (element, text) => {
-        if (text.includes(SECURITY_SENSITIVE)) {
-          throw new LedgerError({
-            service: this.service,
-            method: 'WS',
-            path,
-            serviceMessage: 'the participant withheld the cause of an error (security-sensitive)',
-            retryability: 'permanent',
-            hint: `check that the token's user may read as ${query.parties.join(', ')}; the participant's log has the cause under the correlation id`,
-            kind: 'other',
-            canton: parseCantonError(element),
-            body: element,
-          });
-        }
-        this.collect(result, element, 'WS', call, options.onContract);
-      },
-    });
+    await this.stream(path, request, query.parties, options.signal, (element) =>
+      this.collect(result, element, 'WS', call, options.onContract),
+    );
     return result;
   }
 
@@ -435,6 +470,7 @@ export class LedgerClient {
         : {}),
       ...(submission.synchronizerId ? { synchronizerId: submission.synchronizerId } : {}),
       ...(submission.workflowId ? { workflowId: submission.workflowId } : {}),
+      ...(submission.submissionId ? { submissionId: submission.submissionId } : {}),
     };
     const body = await this.send<{ transaction: Transaction }>(
       'POST',
@@ -540,6 +576,63 @@ export class LedgerClient {
     });
   }
 
+  /**
+   * `transactions`, streamed over the WebSocket (no list limit, constant memory): each transaction the parties see
+   * between the offsets, in order. Other updates (checkpoints, reassignments, topology) are passed over.
+   */
+  async eachTransaction(
+    query: UpdatesQuery,
+    visit: (transaction: Transaction) => void,
+    options: CallOptions = {},
+  ): Promise<{ endInclusive: number }> {
+    const path = LEDGER_PATHS.updates;
+    const problems = [
+      ...(query.parties.length === 0 ? ['no party to read updates of'] : []),
+      ...nonNegativeInteger(query.beginExclusive, 'beginExclusive'),
+      ...nonNegativeInteger(query.endInclusive, 'endInclusive'),
+    ];
+    if (problems.length > 0) throw this.refused('WS', path, problems);
+    const endInclusive = query.endInclusive ?? (await this.ledgerEnd(options));
+    if (endInclusive <= query.beginExclusive) return { endInclusive };
+    const call: LedgerCall = { submission: false, parties: query.parties };
+    await this.stream(
+      path,
+      {
+        beginExclusive: query.beginExclusive,
+        endInclusive,
+        updateFormat: {
+          includeTransactions: {
+            eventFormat: eventFormat(query.parties, query.filters, true),
+            transactionShape: `TRANSACTION_SHAPE_${query.shape ?? 'LEDGER_EFFECTS'}`,
+          },
+        },
+      },
+      query.parties,
+      options.signal,
+      (element) => {
+        const canton = parseCantonError(element);
+        if (canton !== undefined)
+          throw ledgerErrorFromFrame(canton, { service: this.service, method: 'WS', path }, call);
+        const value = (element as { update?: { Transaction?: { value?: unknown } } } | null)?.update
+          ?.Transaction?.value;
+        if (value === undefined) return;
+        const problems = wireProblems(transactionSchema, value);
+        if (problems.length > 0)
+          throw new LedgerError({
+            service: this.service,
+            method: 'WS',
+            path,
+            serviceMessage: `unexpected response: a transaction: ${describeProblems(problems)}`,
+            retryability: 'permanent',
+            hint: 'the participant answered with a shape this ledgerbook does not know: is its version one it supports?',
+            kind: 'unexpected-response',
+          });
+        visit(value as Transaction);
+      },
+    );
+    return { endInclusive };
+  }
+
   /** The create and (if any) archive of a contract, as the parties see them; undefined when none is visible. */
   async eventsByContractId(
     contractId: string,
@@ -585,6 +678,43 @@ export class LedgerClient {
         check: checker(schema),
       },
     );
+  }
+
+  /** One WebSocket stream to its end; a frame the participant withheld the cause of is an error of its own. */
+  private async stream(
+    path: string,
+    request: unknown,
+    parties: readonly string[],
+    signal: AbortSignal | undefined,
+    onElement: (element: unknown) => void,
+  ): Promise<void> {
+    const token = await this.streamToken(signal);
+    await runStream({
+      service: this.service,
+      baseUrl: this.http.baseUrl,
+      path,
+      token,
+      request,
+      timeoutMs: this.streamTimeoutMs,
+      dispatcher: this.dispatcher,
+      signal,
+      onElement: (element, text) => {
+        if (text.includes(SECURITY_SENSITIVE)) {
+          throw new LedgerError({
+            service: this.service,
+            method: 'WS',
+            path,
+            serviceMessage: 'the participant withheld the cause of an error (security-sensitive)',
+            retryability: 'permanent',
+            hint: `check that the token's user may read as ${parties.join(', ')}; the participant's log has the cause under the correlation id`,
+            kind: 'other',
+            canton: parseCantonError(element),
+            body: element,
+          });
+        }
+        onElement(element);
+      },
+    });
   }
 
   /** The bearer token for a WebSocket; a failure to get one is classed like the HTTP layer classes it. */

@@ -16,6 +16,7 @@ import {
   OTHER_ADMIN,
   activeEntry,
   createdEvent,
+  exercisedEvent,
   holdingEntry,
   offerEntry,
   transaction,
@@ -25,6 +26,7 @@ import { LedgerClient } from './ledger.js';
 import { LedgerError } from './ledger-errors.js';
 import { PartyLedger, isMinterCredential } from './party-ledger.js';
 import { transferInstructionCommand } from './token-commands.js';
+import { TOKEN_INTERFACES, TOKEN_TEMPLATES } from './token-wire.js';
 
 let fake: FakeService;
 const agent = new Agent();
@@ -186,6 +188,130 @@ describe('transfer offers', () => {
       ),
     ]);
     await expect(alice().transferOffers(INSTRUMENT)).rejects.toMatchObject({ kind: 'unexpected-response' });
+  });
+});
+
+describe('transfer history', () => {
+  it('offers made, how each ended, and settlements, of the exact instrument, from the update stream', async () => {
+    const offer = (contractId: string, receiver: string, admin?: string) => {
+      const entry = offerEntry({
+        sender: ALICE,
+        receiver,
+        amount: '0.5',
+        contractId,
+        ...(admin ? { admin } : {}),
+      });
+      return {
+        CreatedEvent: (entry.contractEntry as { JsActiveContract: { createdEvent: unknown } })
+          .JsActiveContract.createdEvent,
+      };
+    };
+    const ended = (contractId: string, choice: string) => ({
+      ExercisedEvent: exercisedEvent({
+        nodeId: 0,
+        lastDescendantNodeId: 2,
+        contractId,
+        templateId: IDS.transferOffer,
+        interfaceId: IDS.instructionInterface,
+        choice,
+        consuming: true,
+      }),
+    });
+    const settlement = {
+      CreatedEvent: createdEvent({
+        templateId: IDS.executedTransfer,
+        contractId: '00ex',
+        createArgument: {
+          operator: OPERATOR,
+          provider: OPERATOR,
+          sender: ALICE,
+          receiver: BOB,
+          amount: '0.5',
+          instrumentId: INSTRUMENT,
+          executedAt: '2026-04-10T09:05:00Z',
+          meta: { values: { 'ledgerbook.dev/distribution': 'd1' } },
+        },
+      }),
+    };
+    fake.onWebSocket('/v2/updates', {
+      frames: [
+        {
+          update: {
+            Transaction: {
+              value: { ...transaction([offer('00o1', BOB), offer('00o9', BOB, OTHER_ADMIN)]), offset: 501 },
+            },
+          },
+        },
+        {
+          update: {
+            Transaction: {
+              value: { ...transaction([ended('00o1', 'TransferInstruction_Reject')]), offset: 502 },
+            },
+          },
+        },
+        { update: { Transaction: { value: { ...transaction([offer('00o2', BOB)]), offset: 503 } } } },
+        {
+          update: {
+            Transaction: {
+              value: {
+                ...transaction([ended('00o2', 'TransferInstruction_Accept'), settlement]),
+                offset: 504,
+              },
+            },
+          },
+        },
+      ],
+    });
+    const events: string[] = [];
+    const { endInclusive } = await alice().eachTransferEvent(INSTRUMENT, { beginExclusive: 0 }, (e) =>
+      events.push(
+        e.kind === 'offer'
+          ? `${e.offset} offer ${e.offer.contractId} to ${e.offer.receiver === BOB ? 'bob' : '?'}`
+          : e.kind === 'offer-ended'
+            ? `${e.offset} ${e.contractId} ${e.end}`
+            : `${e.offset} settled ${e.transfer.contractId} ${e.transfer.meta['ledgerbook.dev/distribution']}`,
+      ),
+    );
+    expect(events).toEqual([
+      '501 offer 00o1 to bob',
+      '502 00o1 rejected',
+      '503 offer 00o2 to bob',
+      '504 00o2 accepted',
+      '504 settled 00ex d1',
+    ]);
+    expect(endInclusive).toBe(500);
+    expect(fake.wsRequests[0]?.request).toMatchObject({
+      beginExclusive: 0,
+      endInclusive: 500,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: {
+            filtersByParty: {
+              [ALICE]: {
+                cumulative: [
+                  {
+                    identifierFilter: {
+                      InterfaceFilter: {
+                        value: {
+                          interfaceId: TOKEN_INTERFACES.transferInstruction,
+                          includeInterfaceView: true,
+                        },
+                      },
+                    },
+                  },
+                  {
+                    identifierFilter: {
+                      TemplateFilter: { value: { templateId: TOKEN_TEMPLATES.executedTransfer } },
+                    },
+                  },
+                ],
+              },
+            },
+          },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
   });
 });
 

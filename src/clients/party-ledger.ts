@@ -14,10 +14,11 @@ import type {
   SubmitOptions,
 } from './ledger.js';
 import { LedgerError } from './ledger-errors.js';
-import type { ActiveContract, Transaction } from './ledger-wire.js';
+import type { ActiveContract, CreatedEvent, Transaction } from './ledger-wire.js';
 import { describeProblems, wireProblems } from './schema-check.js';
 import type { PreparedCommands } from './token-commands.js';
 import {
+  TOKEN_CHOICES,
   TOKEN_INTERFACES,
   TOKEN_TEMPLATES,
   allocationViewSchema,
@@ -95,6 +96,8 @@ export interface TransferOffer {
   /** `TransferPendingReceiverAcceptance` or `TransferPendingInternalWorkflow` */
   status: string | undefined;
   meta: Record<string, string>;
+  /** the offset of the transaction that created it, when the participant says */
+  offset: number | undefined;
 }
 
 /** One settlement leg's funds locked for its executor (an Allocation, read through its view). */
@@ -123,6 +126,25 @@ export interface ExecutedTransfer {
   executedAt: string | undefined;
   meta: Record<string, string>;
 }
+
+/** How an offer ended, from the choice that consumed it. */
+export type OfferEnd = 'accepted' | 'rejected' | 'withdrawn' | 'other';
+
+/**
+ * One event of the history of a party's transfers of an instrument: an offer made (a TransferInstruction
+ * created), an offer consumed (and by which choice), a settlement recorded by the registry.
+ */
+export type TransferEvent = { offset: number; updateId: string } & (
+  | { kind: 'offer'; offer: TransferOffer }
+  | { kind: 'offer-ended'; contractId: string; end: OfferEnd }
+  | { kind: 'settled'; transfer: ExecutedTransfer }
+);
+
+const OFFER_ENDS: Record<string, OfferEnd> = {
+  [TOKEN_CHOICES.accept]: 'accepted',
+  [TOKEN_CHOICES.reject]: 'rejected',
+  [TOKEN_CHOICES.withdraw]: 'withdrawn',
+};
 
 interface ContractRef {
   contractId: string;
@@ -190,6 +212,8 @@ export interface ReadOptions extends ActiveContractsOptions {
 
 export interface PartySubmitOptions extends SubmitOptions {
   deduplication?: DeduplicationPeriod;
+  /** this submission's own id (see `Submission.submissionId`) */
+  submissionId?: string;
 }
 
 /** A credential that makes its holder a Minter of the wrapped token (`hasCBTCRole` = `Minter`). */
@@ -392,41 +416,43 @@ export class PartyLedger {
       {
         ...options,
         onContract: (contract) => {
-          const event = contract.createdEvent;
-          const view = (event.interfaceViews ?? []).find((v) =>
-            sameEntity(v.interfaceId, TOKEN_INTERFACES.transferInstruction),
-          );
-          if (view === undefined) return; // not a transfer instruction
-          const problems = wireProblems(transferInstructionViewSchema, view.viewValue);
-          if (problems.length > 0) {
-            throw this.unreadable(event.contractId, 'TransferInstruction view', describeProblems(problems));
-          }
-          const { transfer, status, meta } = view.viewValue as TransferInstructionView;
-          if (!sameInstrument(transfer.instrumentId, instrument)) return;
-          const direction =
-            transfer.receiver === this.party
-              ? 'incoming'
-              : transfer.sender === this.party
-                ? 'outgoing'
-                : undefined;
-          if (direction === undefined) return;
-          visit({
-            contractId: event.contractId,
-            templateId: event.templateId,
-            direction,
-            sender: transfer.sender,
-            receiver: transfer.receiver,
-            amount: transfer.amount,
-            instrumentId: { admin: transfer.instrumentId.admin, id: transfer.instrumentId.id },
-            requestedAt: transfer.requestedAt,
-            executeBefore: transfer.executeBefore,
-            status: status?.tag,
-            meta: { ...(meta?.values ?? {}), ...(transfer.meta?.values ?? {}) },
-          });
+          const offer = this.offerOf(contract.createdEvent, instrument);
+          if (offer !== undefined) visit(offer);
         },
       },
     );
     return { activeAtOffset };
+  }
+
+  /** A created event as one of the party's offers of the instrument; undefined for anything else. */
+  private offerOf(event: CreatedEvent, instrument: InstrumentId): TransferOffer | undefined {
+    const view = (event.interfaceViews ?? []).find((v) =>
+      sameEntity(v.interfaceId, TOKEN_INTERFACES.transferInstruction),
+    );
+    if (view === undefined) return undefined; // not a transfer instruction
+    const problems = wireProblems(transferInstructionViewSchema, view.viewValue);
+    if (problems.length > 0) {
+      throw this.unreadable(event.contractId, 'TransferInstruction view', describeProblems(problems));
+    }
+    const { transfer, status, meta } = view.viewValue as TransferInstructionView;
+    if (!sameInstrument(transfer.instrumentId, instrument)) return undefined;
+    const direction =
+      transfer.receiver === this.party ? 'incoming' : transfer.sender === this.party ? 'outgoing' : undefined;
+    if (direction === undefined) return undefined;
+    return {
+      contractId: event.contractId,
+      templateId: event.templateId,
+      direction,
+      sender: transfer.sender,
+      receiver: transfer.receiver,
+      amount: transfer.amount,
+      instrumentId: { admin: transfer.instrumentId.admin, id: transfer.instrumentId.id },
+      requestedAt: transfer.requestedAt,
+      executeBefore: transfer.executeBefore,
+      status: status?.tag,
+      meta: { ...(meta?.values ?? {}), ...(transfer.meta?.values ?? {}) },
+      offset: event.offset,
+    };
   }
 
   /**
@@ -447,30 +473,80 @@ export class PartyLedger {
       {
         ...options,
         onContract: (contract) => {
-          const event = contract.createdEvent;
-          const problems = wireProblems(executedTransferPayloadSchema, event.createArgument);
-          if (problems.length > 0)
-            throw this.unreadable(
-              event.contractId,
-              TOKEN_TEMPLATES.executedTransfer,
-              describeProblems(problems),
-            );
-          const payload = event.createArgument as ExecutedTransferPayload;
-          if (!sameInstrument(payload.instrumentId, instrument)) return;
-          if (payload.sender !== this.party && payload.receiver !== this.party) return;
-          visit({
-            contractId: event.contractId,
-            sender: payload.sender,
-            receiver: payload.receiver,
-            amount: payload.amount,
-            instrumentId: { admin: payload.instrumentId.admin, id: payload.instrumentId.id },
-            executedAt: payload.executedAt,
-            meta: payload.meta?.values ?? {},
-          });
+          const transfer = this.executedTransferOf(contract.createdEvent, instrument);
+          if (transfer !== undefined) visit(transfer);
         },
       },
     );
     return { activeAtOffset };
+  }
+
+  /** A created ExecutedTransfer the party sent or received, of the instrument; undefined for anything else. */
+  private executedTransferOf(event: CreatedEvent, instrument: InstrumentId): ExecutedTransfer | undefined {
+    const problems = wireProblems(executedTransferPayloadSchema, event.createArgument);
+    if (problems.length > 0)
+      throw this.unreadable(event.contractId, TOKEN_TEMPLATES.executedTransfer, describeProblems(problems));
+    const payload = event.createArgument as ExecutedTransferPayload;
+    if (!sameInstrument(payload.instrumentId, instrument)) return undefined;
+    if (payload.sender !== this.party && payload.receiver !== this.party) return undefined;
+    return {
+      contractId: event.contractId,
+      sender: payload.sender,
+      receiver: payload.receiver,
+      amount: payload.amount,
+      instrumentId: { admin: payload.instrumentId.admin, id: payload.instrumentId.id },
+      executedAt: payload.executedAt,
+      meta: payload.meta?.values ?? {},
+    };
+  }
+
+  /**
+   * The history of the party's transfers of the instrument between two offsets, streamed: each offer it made or
+   * received, each offer consumed (accepted, rejected, withdrawn) and each settlement the registry recorded, in
+   * ledger order. What ended before the participant's pruning offset is not there (`prunedOffset`).
+   */
+  async eachTransferEvent(
+    instrument: InstrumentId,
+    range: { beginExclusive: number; endInclusive?: number },
+    visit: (event: TransferEvent) => void,
+    options: CallOptions = {},
+  ): Promise<{ endInclusive: number }> {
+    return this.ledger.eachTransaction(
+      {
+        parties: [this.party],
+        beginExclusive: range.beginExclusive,
+        ...(range.endInclusive === undefined ? {} : { endInclusive: range.endInclusive }),
+        filters: [
+          { interfaceId: TOKEN_INTERFACES.transferInstruction, includeInterfaceView: true },
+          { templateId: TOKEN_TEMPLATES.executedTransfer },
+        ],
+        shape: 'LEDGER_EFFECTS',
+      },
+      (transaction) => {
+        const at = { offset: transaction.offset, updateId: transaction.updateId };
+        for (const event of transaction.events) {
+          if (event.CreatedEvent !== undefined) {
+            const created = event.CreatedEvent;
+            if (sameEntity(created.templateId, TOKEN_TEMPLATES.executedTransfer)) {
+              const transfer = this.executedTransferOf(created, instrument);
+              if (transfer !== undefined) visit({ ...at, kind: 'settled', transfer });
+              continue;
+            }
+            const offer = this.offerOf(created, instrument);
+            if (offer !== undefined) visit({ ...at, kind: 'offer', offer });
+          } else if (event.ExercisedEvent?.consuming === true) {
+            const exercised = event.ExercisedEvent;
+            visit({
+              ...at,
+              kind: 'offer-ended',
+              contractId: exercised.contractId,
+              end: OFFER_ENDS[exercised.choice] ?? 'other',
+            });
+          }
+        }
+      },
+      options,
+    );
   }
 
   /**
@@ -619,6 +695,7 @@ export class PartyLedger {
         commands: prepared.commands,
         disclosedContracts: prepared.disclosedContracts,
         ...(options.deduplication ? { deduplication: options.deduplication } : {}),
+        ...(options.submissionId ? { submissionId: options.submissionId } : {}),
       },
       options,
     );

@@ -381,4 +381,5 @@ registerWireSchemas(
   withdrawRequestPayloadSchema,
   credentialPayloadSchema,
   userServicePayloadSchema,
+  executedTransferPayloadSchema,
 );

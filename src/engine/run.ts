@@ -24,10 +24,11 @@ import {
   resolveDeep,
   type Scope,
 } from '../playbook/expressions/index.js';
+import type { Diagnostic } from '../playbook/diagnostics.js';
 import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
 import { checkResolvedWith } from '../playbook/validate.js';
-import { lazyPointers } from '../playbook/resolved-check.js';
+import { lazyPointers, positionedFinding } from '../playbook/resolved-check.js';
 import { commandIdOf } from './command-id.js';
 import { canonicalJson, digestOf, sha256 } from './digest.js';
 import { EventBus } from './event-bus.js';
@@ -240,6 +241,8 @@ class Run {
   /** per step running, the `once` keys of ctx.log said so far and the items that said them again */
   private readonly saidOnce = new Map<string, Map<string, string[]>>();
   private readonly inputsDigest: string;
+  /** steps whose `verify` ran in this invocation */
+  private readonly verified = new Set<string>();
 
   constructor(
     options: EngineOptions,
@@ -300,6 +303,7 @@ class Run {
     this.stopping.addEventListener('abort', onStop, { once: true });
     try {
       this.resolveVars();
+      await this.verifyAhead();
       for (const spec of o.playbook.steps) {
         if (o.signal.aborted) throw o.signal.reason;
         if (this.stopping.aborted) throw this.stopping.reason;
@@ -393,6 +397,41 @@ class Run {
         });
       }
     }
+  }
+
+  /**
+   * Before the first step: the kinds' `verify` (read-only checks against the services) of every step whose `with`
+   * reads nothing that a step computes, so that a recipient the network does not know refuses the run before the
+   * first step sends anything. The other steps are verified when they start.
+   */
+  private async verifyAhead(): Promise<void> {
+    const diagnostics: Diagnostic[] = [];
+    for (const spec of this.o.playbook.steps) {
+      const kind = this.o.registry.get(spec.uses);
+      if (kind?.verify === undefined || spec.forEach !== undefined) continue;
+      if (readsSteps([spec.with, spec.if])) continue;
+      if (this.resumed?.steps.get(spec.id)?.finished) continue;
+      if (spec.if !== undefined && !evaluateCondition(spec.if, this.scope)) continue;
+      const [group] = this.expand(spec, kind);
+      if (group !== undefined) diagnostics.push(...(await this.verifyStep(spec, kind, group.with)));
+    }
+    if (diagnostics.length > 0) throw new ValidationError('LB_INPUT_INVALID', diagnostics);
+  }
+
+  /** One step's `verify`, its findings positioned; the step is not verified again when it starts. */
+  private async verifyStep(
+    spec: StepSpec,
+    kind: AnyStepKind,
+    w: Record<string, unknown>,
+  ): Promise<Diagnostic[]> {
+    this.verified.add(spec.id);
+    const findings = (await kind.verify?.(this.stepContext(spec, undefined, w), w)) ?? [];
+    return findings.map((finding) =>
+      positionedFinding(this.o.playbook, spec, finding, {
+        rule: 'verify',
+        advice: 'the services say this value cannot be used: fix it before anything is sent',
+      }),
+    );
   }
 
   /** The first Ctrl-C: say what the run waits for before it stops. */
@@ -508,6 +547,10 @@ class Run {
         return;
       }
       const groups = this.expand(spec, kind);
+      if (kind.verify !== undefined && spec.forEach === undefined && !this.verified.has(spec.id)) {
+        const diagnostics = await this.verifyStep(spec, kind, groups[0]?.with ?? {});
+        if (diagnostics.length > 0) throw new ValidationError('LB_INPUT_INVALID', diagnostics);
+      }
       const resolvedGroups = await this.withItems(spec, kind, groups);
       // items a step lists itself (a recipients file) count with their values: an edited line is a changed step
       const withDigest = kind.items
@@ -1417,6 +1460,17 @@ function elementPrevious(
 }
 
 /** Top-level `with` fields marked `x-lazy-expression`: left unresolved for the step to evaluate itself. */
+/** Whether an expression in `values` reads a step's outputs (known only once that step ran). */
+function readsSteps(values: readonly unknown[]): boolean {
+  const visit = (value: unknown): boolean => {
+    if (typeof value === 'string') return collectReferences(value).some((ref) => ref.root === 'steps');
+    if (Array.isArray(value)) return value.some(visit);
+    if (value !== null && typeof value === 'object') return Object.values(value).some(visit);
+    return false;
+  };
+  return visit(values);
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

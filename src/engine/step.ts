@@ -198,6 +198,13 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
 
   /** checks that need the target but no network: node names exist, files exist and match their sha256 … */
   check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
+  /**
+   * checks that read the services, without changing anything, what `check` cannot see offline (a recipient the
+   * network does not know). The engine calls it before the run's first step for every step whose `with` is known
+   * then, and right before the step for the others; a finding refuses the run (exit 65) before the step sends
+   * anything. Not called for `for_each` steps.
+   */
+  verify?(ctx: StepContext, w: W): Promise<StaticFinding[]>;
   /** fan-out steps: the items, with stable keys. Omitted: one item, key `""`, value `with` */
   items?(w: W, ctx: StepContext): Item<I>[] | Promise<Item<I>[]>;
   /**

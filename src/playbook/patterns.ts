@@ -1,6 +1,6 @@
 /** The patterns of our schemas, said in words with an example, for messages about values that do not match. */
 import { EXPRESSION_PATTERN, durationSchema, stepSchema } from './playbook-schema.js';
-import { nodeSchema } from './target-schema.js';
+import { nodeSchema, partyIdSchema } from './target-schema.js';
 
 export interface PatternWords {
   /** what a matching value is called: "step id" */
@@ -55,6 +55,14 @@ const KNOWN: readonly Entry[] = [
       noun: 'participant id',
       rule: '<name>::<68 lower-case hex digits>',
       example: `participant1::1220${'0'.repeat(64)}`,
+    },
+  },
+  {
+    pattern: partyIdSchema.pattern,
+    words: {
+      noun: 'party id',
+      rule: '<hint>::<68 lower-case hex digits>, the hint of letters, digits, - and _',
+      example: `holder-001::1220${'0'.repeat(64)}`,
     },
   },
   {

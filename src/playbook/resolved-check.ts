@@ -175,12 +175,24 @@ function referencesIn(value: unknown, bare = false): Reference[] | undefined {
 }
 
 function positioned(playbook: Playbook, spec: StepSpec, finding: Finding): Diagnostic {
-  const advice = 'the value comes from an expression: check the inputs (--input, or their defaults) it reads';
+  return positionedFinding(playbook, spec, finding, {
+    rule: 'resolved-with',
+    advice: 'the value comes from an expression: check the inputs (--input, or their defaults) it reads',
+  });
+}
+
+/** A step's finding as a diagnostic: at the line of the file it names, else at its field of the step's `with`. */
+export function positionedFinding(
+  playbook: Playbook,
+  spec: StepSpec,
+  finding: Finding,
+  { rule, advice }: { rule: string; advice: string },
+): Diagnostic {
   if (finding.at) {
     return {
       ...finding.at,
       pointer: '',
-      rule: 'resolved-with',
+      rule,
       message: `step '${spec.id}': ${finding.message}`,
       expected: finding.expected,
       hint: finding.hint ?? advice,
@@ -189,13 +201,13 @@ function positioned(playbook: Playbook, spec: StepSpec, finding: Finding): Diagn
   const field = finding.pointer.split('/')[1];
   const pointer = field === undefined ? `${spec.pointer}/with` : childPointer(`${spec.pointer}/with`, field);
   const written = field === undefined ? undefined : spec.with[field];
-  const from = typeof written === 'string' ? ` (from ${written})` : '';
+  const from = typeof written === 'string' && hasExpression(written) ? ` (from ${written})` : '';
   const where = `with${finding.pointer.replaceAll('/', '.')}`;
   return {
     file: playbook.file,
     ...playbook.source.positionOf(pointer, 'value'),
     pointer,
-    rule: 'resolved-with',
+    rule,
     message: `step '${spec.id}' ${where}${from}: ${finding.message}`,
     expected: finding.expected,
     hint: finding.hint ?? advice,

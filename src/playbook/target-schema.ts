@@ -16,10 +16,11 @@ const secretRef = {
 
 const httpUrl = { type: 'string', format: 'uri', pattern: '^https?://' } as const;
 
-const partyId = {
+export const partyIdSchema = {
   type: 'string',
-  pattern: '^[^:]+::[0-9a-f]{68}$',
-  description: 'A party id, `<hint>::1220<64 hex>`.',
+  // letters, digits, - and _ before the ::, as token steps read party ids: no invisible character slips through
+  pattern: '^[A-Za-z0-9_-]{1,185}::[0-9a-f]{68}$',
+  description: 'A party id, `<hint>::1220<64 hex>` (letters, digits, `-` and `_` in the hint).',
 } as const;
 
 export const authSchema = {
@@ -137,7 +138,7 @@ export const targetSchema = {
       description:
         'The token this target deals in: its admin (the registrar, DECENTRALIZED_PARTY_ID) and id. Holdings are matched on both.',
       properties: {
-        admin: { ...partyId, description: 'The instrument admin party, e.g. cbtc-network::1220….' },
+        admin: { ...partyIdSchema, description: 'The instrument admin party, e.g. cbtc-network::1220….' },
         id: { type: 'string', minLength: 1, description: 'The instrument id, e.g. CBTC.' },
       },
       required: ['admin', 'id'],
@@ -150,11 +151,11 @@ export const targetSchema = {
       propertyNames: { pattern: '^[a-z][a-z0-9_-]*$' },
       additionalProperties: {
         oneOf: [
-          partyId,
+          partyIdSchema,
           {
             type: 'object',
             properties: {
-              party: partyId,
+              party: partyIdSchema,
               node: {
                 type: 'string',
                 pattern: '^[a-z][a-z0-9_-]*$',

@@ -71,6 +71,11 @@ export interface SandboxOptions {
   capacity?: Partial<CapacitySettings>;
   /** the rewards API's field names; default live (the reference's), `document` for an older document's */
   rewardsFields?: RewardsFields;
+  /**
+   * Canton's `max-deduplication-duration`, in seconds: how long a participant refuses a command id it has
+   * committed (DUPLICATE_COMMAND). Default 604800 (7 days, Canton's default); 0: no deduplication at all.
+   */
+  maxDeduplicationDuration?: number;
 }
 
 export interface SandboxUrls {
@@ -129,6 +134,8 @@ function operatorPasswordSecret(index: number): string {
   return index === 0 ? OPERATOR_PASSWORD_SECRET : `SANDBOX_OPERATOR${index + 1}_PASSWORD`;
 }
 const TARGET_SCHEMA_URL = 'https://ledgerbook.dev/schemas/target.schema.json';
+/** Canton's default `max-deduplication-duration`: 7 days */
+const DEFAULT_MAX_DEDUPLICATION_SECONDS = 7 * 24 * 3600;
 
 interface NodeHost {
   node: DpmNode;
@@ -140,7 +147,17 @@ interface NodeHost {
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const settings = checkOptions(options);
-  const { nodeCount, host, port, profile, timeScale, network, insecure, ledgerApi } = settings;
+  const {
+    nodeCount,
+    host,
+    port,
+    profile,
+    timeScale,
+    network,
+    insecure,
+    ledgerApi,
+    maxDeduplicationDuration,
+  } = settings;
   const stateDir = resolve(options.stateDir);
   mkdirSync(stateDir, { recursive: true });
   const stored = loadOrCreateNodes(stateDir, nodeCount);
@@ -249,6 +266,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       apiProfile: ledgerApi,
       ...(options.capacity ? { capacity: options.capacity } : {}),
       ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
+      maxDeduplicationDuration,
       maxBodyBytes: MAX_JSON_BYTES,
       log,
       onError: onError('token services'),
@@ -455,6 +473,7 @@ function checkOptions(options: SandboxOptions): {
   network: 'devnet' | 'testnet' | 'mainnet';
   insecure: boolean;
   ledgerApi: ApiProfile;
+  maxDeduplicationDuration: number;
 } {
   const nodeCount = options.nodes ?? 3;
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 32) {
@@ -535,7 +554,28 @@ function checkOptions(options: SandboxOptions): {
       `the transfer window must be a whole number of milliseconds ≥ 1, got ${String(capacity.windowMs)}`,
     );
   }
-  return { nodeCount, host, port, profile, timeScale, network, insecure, ledgerApi };
+  const maxDeduplicationDuration = options.maxDeduplicationDuration ?? DEFAULT_MAX_DEDUPLICATION_SECONDS;
+  if (
+    typeof maxDeduplicationDuration !== 'number' ||
+    !Number.isFinite(maxDeduplicationDuration) ||
+    maxDeduplicationDuration < 0
+  ) {
+    throw new UsageError(
+      `--max-deduplication-duration must be a duration of 0 or more, got ${String(options.maxDeduplicationDuration)}`,
+      "e.g. 0 (no deduplication), 30s, or 168h (7 days, Canton's default)",
+    );
+  }
+  return {
+    nodeCount,
+    host,
+    port,
+    profile,
+    timeScale,
+    network,
+    insecure,
+    ledgerApi,
+    maxDeduplicationDuration,
+  };
 }
 
 /**

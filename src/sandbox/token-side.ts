@@ -44,6 +44,8 @@ export interface TokenSideOptions {
   apiProfile: ApiProfile;
   capacity?: Partial<CapacitySettings>;
   rewardsFields?: RewardsFields;
+  /** Canton's `max-deduplication-duration`, seconds */
+  maxDeduplicationDuration: number;
   maxBodyBytes: number;
   log(line: string): void;
   onError(error: unknown): void;
@@ -86,6 +88,7 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
       },
       decentralizedParties: () => canton.allParties().map((p) => p.partyId),
     },
+    maxDeduplicationMicros: Math.round(options.maxDeduplicationDuration * 1_000_000),
   });
   const chain = new BitcoinChain((note) => ledger.note(CHAIN_NS, note));
   ledger.registerExtension(CHAIN_NS, chain);

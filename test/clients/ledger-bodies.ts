@@ -31,6 +31,7 @@ export const IDS = {
   factoryInterface: `${PKG.transferInstruction}:Splice.Api.Token.TransferInstructionV1:TransferFactory`,
   registryHolding: `${PKG.registryHolding}:Utility.Registry.Holding.V0.Holding:Holding`,
   transferOffer: `${PKG.registryApp}:Utility.Registry.App.V0.Model.Transfer:TransferOffer`,
+  executedTransfer: `${PKG.registry}:Utility.Registry.V0.Holding.Transfer:ExecutedTransfer`,
   factory: `${PKG.registryApp}:Utility.Registry.App.V0.Service.AllocationFactory:AllocationFactory`,
   instrumentConfiguration: `${PKG.registry}:Utility.Registry.V0.Configuration.Instrument:InstrumentConfiguration`,
   depositAccount: `${PKG.cbtc}:CBTC.DepositAccount:CBTCDepositAccount`,

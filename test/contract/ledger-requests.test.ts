@@ -110,6 +110,7 @@ beforeAll(async () => {
   fake.onWebSocket('/v2/state/active-contracts', (ws) => ({
     frames: String(JSON.stringify(ws.request)).includes('TransferInstruction') ? offerFrames : holdingFrames,
   }));
+  fake.onWebSocket('/v2/updates', { frames: [] });
   answer('GET', '/v2/version', {
     version: '3.5.1',
     features: {
@@ -121,6 +122,10 @@ beforeAll(async () => {
     },
   });
   answer('GET', '/v2/state/ledger-end', { offset: 4251 });
+  answer('GET', '/v2/state/latest-pruned-offsets', {
+    participantPrunedUpToInclusive: 0,
+    allDivulgedContractsPrunedUpToInclusive: 0,
+  });
   answer('GET', '/v2/packages', {
     packageIds: ['f240dd5d1a98079f37c0f93272cf5b28d4523027c42d0003c4c7a530eed6c313'],
   });
@@ -251,6 +256,8 @@ async function exerciseEveryCall(): Promise<void> {
   await ledger.userRights('operator1');
   await ledger.parties({ filterParty: 'alice', pageSize: 100, pageToken: 'p1' });
   await ledger.party(ALICE);
+  await ledger.knownParties([ALICE, BOB]);
+  await ledger.prunedOffset();
   await ledger.activeContracts(
     {
       parties: [ALICE, BOB],
@@ -291,6 +298,7 @@ async function exerciseEveryCall(): Promise<void> {
 
   await alice.holdings(INSTRUMENT);
   await alice.transferOffers(INSTRUMENT);
+  await alice.eachTransferEvent(INSTRUMENT, { beginExclusive: 4200, endInclusive: 4251 }, () => undefined);
   await alice.depositAccounts();
   await alice.withdrawAccounts();
   await alice.withdrawRequests();
@@ -438,9 +446,11 @@ describe('the WebSocket active-contracts channel against the AsyncAPI documents'
     (release) => {
       expect(fake.wsRequests.length).toBeGreaterThanOrEqual(3);
       for (const ws of fake.wsRequests) {
-        const verdict = validateMessage(release, 'GetActiveContractsRequest', ws.request);
-        expect(verdict.valid, JSON.stringify(verdict.findings)).toBe(true);
+        const message = ws.path === '/v2/updates' ? 'GetUpdatesRequest' : 'GetActiveContractsRequest';
+        const verdict = validateMessage(release, message, ws.request);
+        expect(verdict.valid, `${ws.path}: ${JSON.stringify(verdict.findings)}`).toBe(true);
       }
+      expect(fake.wsRequests.map((ws) => ws.path)).toContain('/v2/updates');
       for (const frame of frames) {
         const verdict = validateMessage(release, 'Either_JsCantonError_JsGetActiveContractsResponse', frame);
         expect(verdict.valid, JSON.stringify(verdict.findings)).toBe(true);

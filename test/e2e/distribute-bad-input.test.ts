@@ -163,6 +163,96 @@ describe('token.distribute refuses broken recipient files with their position, b
   });
 });
 
+describe('receivers the network cannot pay are refused before the first step sends anything', () => {
+  /** a well-formed party id no participant has allocated */
+  const ghost = (n: number): string => `ghost-${n}::1220${'d'.repeat(63)}${n}`;
+
+  it('unknown receivers: each at its line, with the party, even behind a step that would send first', async () => {
+    await writeFile(
+      join(sb.dir, 'ghosts.csv'),
+      `receiver,amount\n${holder(6)},0.01\n${ghost(1)},0.01\n${holder(7)},0.01\n${ghost(2)},0.01\n`,
+    );
+    // a transfer first: it would be sent, and the distribution stop half-way, were the receivers looked up late
+    const playbook = await sb.playbook(
+      'ghosts.yaml',
+      `name: ghosts
+steps:
+  - id: first
+    uses: token.transfer
+    with: { sender: minter, receiver: ${holder(8)}, amount: "0.01" }
+  - id: pay
+    uses: token.distribute
+    with:
+      sender: minter
+      recipients: ghosts.csv
+`,
+    );
+    const output = await refused(
+      playbook,
+      new RegExp(`ghosts\\.csv:3:1 error: step 'pay': ${ghost(1)} is not known to the network`),
+      new RegExp(`ghosts\\.csv:5:1 error: step 'pay': ${ghost(2)} is not known to the network`),
+      /the participant of node1 has no such party/,
+    );
+    expect(output).toContain('2 problems found');
+    expect(output).not.toContain(holder(6));
+  });
+
+  it('a file an earlier step names is looked up when its step starts, before that step sends', async () => {
+    await writeFile(join(sb.dir, 'later.csv'), `receiver,amount\n${ghost(5)},0.01\n`);
+    const playbook = await sb.playbook(
+      'later.yaml',
+      `name: later
+steps:
+  - id: name
+    uses: core.shell
+    with: { run: "echo later.csv" }
+  - id: pay
+    uses: token.distribute
+    with:
+      sender: minter
+      recipients: \${{ steps.name.outputs.stdout }}
+`,
+    );
+    await refused(playbook, new RegExp(`later\\.csv:2:1 error: step 'pay': ${ghost(5)} is not known`));
+  });
+
+  it('receivers that differ only in letter case, or carry an invisible character', async () => {
+    const twin = holder(1).replace('holder', 'Holder');
+    const hidden = holder(2).replace('::', '\u200b::');
+    await refused(
+      await csvCase('twins', `receiver,amount\n${holder(1)},1\n${twin},1\n${hidden},1\n`),
+      /twins\.csv:3:1 error: Holder-.* differs from the receiver on line 2 \(holder-.*\) only in letter case/,
+      /twins\.csv:4:11 error: 'holder-\d+\\u200b::1220[0-9a-f]+' has an invisible character \(U\+200B\) at position 11/,
+    );
+  });
+
+  it('the same for the parties a transfer or a DvP leg names', async () => {
+    const playbook = await sb.playbook(
+      'ghost-legs.yaml',
+      `name: ghost-legs
+steps:
+  - id: give
+    uses: token.transfer
+    with: { sender: minter, receiver: ${ghost(3)}, amount: "0.01" }
+  - id: leg
+    uses: token.allocate
+    with:
+      party: minter
+      receiver: ${holder(9)}
+      executor: ${ghost(4)}
+      amount: "0.01"
+      settlement_id: ghost-dvp
+      leg_id: leg-1
+`,
+    );
+    await refused(
+      playbook,
+      /ghost-legs\.yaml:5:\d+ error: step 'give' with\.receiver: ghost-3::1220d+3 is not known to the network/,
+      /ghost-legs\.yaml:11:\d+ error: step 'leg' with\.executor: ghost-4::1220d+4 is not known to the network/,
+    );
+  });
+});
+
 describe('token.distribute refuses broken playbooks with their position', () => {
   it('an inline list with a duplicate receiver', async () => {
     const playbook = await sb.playbook(
@@ -227,7 +317,7 @@ steps:
     );
     const output = await refused(
       playbook,
-      /edited\.csv:2:1 error: .* was already paid 0\.5.* by this distribution; the line now says 0\.75/,
+      /edited\.csv:2:1 error: .* was already sent 0\.5.* by this distribution; the line now says 0\.75/,
       /restore the line to finish this distribution, or pay the difference with another one/,
     );
     // the added recipient was not paid either: nothing is sent before the whole file agrees with the ledger

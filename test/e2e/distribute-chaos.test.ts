@@ -117,6 +117,8 @@ steps:
     with:
       sender: minter
       recipients: ${csv}
+      # the first test's receivers again, on purpose: another distribution pays them once more
+      pay_again: true
 `,
     );
     // more refusals than the policy's attempts, and a window of 40 transactions a second
@@ -147,6 +149,7 @@ steps:
       sender: minter
       recipients: ${csv}
       distribution: faults-1
+      pay_again: true
 `,
     );
     const before = await sb.holdings(sb.tokens.minter);

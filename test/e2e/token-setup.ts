@@ -4,7 +4,7 @@
  * outcome through the participants' own JSON Ledger API and the sandbox's request counters (never through
  * ledgerbook's journal or output).
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
@@ -14,13 +14,16 @@ import { requestCounts, startWorld, type World } from '../sandbox/helpers.js';
 import {
   HOLDING_INTERFACE,
   TRANSFER_INSTRUCTION,
+  cumulative,
   tokenWorld,
   walletFor,
+  wsRequest,
   type HoldingView,
   type TokenWorld,
+  type TransactionBody,
   type Wallet,
 } from '../sandbox/token-helpers.js';
-import { cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
+import { CLI, cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
 
 export const PLAYBOOKS = resolve(import.meta.dirname, '../../playbooks');
 export const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
@@ -44,6 +47,15 @@ export interface TokenSandbox {
   receiverName(party: string): string;
   run(playbook: string, ...args: string[]): Promise<CliResult>;
   spawn(playbook: string, ...args: string[]): { child: ChildProcess; done: Promise<CliResult> };
+  /** a run in a pseudo-terminal of 120 columns, as a person watches it: the text it drew, escapes removed */
+  runInTerminal(playbook: string, ...args: string[]): Promise<{ code: number | null; screen: string }>;
+  /** a run with a state dir of its own: another machine's runner, or one whose state was lost */
+  runAt(stateDir: string, playbook: string, ...args: string[]): Promise<CliResult>;
+  spawnAt(
+    stateDir: string,
+    playbook: string,
+    ...args: string[]
+  ): { child: ChildProcess; done: Promise<CliResult> };
   playbook(name: string, text: string): Promise<string>;
   /** a recipients file in the test's folder */
   recipients(name: string, lines: ReadonlyArray<readonly [string, string, string?]>): Promise<string>;
@@ -58,6 +70,16 @@ export interface TokenSandbox {
   ): Promise<{ unlocked: string[]; locked: string[]; spendable: Decimal; lockedTotal: Decimal }>;
   /** submissions the participants received so far */
   submissions(): Promise<number>;
+  /**
+   * The command id of the transaction that created each of the party's transfer offers, by offer, from the
+   * party's own update stream (a submitting party sees its command ids)
+   */
+  offerCommands(party: string): Promise<Map<string, string>>;
+  /** the completions of the party's commands after an offset, as its node's operator user sees them */
+  completions(
+    party: string,
+    after: number,
+  ): Promise<Array<{ commandId: string; submissionId: string; code: number }>>;
   stop(): Promise<void>;
 }
 
@@ -76,13 +98,13 @@ export async function tokenSandbox(options: Partial<SandboxOptions> = {}): Promi
   const targetFile = join(dir, 'target.yaml');
   await writeFile(targetFile, stringify(target));
   const stateDir = join(dir, 'state');
-  const args = (playbook: string, extra: string[]): string[] => [
+  const args = (playbook: string, extra: string[], state = stateDir): string[] => [
     'run',
     playbook,
     '--target',
     targetFile,
     '--state-dir',
-    stateDir,
+    state,
     ...extra,
   ];
   const instructionViews = async (party: string) =>
@@ -103,6 +125,29 @@ export async function tokenSandbox(options: Partial<SandboxOptions> = {}): Promi
     run: (playbook, ...extra) => cli(args(playbook, extra), { cwd: dir, timeoutMs: 240_000 }),
     spawn(playbook, ...extra) {
       const child = spawnCli(args(playbook, extra), { cwd: dir });
+      return { child, done: collect(child, 240_000) };
+    },
+    async runInTerminal(playbook, ...extra) {
+      const command = ['stty cols 120 rows 50;', 'exec', process.execPath, CLI, ...args(playbook, extra)]
+        .map((part, i) => (i < 2 ? part : `'${part.replaceAll("'", "'\\''")}'`))
+        .join(' ');
+      const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
+      delete env['CI'];
+      delete env['NO_COLOR'];
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        cwd: dir,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let raw = '';
+      child.stdout.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      // eslint-disable-next-line no-control-regex
+      return { code, screen: raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '\n') };
+    },
+    runAt: (state, playbook, ...extra) => cli(args(playbook, extra, state), { cwd: dir, timeoutMs: 240_000 }),
+    spawnAt(state, playbook, ...extra) {
+      const child = spawnCli(args(playbook, extra, state), { cwd: dir });
       return { child, done: collect(child, 240_000) };
     },
     async playbook(name, text) {
@@ -166,6 +211,49 @@ export async function tokenSandbox(options: Partial<SandboxOptions> = {}): Promi
       return (await requestCounts(world))
         .filter((r) => r.method === 'POST' && r.route === SUBMIT)
         .reduce((n, r) => n + r.count, 0);
+    },
+    async offerCommands(party) {
+      const wallet = walletFor(world, tokens, party);
+      const end = await wallet.ledgerEnd();
+      const frames = await wsRequest(wallet.ledger.base, '/v2/updates', await wallet.token(), {
+        beginExclusive: 0,
+        endInclusive: end,
+        updateFormat: {
+          includeTransactions: {
+            eventFormat: {
+              filtersByParty: { [party]: { cumulative: [cumulative({ interface: TRANSFER_INSTRUCTION })] } },
+              verbose: false,
+            },
+            transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+          },
+        },
+      });
+      const commands = new Map<string, string>();
+      for (const frame of frames) {
+        const tx = (frame as { update?: { Transaction?: { value: TransactionBody['transaction'] } } }).update
+          ?.Transaction?.value;
+        for (const event of tx?.events ?? [])
+          if (event.CreatedEvent !== undefined)
+            commands.set(event.CreatedEvent.contractId, tx?.commandId ?? '');
+      }
+      return commands;
+    },
+    async completions(party, after) {
+      const wallet = walletFor(world, tokens, party);
+      const response = await wallet.ledger.post<
+        Array<{
+          completionResponse?: {
+            Completion?: { value: { commandId: string; submissionId?: string; status?: { code: number } } };
+          };
+        }>
+      >('/v2/commands/completions?stream_idle_timeout_ms=300', { parties: [party], beginExclusive: after });
+      if (response.status !== 200) throw new Error(`completions ${response.status}: ${response.text}`);
+      return response.body.flatMap((e) => {
+        const c = e.completionResponse?.Completion?.value;
+        return c === undefined
+          ? []
+          : [{ commandId: c.commandId, submissionId: c.submissionId ?? '', code: c.status?.code ?? 0 }];
+      });
     },
     stop: () => world.stop(),
   };

@@ -317,6 +317,24 @@ describe('rights and tokens', () => {
       cause: 'The participant is not connected to any synchronizer where the given informees are known.',
       context: { unknownInformees: `Set(${ghost})` },
     });
+    // the party lookup answers the known ones only (hosted here or elsewhere); a string that is no Daml-LF party
+    // is refused as Canton refuses it
+    const lookup = await node2.get<{ partyDetails: Array<{ party: string; isLocal: boolean }> }>(
+      `/v2/parties/${allocated.body.partyDetails.party}?parties=${encodeURIComponent(ghost)}&parties=${encodeURIComponent(tokens.minter)}`,
+    );
+    expect(lookup.status, lookup.text).toBe(200);
+    expect(lookup.body.partyDetails).toEqual([
+      expect.objectContaining({ party: allocated.body.partyDetails.party, isLocal: true }),
+      expect.objectContaining({ party: tokens.minter, isLocal: false }),
+    ]);
+    const hidden = await node2.get(
+      `/v2/parties/${encodeURIComponent(`carol\u200b::1220${'ab'.repeat(32)}`)}`,
+    );
+    expect(hidden.status).toBe(400);
+    expect(hidden.body).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      cause: expect.stringContaining('non expected character 0x200b in Daml-LF Party') as string,
+    });
   });
 
   it('shares one package store with the DPM: a DAR uploaded to the ledger API shows in the DPM’s vetted list', async () => {

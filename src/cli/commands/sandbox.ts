@@ -5,6 +5,7 @@ import { isLoopback } from '../../loopback.js';
 import { checkWritable } from '../files.js';
 import { claimSandbox, publishRunning, unpublishRunning } from '../sandbox-claim.js';
 import { stableBasePort } from '../sandbox-ports.js';
+import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
@@ -23,6 +24,7 @@ export interface SandboxUpOptions extends GlobalOptions {
   transferLimit?: string;
   transferWindow?: string;
   rewardsFields?: string;
+  maxDeduplicationDuration?: string;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -39,6 +41,16 @@ function number(name: string, text: string): number {
   if (text.trim() === '' || Number.isNaN(value))
     throw new UsageError(`--${name} must be a number, got '${text}'`);
   return value;
+}
+
+/** a duration (`0`, `30s`, `168h`), in seconds */
+function seconds(name: string, text: string): number {
+  try {
+    return parseDuration(text) / 1000;
+  } catch (error) {
+    if (!(error instanceof InvalidDurationError)) throw error;
+    throw new UsageError(`--${name} must be a duration such as 0, 30s or 168h, got '${text}'`);
+  }
 }
 
 /**
@@ -92,6 +104,10 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
     const timeScale = options.timeScale === undefined ? undefined : number('time-scale', options.timeScale);
     const tokenTtl =
       options.tokenTtl === undefined ? undefined : integer('token-ttl', options.tokenTtl, 1, 86_400);
+    const maxDeduplicationDuration =
+      options.maxDeduplicationDuration === undefined
+        ? undefined
+        : seconds('max-deduplication-duration', options.maxDeduplicationDuration);
     if (!isLoopback(options.host)) {
       // before any port is probed: nothing listens beyond this machine, not even for a moment
       throw new UsageError(
@@ -119,6 +135,7 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         ...(options.ledgerApi ? { ledgerApi: options.ledgerApi as '3.4' | '3.5' | 'strict' } : {}),
         capacity,
         ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
+        ...(maxDeduplicationDuration !== undefined ? { maxDeduplicationDuration } : {}),
       });
       try {
         if (options.writeTarget) {

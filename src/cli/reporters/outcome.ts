@@ -1,4 +1,5 @@
 import type { EventOf } from '../../engine/events.js';
+import { formatDiagnostics } from '../../playbook/format.js';
 import { seconds } from './style.js';
 
 /** The last line of a run, in words, with what to do next. */
@@ -30,6 +31,11 @@ export function describeOutcome(event: EventOf<'run.done'>): string {
  */
 export function unreportedError(event: EventOf<'run.done'>, stepFailed: boolean): string[] {
   if (stepFailed || !event.error || event.status === 'succeeded' || event.status === 'planned') return [];
+  // findings of the checks before the first step (a recipient the network does not know), at their lines
+  const diagnostics = event.error.diagnostics
+    ? formatDiagnostics(event.error.diagnostics, { color: false }).trimEnd().split('\n')
+    : [];
+  if (diagnostics.length > 0) return diagnostics; // their last line counts them
   return [`error: ${event.error.message}`, ...(event.error.hint ? [`  hint: ${event.error.hint}`] : [])];
 }
 

@@ -58,7 +58,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function open(dir = mkdtempSync(join(tmpdir(), 'lb-ledger-')), segmentEntries = 20_000): Ledger {
+function open(
+  dir = mkdtempSync(join(tmpdir(), 'lb-ledger-')),
+  segmentEntries = 20_000,
+  maxDeduplicationMicros?: number,
+): Ledger {
   if (!dirs.includes(dir)) dirs.push(dir);
   const ledger = new Ledger({
     stateDir: dir,
@@ -67,6 +71,7 @@ function open(dir = mkdtempSync(join(tmpdir(), 'lb-ledger-')), segmentEntries = 
     topology: { decentralizedHosting: () => undefined, decentralizedParties: () => [] },
     historyWindow: 5,
     log: { segmentEntries, retainedSegments: 2 },
+    ...(maxDeduplicationMicros === undefined ? {} : { maxDeduplicationMicros }),
   });
   if (ledger.open()) for (const p of [bank, alice, bob]) ledger.allocateParty(p, 'p1');
   return ledger;
@@ -195,6 +200,39 @@ describe('the sandbox ledger', () => {
     expect((await refusal(give('g2'))).code).toBe('LOCAL_VERDICT_LOCKED_CONTRACTS');
     await slow;
     expect((await refusal(give('g3'))).code).toBe('CONTRACT_NOT_FOUND');
+  });
+
+  it('refuses a committed command id for its maximum deduplication duration only; 0 never refuses, in flight still does', async () => {
+    const iou = (): Command[] => [create({ issuer: bank, owner: alice, amount: '1' })];
+    const none = open(undefined, undefined, 0);
+    await submit(none, [bank, alice], iou(), { commandId: 'again' });
+    await submit(none, [bank, alice], iou(), { commandId: 'again' });
+    expect([...none.contractsOf(alice)]).toHaveLength(2);
+    const slow = submit(none, [bank, alice], iou(), { commandId: 'slow', latencyMs: 100 });
+    expect((await refusal(submit(none, [bank, alice], iou(), { commandId: 'slow' }))).code).toBe(
+      'SUBMISSION_ALREADY_IN_FLIGHT',
+    );
+    await slow;
+    // 50 ms: refused within it, also when the submission asks for a longer period or an older offset
+    const short = open(undefined, undefined, 50_000);
+    await submit(short, [bank, alice], iou(), { commandId: 'k' });
+    expect((await refusal(submit(short, [bank, alice], iou(), { commandId: 'k' }))).code).toBe(
+      'DUPLICATE_COMMAND',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await submit(short, [bank, alice], iou(), {
+      commandId: 'k',
+      deduplication: { kind: 'offset', offset: 0 },
+    });
+    await submit(short, [bank, alice], iou(), {
+      commandId: 'k2',
+      deduplication: { kind: 'duration', micros: 3_600_000_000 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await submit(short, [bank, alice], iou(), {
+      commandId: 'k2',
+      deduplication: { kind: 'duration', micros: 3_600_000_000 },
+    });
   });
 
   it('prunes the history of dropped log segments; contracts and deduplication survive a restart from a snapshot', async () => {

@@ -92,7 +92,10 @@ export interface LedgerOptions {
   /** offsets whose updates and archived contracts stay in memory (older ones are read from the log) */
   historyWindow?: number;
   log?: LogSettings;
-  /** the participant's maximum deduplication duration, microseconds (Canton's default: 7 days) */
+  /**
+   * the participant's maximum deduplication duration (Canton's `max-deduplication-duration`), microseconds;
+   * default 7 days, Canton's. 0: a committed command id is never refused again.
+   */
   maxDeduplicationMicros?: number;
 }
 
@@ -461,10 +464,13 @@ export class Ledger {
     const previous = this.dedup.get(changeId);
     if (previous === undefined) return;
     const period = request.deduplication;
+    // the participant's maximum bounds every period, an offset's too: past it, the change id is forgotten
+    const withinMax = nowMicros() - previous.rt < this.maxDedup;
     const duplicate =
-      period?.kind === 'offset'
+      withinMax &&
+      (period?.kind === 'offset'
         ? previous.offset > period.offset
-        : nowMicros() - previous.rt < Math.min(period?.micros ?? this.maxDedup, this.maxDedup);
+        : nowMicros() - previous.rt < (period?.micros ?? this.maxDedup));
     if (duplicate) throw errors.duplicateCommand(previous.submissionId, previous.offset);
   }
 
@@ -639,8 +645,11 @@ export class Ledger {
   }
 
   private snapshot(): Snapshot {
+    // the records outlive a shorter refusal window: in-process callers (the world's genesis, the DPM's
+    // contracts) read them to stay idempotent across restarts, whatever the participant refuses
+    const keep = Math.max(this.maxDedup, SEVEN_DAYS_MICROS);
     const now = nowMicros();
-    for (const [key, record] of this.dedup) if (now - record.rt > this.maxDedup) this.dedup.delete(key);
+    for (const [key, record] of this.dedup) if (now - record.rt > keep) this.dedup.delete(key);
     return {
       version: 1,
       end: this.ledgerEnd,

@@ -15,11 +15,14 @@ import {
   checkAmount,
   checkPartyRef,
   instrumentOf,
+  nodeOf,
   partyIdOf,
   partyNameSchema,
   partyRefSchema,
   requireAmount,
   selectTokens,
+  unknownParties,
+  unknownPartyMessage,
 } from './common.js';
 import { settle, submitIntents, submitOnce } from './submit.js';
 
@@ -139,6 +142,17 @@ export const tokenAllocate = defineStep<With, Observed>({
     ...checkPartyRef(w.executor, target, '/executor'),
     ...checkAmount(w.amount, '/amount'),
   ],
+  // the receiver and the executor must exist on the network before the sender's tokens are locked for them
+  async verify(ctx, w) {
+    const parties = { receiver: partyIdOf(ctx, w.receiver), executor: partyIdOf(ctx, w.executor) };
+    const unknown = await unknownParties(ctx, w.party, Object.values(parties));
+    return Object.entries(parties)
+      .filter(([, party]) => unknown.has(party))
+      .map(([field, party]) => ({
+        pointer: `/${field}`,
+        ...unknownPartyMessage(party, nodeOf(ctx.target, w.party)),
+      }));
+  },
   async observe(ctx, w) {
     requireAmount(w.amount, 'amount');
     const party = ctx.clients.party(w.party);

@@ -7,6 +7,7 @@ import { amountValue, compareAmounts, positiveAmountProblem } from '../../client
 import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
 import type { Holding } from '../../clients/party-ledger.js';
 import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
+import { isLedgerError, type LedgerError } from '../../clients/ledger-errors.js';
 import { StepError } from '../../errors.js';
 import type { StaticFinding, StepContext } from '../../engine/step.js';
 import { parseDuration } from '../../playbook/duration.js';
@@ -69,11 +70,60 @@ export function requireBitcoinAddress(
   return value;
 }
 
-/** `<hint>::<68 hex>`, as the target schema writes party ids */
-const PARTY_ID = /^[^:\s]+::[0-9a-f]{68}$/;
+/**
+ * `<hint>::<68 hex>`: the hint as Canton takes it (a Daml-LF party name without the `::` delimiter, at most 185
+ * characters) narrowed to letters, digits, `-` and `_` (a space or a lone colon is legal there but is no hint
+ * anyone types); the namespace a fingerprint, `1220` and 64 lowercase hex digits.
+ */
+const PARTY_ID = /^[A-Za-z0-9_-]{1,185}::[0-9a-f]{68}$/;
+const PARTY_ID_HINT =
+  'a party id is <hint>::<68 hex digits> (letters, digits, - and _ before the ::), e.g. holder-001::1220… as the ledger writes it';
+/** what no one sees on a screen: controls, format characters (zero-width, bidi), spaces other than ' ', marks */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}\p{Mn}\p{Me}]/u;
 
 export function isPartyId(value: string): boolean {
   return PARTY_ID.test(value);
+}
+
+/** `U+200B`: a code point as Unicode writes it */
+function codePoint(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** The text with every character outside printable ASCII written `\u200b`, so that nothing in it hides. */
+export function visibleText(text: string): string {
+  return [...text]
+    .map((c) => {
+      if (/[\x20-\x7e]/.test(c)) return c;
+      const hex = (c.codePointAt(0) ?? 0).toString(16);
+      return hex.length <= 4 ? `\\u${hex.padStart(4, '0')}` : `\\u{${hex}}`;
+    })
+    .join('');
+}
+
+/**
+ * What makes `value` no party id, for a person: an invisible character (a zero-width space copied along with
+ * it), a character a party id cannot have, or the wrong form; undefined for a party id. `at` is the character's
+ * index in `value` (for the column of a finding).
+ */
+export function partyIdProblem(value: string): { message: string; hint: string; at: number } | undefined {
+  if (PARTY_ID.test(value)) return undefined;
+  const shown = value.length > 300 ? `${visibleText(value.slice(0, 297))}…` : visibleText(value);
+  let index = 0;
+  for (const char of value) {
+    if (!/[A-Za-z0-9_:-]/.test(char)) {
+      const what = INVISIBLE.test(char)
+        ? `an invisible character (${codePoint(char)})`
+        : `a character a party id cannot have ('${char}', ${codePoint(char)})`;
+      return {
+        message: `'${shown}' has ${what} at position ${index + 1}`,
+        hint: `${PARTY_ID_HINT}; retype it, or copy it again from where the ledger shows it (an editor or a spreadsheet may have added the character)`,
+        at: index,
+      };
+    }
+    index += char.length;
+  }
+  return { message: `'${shown}' is not a party id`, hint: PARTY_ID_HINT, at: 0 };
 }
 
 /** Static check: `name` is a party the target acts as (`parties.<name>: {party, node}`). */
@@ -112,14 +162,19 @@ export function checkActingParty(
 export function checkPartyRef(ref: unknown, target: Target | undefined, pointer: string): StaticFinding[] {
   if (typeof ref !== 'string' || hasExpression(ref) || isPartyId(ref) || target === undefined) return [];
   if (target.parties?.[ref] !== undefined) return [];
-  return [
-    {
-      pointer,
-      message: `'${ref}' is neither a party id nor a party of the target`,
-      expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
-      hint: `parties of this target: ${Object.keys(target.parties ?? {}).join(', ') || 'none'}`,
-    },
-  ];
+  return [partyRefFinding(ref, target, pointer)];
+}
+
+/** Why `ref` is neither a party id nor a name under the target's `parties:` (what is wrong with an id written out). */
+export function partyRefFinding(ref: string, target: Target | undefined, pointer: string): StaticFinding {
+  const problem = ref.includes('::') ? partyIdProblem(ref) : undefined;
+  if (problem !== undefined) return { pointer, message: problem.message, hint: problem.hint };
+  return {
+    pointer,
+    message: `'${visibleText(ref)}' is neither a party id nor a party of the target`,
+    expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
+    hint: `parties of this target: ${Object.keys(target?.parties ?? {}).join(', ') || 'none'}`,
+  };
 }
 
 /** Static check: a positive amount (an expression is checked when it is resolved). */
@@ -165,11 +220,67 @@ export function resolvePartyRef(target: Target | undefined, ref: string): string
 export function partyIdOf(ctx: StepContext, ref: string): string {
   const party = resolvePartyRef(ctx.target, ref);
   if (party === undefined) {
-    throw new StepError(`'${ref}' is neither a party id nor a party of the target`, {
-      hint: `parties of this target: ${Object.keys(ctx.target?.parties ?? {}).join(', ') || 'none'}`,
-    });
+    const finding = partyRefFinding(ref, ctx.target, '');
+    throw new StepError(finding.message, { hint: finding.hint });
   }
   return party;
+}
+
+/**
+ * The parties among `parties` that the network does not know — the participant's party lookup, as the node of the
+ * party the target acts as under `acting` sees it: a party never allocated, or on a synchronizer that node is not
+ * connected to. The lookup needs ParticipantAdmin (or IdentityProviderAdmin): tried with the party's own
+ * credentials, then with its node's.
+ */
+export async function unknownParties(
+  ctx: StepContext,
+  acting: string,
+  parties: readonly string[],
+): Promise<Set<string>> {
+  if (parties.length === 0) return new Set();
+  const node = nodeOf(ctx.target, acting);
+  const own = ctx.clients.party(acting).ledger;
+  let known: Set<string>;
+  try {
+    known = await own.knownParties(parties, { signal: ctx.signal });
+  } catch (error) {
+    const nodeLedger = node === undefined ? undefined : ctx.clients.ledger(node);
+    if (!isLedgerError(error, 'permission-denied')) throw error;
+    if (nodeLedger === undefined || nodeLedger === own) throw lookupRefused(error, node);
+    try {
+      known = await nodeLedger.knownParties(parties, { signal: ctx.signal });
+    } catch (again) {
+      throw isLedgerError(again, 'permission-denied') ? lookupRefused(again, node) : again;
+    }
+  }
+  return new Set(parties.filter((p) => !known.has(p)));
+}
+
+function lookupRefused(error: LedgerError, node: string | undefined): StepError {
+  return new StepError(
+    `the receivers cannot be checked against the network: ${node ?? 'the node'}'s participant refused the party lookup (${error.message})`,
+    {
+      hint: `the party lookup (GET /v2/parties/{party}) needs a ledger user with ParticipantAdmin or IdentityProviderAdmin: give nodes.${node ?? '<node>'}.auth credentials with that right (an operator's usually have it); nothing was sent`,
+      cause: error,
+    },
+  );
+}
+
+/** A receiver the network does not know, for a finding. */
+export function unknownPartyMessage(
+  party: string,
+  node: string | undefined,
+): { message: string; hint: string } {
+  return {
+    message: `${visibleText(party)} is not known to the network: ${node === undefined ? 'the participant' : `the participant of ${node}`} has no such party (never allocated, or on a synchronizer it is not connected to)`,
+    hint: 'check the party id — ask its owner for it as its own participant shows it — or remove it; nothing was sent',
+  };
+}
+
+/** The node a party the target acts as is hosted on. */
+export function nodeOf(target: Target | undefined, acting: string): string | undefined {
+  const declared = target?.parties?.[acting];
+  return typeof declared === 'object' ? declared.node : undefined;
 }
 
 /** The party id the target acts as under `name`, without building a client (for checks and plans). */

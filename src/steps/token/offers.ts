@@ -31,6 +31,7 @@ import {
   instrumentOf,
   isPartyId,
   partyNameSchema,
+  partyRefFinding,
   resolvePartyRef,
   short,
 } from './common.js';
@@ -287,10 +288,7 @@ function offerKind(action: Action): AnyStepKind {
       const counterparty = counterpartyOf(action, w);
       if (counterparty !== undefined && !hasExpression(counterparty) && target !== undefined) {
         if (!isPartyId(counterparty) && resolvePartyRef(target, counterparty) === undefined)
-          findings.push({
-            pointer: `/${action.counterparty}`,
-            message: `'${counterparty}' is neither a party id nor a party of the target`,
-          });
+          findings.push(partyRefFinding(counterparty, target, `/${action.counterparty}`));
       }
       if (
         typeof w.min_amount === 'string' &&

@@ -25,20 +25,27 @@ describe('ReceiptsWriter', () => {
     const path = join(dir, 'receipts-r1.jsonl');
     await writeFile(`${path}.partial-99999`, 'half a line');
     const writer = new ReceiptsWriter(path);
-    const statuses: Array<Receipt['status']> = ['offered', 'settled', 'returned'];
-    for (let i = 0; i < 3000; i++) writer.add(receipt(i, statuses[i % 3] ?? 'offered'), i % 2 === 0);
+    const statuses: Array<Receipt['status']> = ['offered', 'settled', 'rejected'];
+    const by = ['this-run', 'another', undefined] as const;
+    for (let i = 0; i < 3000; i++)
+      writer.add(receipt(i, statuses[i % 3] ?? 'offered'), by[Math.floor(i / 2) % 3]);
     expect(await readdir(dir)).not.toContain('receipts-r1.jsonl');
     await writer.close();
     expect(await readdir(dir)).toEqual(['receipts-r1.jsonl']);
     const lines = (await readFile(path, 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(3000);
     expect(JSON.parse(lines[1] ?? '')).toEqual(receipt(1, 'settled'));
-    expect(writer.totals).toMatchObject({
+    expect(writer.totals).toEqual({
       recipients: 3000,
-      sent: 1500,
+      amount: expect.any(String) as string,
+      sent: 1000,
+      sent_amount: expect.any(String) as string,
+      found: 1000,
       offered: 1000,
+      expired: 0,
       settled: 1000,
-      returned: 1000,
+      rejected: 1000,
+      withdrawn: 0,
     });
     expect(writer.totals.amount).toBe(sumAmounts(Array.from({ length: 3000 }, (_, i) => `0.${i}`)));
   });

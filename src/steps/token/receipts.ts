@@ -28,15 +28,24 @@ export interface Receipt {
   instrument: InstrumentId | null;
 }
 
-/** Totals of a distribution's receipts (a step's `totals` output). */
+/**
+ * Totals of a distribution's receipts (a step's `totals` output): `sent` and `sent_amount` are this run's
+ * transfers, `found` the transfers this run was about to send and found sent by another (a second runner, or an
+ * earlier process whose answer was lost); the statuses count what the ledger showed for each recipient.
+ */
 export interface ReceiptTotals {
   recipients: number;
   amount: string;
   sent: number;
   sent_amount: string;
+  found: number;
   offered: number;
+  expired: number;
   settled: number;
-  returned: number;
+  rejected: number;
+  withdrawn: number;
+  /** only when receipts of an earlier version said so (rejected or withdrawn, not told apart) */
+  returned?: number;
 }
 
 const CHUNK = 1 << 16;
@@ -47,7 +56,17 @@ export class ReceiptsWriter {
   private handle: FileHandle | undefined;
   private failure: unknown;
   private readonly partial: string;
-  private readonly counts = { recipients: 0, sent: 0, offered: 0, settled: 0, returned: 0 };
+  private readonly counts: Record<'recipients' | 'sent' | 'found' | ReceiptStatus, number> = {
+    recipients: 0,
+    sent: 0,
+    found: 0,
+    offered: 0,
+    expired: 0,
+    settled: 0,
+    rejected: 0,
+    withdrawn: 0,
+    returned: 0,
+  };
   private amount = new AmountDecimal(0);
   private sentAmount = new AmountDecimal(0);
 
@@ -56,16 +75,16 @@ export class ReceiptsWriter {
     this.writing = this.start();
   }
 
-  /** One recipient's receipt; `sent` when this run's transfer paid it. */
-  add(receipt: Receipt, sent: boolean): void {
+  /** One recipient's receipt; `by` says whether this run sent its transfer or found it sent by another. */
+  add(receipt: Receipt, by: 'this-run' | 'another' | undefined): void {
     this.counts.recipients++;
     this.counts[receipt.status]++;
     const value = amountValue(receipt.amount);
     this.amount = this.amount.plus(value);
-    if (sent) {
+    if (by === 'this-run') {
       this.counts.sent++;
       this.sentAmount = this.sentAmount.plus(value);
-    }
+    } else if (by === 'another') this.counts.found++;
     this.buffer += `${JSON.stringify(receipt)}\n`;
     if (this.buffer.length >= CHUNK) this.flush();
   }
@@ -76,9 +95,13 @@ export class ReceiptsWriter {
       amount: formatAmount(this.amount),
       sent: this.counts.sent,
       sent_amount: formatAmount(this.sentAmount),
+      found: this.counts.found,
       offered: this.counts.offered,
+      expired: this.counts.expired,
       settled: this.counts.settled,
-      returned: this.counts.returned,
+      rejected: this.counts.rejected,
+      withdrawn: this.counts.withdrawn,
+      ...(this.counts.returned > 0 ? { returned: this.counts.returned } : {}),
     };
   }
 

@@ -78,6 +78,42 @@ describe('recipients files', () => {
     expect(r.recipients.map((x) => x.line)).toEqual([2]);
   });
 
+  it('refuses a receiver with an invisible or foreign character at its position, and two that differ only in case', async () => {
+    const zeroWidth = party(1).replace('::', '\u200b::');
+    const nbsp = party(2).replace('-', '\u00a0');
+    const accent = party(3).replace('holder', 'hölder');
+    const twin = party(4).replace('holder', 'Holder');
+    const r = await both(
+      ['receiver,amount', zeroWidth, nbsp, accent, party(4), twin, party(5)]
+        .map((l, i) => (i ? `${l},1` : l))
+        .join('\n') + '\n',
+    );
+    const shown = (text: string): string =>
+      text.replace('\u200b', '\\u200b').replace('\u00a0', '\\u00a0').replace('ö', '\\u00f6');
+    expect(where(r)).toEqual([
+      `2:11 '${shown(zeroWidth)}' has an invisible character (U+200B) at position 11`,
+      `3:7 '${shown(nbsp)}' has an invisible character (U+00A0) at position 7`,
+      `4:2 '${shown(accent)}' has a character a party id cannot have ('ö', U+00F6) at position 2`,
+      `6:1 ${twin} differs from the receiver on line 5 (${party(4)}) only in letter case`,
+    ]);
+    expect(r.problems[0]?.hint).toMatch(/letters, digits, - and _ before the ::/);
+    expect(r.problems[3]?.hint).toMatch(/case-sensitive/);
+    expect(r.recipients.map((x) => x.line)).toEqual([5, 7]);
+    // the same in an inline list, at its pointer
+    const inline = inlineRecipients(
+      [
+        { receiver: party(4), amount: '1' },
+        { receiver: twin, amount: '1' },
+        { receiver: zeroWidth, amount: '1' },
+      ],
+      { sender: SENDER },
+    );
+    expect(inline.problems.map((p) => [p.pointer, p.col])).toEqual([
+      ['/1/receiver', 1],
+      ['/2/receiver', 1],
+    ]);
+  });
+
   it('refuses a byte-order mark, CRLF line ends, an empty file, a missing column and text that is not UTF-8', async () => {
     expect(where(await both(`\uFEFFreceiver,amount\n${party(1)},1\n`))).toEqual([
       '1:1 the file starts with a byte-order mark (BOM)',

@@ -10,7 +10,7 @@ import { didYouMean } from '../../playbook/closest.js';
 import type { Diagnostic } from '../../playbook/diagnostics.js';
 import { openDataFile } from '../../data-file.js';
 import { CsvReader, type CsvProblem, type CsvRecord } from './csv.js';
-import { isPartyId } from './common.js';
+import { isPartyId, partyIdProblem } from './common.js';
 
 export interface Recipient {
   /** the line of the file (or the entry of an inline list, from 1) */
@@ -60,7 +60,8 @@ class Collector {
   readonly problems: RecipientsProblem[] = [];
   more = 0;
   private total = new AmountDecimal(0);
-  private readonly firstLine = new Map<string, number>();
+  /** the first line of each receiver, by its id in lower case (and the id, when it is not all lower case) */
+  private readonly firstLine = new Map<string, number | { line: number; receiver: string }>();
 
   constructor(private readonly rules: RecipientRules) {}
 
@@ -81,16 +82,21 @@ class Collector {
       ok = false;
       this.problem({ ...at(column), message, ...(hint ? { hint } : {}) });
     };
+    const partyProblem = partyIdProblem(receiver);
     if (receiver.trim() !== receiver) report('receiver', 'the receiver has spaces around it', 'remove them');
     else if (receiver === '')
       report('receiver', 'the receiver is empty', 'write the party id <hint>::1220<64 hex>');
-    else if (!isPartyId(receiver))
-      report(
-        'receiver',
-        `'${clip(receiver)}' is not a party id`,
-        'a party id is <hint>::<68 hex digits>, e.g. holder-001::1220… as the ledger writes it',
-      );
-    else if (receiver === this.rules.sender)
+    else if (partyProblem !== undefined) {
+      ok = false;
+      const where = at('receiver');
+      this.problem({
+        ...where,
+        // an inline list has no columns: its pointer says where
+        col: where.pointer === undefined ? where.col + partyProblem.at : where.col,
+        message: partyProblem.message,
+        hint: partyProblem.hint,
+      });
+    } else if (receiver === this.rules.sender)
       report('receiver', 'the receiver is the sender itself', 'remove the line: a distribution pays others');
     if (amount.trim() !== amount) report('amount', 'the amount has spaces around it', 'remove them');
     else {
@@ -100,15 +106,25 @@ class Collector {
     }
     if (reference !== null && reference.length > MAX_REFERENCE)
       report('reference', `the reference is longer than ${MAX_REFERENCE} characters`);
-    if (isPartyId(receiver)) {
-      const first = this.firstLine.get(receiver);
-      if (first !== undefined)
+    if (partyProblem === undefined) {
+      // party ids are case-sensitive: two that differ only in case are two parties, one of them most likely a typo
+      const folded = receiver.toLowerCase();
+      const seen = this.firstLine.get(folded);
+      const first = typeof seen === 'number' ? { line: seen, receiver: folded } : seen;
+      // most party ids are lower case: a number is kept for those, the id only for the others
+      if (first === undefined) this.firstLine.set(folded, folded === receiver ? line : { line, receiver });
+      else if (first.receiver === receiver)
         report(
           'receiver',
-          `${clip(receiver)} is listed twice (first on line ${first})`,
+          `${clip(receiver)} is listed twice (first on line ${first.line})`,
           'a distribution pays each receiver once: merge the two lines into one',
         );
-      else this.firstLine.set(receiver, line);
+      else
+        report(
+          'receiver',
+          `${clip(receiver)} differs from the receiver on line ${first.line} (${clip(first.receiver)}) only in letter case`,
+          'party ids are case-sensitive, so these are two different parties and one of them is most likely mistyped: check which party each line means and fix or remove the other (pay a party that really differs only in case in another distribution)',
+        );
     }
     if (!ok) return;
     this.total = this.total.plus(amountValue(amount));

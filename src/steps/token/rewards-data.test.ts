@@ -103,6 +103,8 @@ describe('reconciliation with token.distribute’s receipts', () => {
     const first = [
       receipt('a'),
       receipt('b', { status: 'returned' }),
+      receipt('g', { status: 'rejected' }),
+      receipt('h', { status: 'expired' }),
       receipt('c', { status: 'settled' }),
       receipt('d', { status: 'settled', offer: null, update: null }),
       '',
@@ -118,8 +120,8 @@ describe('reconciliation with token.distribute’s receipts', () => {
       { file: 'r2.jsonl', text: second },
     ]);
     expect(counts).toEqual({
-      offers: 5,
-      byStatus: { offered: 3, settled: 1, returned: 1 },
+      offers: 7,
+      byStatus: { offered: 3, expired: 1, settled: 1, rejected: 1, withdrawn: 0, returned: 1 },
       direct: 1,
       repeated: 1,
       files: 2,

@@ -31,8 +31,11 @@ export function reportDays(rewards: DailyRewards, start: string, end: string): D
 export interface ReceiptCounts {
   /** receipts of transfers that created an offer (what the service counts as transfers created) */
   offers: number;
-  /** of those, by the status the receipt gives: offered (pending), settled (accepted), returned */
-  byStatus: { offered: number; settled: number; returned: number };
+  /**
+   * of those, by the status the receipt gives: offered (pending), expired, settled (accepted), rejected, withdrawn,
+   * returned (rejected or withdrawn, in receipts written before the two were told apart)
+   */
+  byStatus: Record<Status, number>;
   /** transfers that settled at once (a preapproved receiver): no offer, nothing the service counts */
   direct: number;
   /** recipients named more than once across the files (counted once) */
@@ -42,7 +45,7 @@ export interface ReceiptCounts {
   senders: string[];
 }
 
-const STATUSES = ['offered', 'settled', 'returned'] as const;
+const STATUSES = ['offered', 'expired', 'settled', 'rejected', 'withdrawn', 'returned'] as const;
 type Status = (typeof STATUSES)[number];
 
 /** A receipts file's problem at a line; `file:line: what`. */
@@ -63,7 +66,7 @@ export const MAX_RECEIPT_LINE = 64 * 1024;
 class ReceiptCounter {
   readonly counts: ReceiptCounts = {
     offers: 0,
-    byStatus: { offered: 0, settled: 0, returned: 0 },
+    byStatus: { offered: 0, expired: 0, settled: 0, rejected: 0, withdrawn: 0, returned: 0 },
     direct: 0,
     repeated: 0,
     files: 0,
@@ -94,7 +97,7 @@ class ReceiptCounter {
       throw new ReceiptsError(
         file,
         number,
-        'not a receipt of token.distribute (it has a receiver and a status offered, settled or returned)',
+        `not a receipt of token.distribute (it has a receiver and a status ${STATUSES.join(', ')})`,
       );
     if (typeof sender === 'string' && !this.senders.has(sender)) {
       this.senders.add(sender);
@@ -119,8 +122,8 @@ class ReceiptCounter {
  * Counts what token.distribute's receipts (JSON lines `{receiver, amount, reference, line, status, offer, update,
  * command, distribution, sender, instrument}`, docs/architecture.md "Distributing tokens") say was sent: each recipient of a
  * distribution once, however many files name it (each run of a distribution writes a whole file). A transfer made
- * an offer when the receipt names one or says `offered` or `returned` (an offer the receiver rejected was made all
- * the same); a `settled` receipt without an offer settled at once and created none. Receipts carry no time: the
+ * an offer when the receipt names one or says anything but `settled` (an offer the receiver rejected, or that
+ * expired, was made all the same); a `settled` receipt without an offer settled at once and created none. Receipts carry no time: the
  * count is compared with the service's over the whole period. A line that is not a receipt is a ReceiptsError
  * naming its file and line.
  */

@@ -118,8 +118,12 @@ function dateRange(w: With, now: number): { start: string; end: string } {
 }
 
 function describeReceipts(r: ReceiptCounts): string {
-  const { offered, settled, returned } = r.byStatus;
-  return `${r.offers} offer${r.offers === 1 ? '' : 's'} (${offered} pending, ${settled} accepted, ${returned} returned)${r.direct > 0 ? `, ${r.direct} settled at once without one` : ''}`;
+  const { offered, settled, ...ended } = r.byStatus;
+  const others = Object.entries(ended)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `, ${n} ${status}`)
+    .join('');
+  return `${r.offers} offer${r.offers === 1 ? '' : 's'} (${offered} pending, ${settled} accepted${others})${r.direct > 0 ? `, ${r.direct} settled at once without one` : ''}`;
 }
 
 async function rendered(path: string, content: string, field: 'csv' | 'svg'): Promise<RenderedFile> {

@@ -17,11 +17,20 @@ import {
   sendRecipient,
   closeReceipts,
   reportRecipient,
+  verifyRecipients,
   type DistributeWith,
   type DistributionState,
 } from './distribute.js';
+import { RESENDABLE } from './distribution.js';
 import type { Recipient } from './recipients.js';
-import { actingPartyId, amountSchema, checkActingParty, partyNameSchema, resolvePartyRef } from './common.js';
+import {
+  actingPartyId,
+  amountSchema,
+  checkActingParty,
+  partyNameSchema,
+  partyRefFinding,
+  resolvePartyRef,
+} from './common.js';
 
 const withSchema = {
   type: 'object',
@@ -49,7 +58,19 @@ const withSchema = {
       type: 'string',
       pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$',
       description:
-        'The transfer’s id on the ledger (its metadata carries it). Default: derived from the playbook, the step, the sender and the instrument. A new id sends again.',
+        'The transfer’s id on the ledger (its metadata carries it, as a distribution’s id). Default: derived from the playbook’s `name:`, the step, the sender and the instrument. A new id does not send again to a receiver and reference the sender already paid, unless `pay_again: true`.',
+    },
+    pay_again: {
+      type: 'boolean',
+      description:
+        'Send even when the sender already paid this receiver with this reference under another id (default false: refused, exit 65).',
+    },
+    resend: {
+      type: 'array',
+      items: { enum: [...RESENDABLE] },
+      uniqueItems: true,
+      description:
+        'Offer again, under a new command id, when this transfer’s offer ended unpaid: `expired`, `rejected`, `withdrawn` (default: reported, not sent again).',
     },
   },
   required: ['sender', 'receiver', 'amount'],
@@ -62,9 +83,8 @@ type With = FromSchema<typeof withSchema>;
 function asDistribution(w: With, ctx: Pick<StepContext, 'target'>): DistributeWith {
   const receiver = resolvePartyRef(ctx.target, w.receiver);
   if (receiver === undefined) {
-    throw new StepError(`receiver '${w.receiver}' is neither a party id nor a party of the target`, {
-      hint: `parties of this target: ${Object.keys(ctx.target?.parties ?? {}).join(', ') || 'none'}`,
-    });
+    const finding = partyRefFinding(w.receiver, ctx.target, '/receiver');
+    throw new StepError(`with.receiver: ${finding.message}`, { hint: finding.hint });
   }
   return {
     sender: w.sender,
@@ -74,6 +94,8 @@ function asDistribution(w: With, ctx: Pick<StepContext, 'target'>): DistributeWi
     ...(w.reason === undefined ? {} : { reason: w.reason }),
     ...(w.expires === undefined ? {} : { expires: w.expires }),
     ...(w.id === undefined ? {} : { distribution: w.id }),
+    ...(w.pay_again === undefined ? {} : { pay_again: w.pay_again }),
+    ...(w.resend === undefined ? {} : { resend: w.resend }),
     consolidate: false,
   };
 }
@@ -83,7 +105,8 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   summary: 'Send one amount to one receiver, exactly once (an offer, or a direct settlement).',
   withSchema,
   outputs: {
-    status: '`offered` (the receiver has an offer to accept), `settled` (it holds the amount) or `returned`',
+    status:
+      '`offered` (the receiver has an offer to accept), `expired` (it can no longer accept it), `settled` (it holds the amount), `rejected` or `withdrawn`',
     offer: 'the offer’s contract id (null once settled at once)',
     update: 'the update id of the transaction that sent it (null when a later run only found it)',
     receiver: 'the receiving party id',
@@ -96,12 +119,7 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
     const findings: StaticFinding[] = checkActingParty(w.sender, target, '/sender');
     if (typeof w.receiver === 'string' && !hasExpression(w.receiver) && target !== undefined) {
       const receiver = resolvePartyRef(target, w.receiver);
-      if (receiver === undefined)
-        findings.push({
-          pointer: '/receiver',
-          message: `'${w.receiver}' is neither a party id nor a party of the target`,
-          expected: 'a party id <hint>::1220<64 hex>, or a name under parties:',
-        });
+      if (receiver === undefined) findings.push(partyRefFinding(w.receiver, target, '/receiver'));
       else if (receiver === actingPartyId(target, w.sender))
         findings.push({ pointer: '/receiver', message: 'the receiver is the sender itself' });
     }
@@ -113,7 +131,10 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
   },
   items: (w, ctx) => recipientItems(asDistribution(w, ctx), ctx),
   observe: (ctx, w) => observeDistribution(ctx, asDistribution(w, ctx)),
-  plan: (_w, state, item) => planRecipient(state, item.value),
+  // a transfer's receiver is its distribution's only recipient
+  verify: async (ctx, w) =>
+    (await verifyRecipients(ctx, asDistribution(w, ctx))).map((f) => ({ ...f, pointer: '/receiver' })),
+  plan: (w, state, item) => planRecipient(w, state, item.value),
   apply: (ctx, w, item, _plan, state) => sendRecipient(ctx, asDistribution(w, ctx), state, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, asDistribution(w, ctx), item.value, intents),
   combine(w, results) {

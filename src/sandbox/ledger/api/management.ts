@@ -23,6 +23,15 @@ const RIGHT_KINDS = [
 
 const PARTY_HINT = /^[A-Za-z0-9:_ -]{1,255}$/;
 
+/** Why a string is no Daml-LF party (letters, digits, `:`, `-`, `_` and space, at most 255), as Canton says it. */
+function lfPartyProblem(party: string): string | undefined {
+  const bad = [...party].find((c) => !/[A-Za-z0-9:_ -]/.test(c));
+  if (bad !== undefined)
+    return `non expected character 0x${(bad.codePointAt(0) ?? 0).toString(16)} in Daml-LF Party "${party}"`;
+  if (party.length > 255) return `Daml-LF Party "${party.slice(0, 32)}…" is too long (max: 255)`;
+  return undefined;
+}
+
 function partyDetails(env: LedgerNodeEnv, party: string): Record<string, unknown> {
   return {
     party,
@@ -102,6 +111,11 @@ export const managementRoutes: LedgerRoute[] = [
     handle: ({ env, caller, params, query }) => {
       caller.requireAdmin();
       const wanted = [params.party ?? '', ...query.getAll('parties')].filter((p) => p !== '');
+      // as Canton reads them: each a Daml-LF party string (an unknown one is left out of the answer)
+      for (const party of wanted) {
+        const problem = lfPartyProblem(party);
+        if (problem !== undefined) throw errors.invalidArgument(problem);
+      }
       return json(200, {
         partyDetails: wanted.filter((p) => env.ledger.partyKnown(p)).map((p) => partyDetails(env, p)),
       });
