@@ -105,10 +105,10 @@ const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
 
 /**
  * `record` with its payload masked: the intent, the outputs and error messages — what a step or a service
- * wrote. Its type, run, step and item ids, statuses and times are structure the reader relies on, never masked.
+ * wrote (secrets, and credentials in URLs even when no secret is registered). Its type, run, step and item ids,
+ * statuses and times are structure the reader relies on, never masked.
  */
 function maskPayload(masker: Masker, record: JournalRecord): JournalRecord {
-  if (masker.size === 0) return record;
   switch (record.t) {
     case 'intent':
       return { ...record, intent: masker.maskDeep(record.intent) };
