@@ -13,13 +13,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { LockedError, StateError } from '../../errors.js';
+import { LockedError, StateError, UsageError } from '../../errors.js';
 import { GroupCommitJournal, parseJournal, type JournalRecord, type RunJournal } from '../journal.js';
 import { compactRecords } from '../journal-state.js';
 import type { Lock, LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import { runKey } from '../state-dir.js';
 import {
+  STATE_ENV,
   maskStateUrl,
   stateUrlSecrets,
   type JournalOptions,
@@ -111,13 +112,23 @@ export class PgStateBackend implements StateBackend {
   }
 
   /** A new connection, closed with the backend. */
-  async connect(): Promise<pg.Client> {
-    const client = new pg.Client({
-      connectionString: this.url,
-      application_name: 'ledgerbook',
-      keepAlive: true,
-      connectionTimeoutMillis: 15_000,
-    });
+  async connect(applicationName = 'ledgerbook'): Promise<pg.Client> {
+    let client: pg.Client;
+    try {
+      client = new pg.Client({
+        connectionString: this.url,
+        application_name: applicationName,
+        keepAlive: true,
+        connectionTimeoutMillis: 15_000,
+      });
+    } catch (error) {
+      // the driver reads the connection string here: what it cannot read is the user's to fix, not a bug
+      if (!(error instanceof TypeError)) throw error;
+      throw new UsageError(
+        `--state (or ${STATE_ENV}): cannot read the connection string ${this.where}: ${this.describe(error)}`,
+        'write postgres://user:password@host:5432/database',
+      );
+    }
     // A connection that drops between queries emits 'error'; the next query on it rejects and says why, and a
     // lock's connection also aborts its `lost` signal (PgLock). Without a listener the process would crash.
     client.on('error', () => undefined);
