@@ -21,6 +21,7 @@ import { listrReporter } from '../reporters/listr.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
+import { runnerSafe } from '../workflow-commands.js';
 import { isSavedPlanFile, readSavedPlan, refuseOverrides, savedPlanCheck, writeSavedPlan } from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
@@ -230,7 +231,8 @@ async function writeSummary(
   mask: (text: string) => string,
 ): Promise<void> {
   if (!markdown) return;
-  const text = mask(markdown);
+  // a later step may print either file: under GitHub Actions no line of it can be a workflow command
+  const text = runnerSafe(mask(markdown));
   if (file) await writeFile(file, text);
   const github = process.env['GITHUB_STEP_SUMMARY'];
   if (github) await appendFile(github, `${text}\n`);
