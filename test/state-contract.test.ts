@@ -211,6 +211,21 @@ describe.each(harnesses)('state contract: $name', (h) => {
     await backend.close();
   });
 
+  it('a holder recorded as user@host (as runs record it) is named once in a refusal and an unlock refusal', async () => {
+    const backend = await h.backend();
+    const key = newKey();
+    const lock = await backend.acquireLock(key, { ...holder, user: `root@${hostname()}` });
+    const refused = (await backend.acquireLock(key, holder).catch((e: unknown) => e)) as LockedError;
+    expect(refused.message).toContain(`locked by root@${hostname()} (pid ${process.pid})`);
+    expect(refused.message).not.toContain(`@${hostname()}@`);
+    const unlock = (await backend.unlock(key).catch((e: unknown) => e)) as LockedError;
+    expect(unlock).toBeInstanceOf(LockedError);
+    expect(unlock.message).toContain(`root@${hostname()}`);
+    expect(unlock.message).not.toContain(`@${hostname()}@`);
+    await lock.release();
+    await backend.close();
+  });
+
   it('concurrent acquires: exactly one wins, and every other names it', async () => {
     const backend = await h.backend();
     const key = newKey();

@@ -274,10 +274,14 @@ async function removeIfPresent(path: string): Promise<void> {
   }
 }
 
-function describeHolder(info: LockInfo): string {
-  // `user` may already name the host (`alice@build-7`): say it once
-  const who = info.user.endsWith(`@${info.host}`) ? info.user : `${info.user}@${info.host}`;
-  return `${who} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
+/** Who holds a lock, `user@host`: a `user` that names the host already (`alice@build-7`, as runs record it) once. */
+export function holderName(info: Pick<LockInfo, 'user' | 'host'>): string {
+  return info.user.endsWith(`@${info.host}`) ? info.user : `${info.user}@${info.host}`;
+}
+
+/** `alice@build-7 (pid 42) since …, running \`ledgerbook run …\``: a lock's holder in a refusal. */
+export function describeHolder(info: LockInfo): string {
+  return `${holderName(info)} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
 }
 
 /** The refusal a second run gets: who holds the lock, and what to do about it. */

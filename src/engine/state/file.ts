@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { LockedError } from '../../errors.js';
 import { Journal, type RunJournal } from '../journal.js';
-import { acquireLock, inspectLock, isStale, unlock, type Lock, type LockInfo } from '../lock.js';
+import { acquireLock, holderName, inspectLock, isStale, unlock, type Lock, type LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import type { StateCommand } from '../state-command.js';
 import { listRunDirs, runDir } from '../state-dir.js';
@@ -44,7 +44,7 @@ export class FileStateBackend implements StateBackend {
     if (found.state === 'held' && found.holder !== 'gone' && options.force !== true) {
       const { info } = found;
       throw new LockedError(
-        `the lock of ${key.playbook} on ${key.target} belongs to ${found.holder === 'alive' ? 'a live process' : 'a process on another host'}: pid ${info.pid} on ${info.host} (${info.command})`,
+        `the lock of ${key.playbook} on ${key.target} belongs to ${found.holder === 'alive' ? 'a live process' : 'a process on another host'}: ${holderName(info)}, pid ${info.pid} (${info.command})`,
         'stop that process first; --force removes the lock anyway (only if you are sure it is not running a step)',
       );
     }

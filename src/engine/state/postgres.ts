@@ -16,7 +16,7 @@ import pg from 'pg';
 import { LockedError, StateError, UsageError } from '../../errors.js';
 import { GroupCommitJournal, parseJournal, type JournalRecord, type RunJournal } from '../journal.js';
 import { compactRecords } from '../journal-state.js';
-import type { Lock, LockInfo } from '../lock.js';
+import { describeHolder, holderName, type Lock, type LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import { runKey } from '../state-dir.js';
 import {
@@ -293,7 +293,7 @@ export class PgStateBackend implements StateBackend {
     const { info } = found;
     if (found.holder === 'alive') {
       throw new LockedError(
-        `the lock of ${key.playbook} on ${key.target} is held by the live database session of ${info.user}@${info.host} (pid ${info.pid}, ${info.command})`,
+        `the lock of ${key.playbook} on ${key.target} is held by the live database session of ${holderName(info)} (pid ${info.pid}, ${info.command})`,
         'stop that process: its lock ends with its session, even if it is killed. If its machine is gone but the session lingers, a database administrator can end it (pg_terminate_backend)',
       );
     }
@@ -404,7 +404,7 @@ function lockedByOther(key: RunKey, holder: LockInfo | undefined, where: string)
     );
   }
   return new LockedError(
-    `${what} is locked by ${holder.user}@${holder.host} (pid ${holder.pid}) since ${holder.at}, running \`${holder.command}\` (${where})`,
+    `${what} is locked by ${describeHolder(holder)} (${where})`,
     'wait for that run to finish: the lock is held by its database session, so it is released as soon as that process ends, even by a crash; then run the same command again to resume',
   );
 }
