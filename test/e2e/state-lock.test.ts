@@ -8,8 +8,10 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { cli, collect, spawnCli, tempDir, writePlaybook } from './cli.js';
+import { eventsSchema } from '../../src/engine/events.js';
+import { cli, collect, events, spawnCli, tempDir, writePlaybook } from './cli.js';
 
 const SLOW = `name: slow
 inputs:
@@ -83,6 +85,46 @@ describe('the lock and the state dir', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toContain('removed lock stale-lock');
     expect(existsSync(join(runDirectory, 'lock.json'))).toBe(false);
+  });
+
+  it('status --json prints only events of schemas/events.schema.json: runs, their steps and a stale lock', async () => {
+    const dir = await tempDir();
+    await writePlaybook(dir, 'p.yaml', SLOW.replace('sleep 2', 'true'));
+    expect((await cli(['run', 'p.yaml'], { cwd: dir })).code).toBe(0);
+    const runDirectory = join(dir, '.ledgerbook', 'slow@sandbox');
+    const stale = {
+      id: 'stale-lock',
+      pid: 2 ** 22 + 17,
+      host: hostname(),
+      user: `someone@${hostname()}`,
+      at: new Date(0).toISOString(),
+      command: 'ledgerbook run p.yaml',
+      playbook: 'slow',
+      target: 'sandbox',
+    };
+    await writeFile(join(runDirectory, 'lock.json'), JSON.stringify(stale));
+    const status = await cli(['status', '--json'], { cwd: dir });
+    expect(status.code, status.stderr).toBe(0);
+    const validate = new Ajv2020({ strict: false }).compile(eventsSchema);
+    const lines = events(status.stdout);
+    for (const line of lines) expect(validate(line), JSON.stringify(validate.errors)).toBe(true);
+    expect(lines.map((e) => e.type)).toEqual(['version', 'status']);
+    expect(lines[1]).toMatchObject({
+      state: '.ledgerbook',
+      runs: [
+        {
+          playbook: 'slow',
+          target: 'sandbox',
+          lock: stale,
+          lockHolder: 'gone',
+          last: { status: 'succeeded' },
+        },
+      ],
+    });
+    // and in words: the holder once, the command that clears the stale lock
+    const plain = await cli(['status'], { cwd: dir });
+    expect(plain.stdout).toContain(`lock stale-lock: someone@${hostname()}, pid ${stale.pid}`);
+    expect(plain.stdout).toContain('`ledgerbook state unlock p.yaml --target sandbox --id stale-lock`');
   });
 
   it('a second run on the built-in sandbox while one runs is refused with exit 75 and how to share one', async () => {

@@ -114,6 +114,7 @@ export function plainReporter(
       case 'error':
       case 'version':
       case 'item.done':
+      case 'status':
         break;
     }
   };
