@@ -22,13 +22,13 @@ export function guardWorkflowCommands(env: NodeJS.ProcessEnv = process.env): voi
     const write = stream.write.bind(stream) as (chunk: string, ...rest: unknown[]) => boolean;
     const escape = workflowCommandEscaper();
     const decoder = new StringDecoder('utf8');
-    stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+    stream.write = (chunk: unknown, ...rest: unknown[]): boolean => {
       // a Buffer is read as the UTF-8 text it is (a character split across two writes is held until it is whole)
       const text = typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk as Uint8Array));
       // the encoding of a Buffer's write (ignored for it) does not apply to the text it became
       const after = typeof chunk !== 'string' && typeof rest[0] === 'string' ? rest.slice(1) : rest;
       return write(escape(text), ...after);
-    });
+    };
   }
 }
 

@@ -251,7 +251,11 @@ const runSummary = {
           status: { enum: ['applied', 'in-sync', 'skipped', 'unfinished'] },
           items: { type: 'integer' },
           done: { type: 'integer' },
-          pending: { type: 'array', items: { type: 'string' }, description: 'items with an intent and no end' },
+          pending: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'items with an intent and no end',
+          },
         },
         required: ['step', 'status', 'items', 'done', 'pending'],
         additionalProperties: false,
@@ -281,7 +285,10 @@ const lockInfo = {
 const statusEvent = event(
   'status',
   {
-    state: { type: 'string', description: 'where the state lives (a directory, or a database with its password masked)' },
+    state: {
+      type: 'string',
+      description: 'where the state lives (a directory, or a database with its password masked)',
+    },
     runs: {
       type: 'array',
       items: {
@@ -289,7 +296,10 @@ const statusEvent = event(
         properties: {
           playbook: { type: 'string' },
           target: { type: 'string' },
-          status: { type: 'string', description: 'the last run’s status, refined with its lock (`running (pid …)`)' },
+          status: {
+            type: 'string',
+            description: 'the last run’s status, refined with its lock (`running (pid …)`)',
+          },
           file: { type: 'string', description: 'the playbook file the last run named' },
           last: { ...runSummary, description: 'the last run, absent when none was recorded' },
           lock: lockInfo,
