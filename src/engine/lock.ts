@@ -30,11 +30,18 @@ export interface LockInfo {
 
 export interface Lock {
   readonly info: LockInfo;
-  /** the stale lock this one replaced (its process had died on this host) */
+  /** the stale lock this one replaced (its process had died, or its run had lost the lock) */
   readonly replaced: LockInfo | undefined;
   /**
-   * aborted when the lock can no longer be trusted to be held (a database session that ended); its reason is
-   * the error to stop with. A lock file cannot be lost while its process lives.
+   * how long taking it waited for the run that held it before to finish what it had in flight (a run that lost
+   * its lock while its process lived); 0 when there was nothing to wait for
+   */
+  readonly waitedMs?: number;
+  /**
+   * aborted when the lock is no longer held (a database session that ended, a lock file removed or taken by
+   * another run); its reason is the error to stop with. From then on the journal refuses every write (it is
+   * fenced: it checks the lock with each one), so the run can record nothing more; the engine starts nothing new
+   * and gives what is in flight LOST_LOCK_GRACE_MS to finish before it cancels it.
    */
   readonly lost?: AbortSignal;
   /**
@@ -51,6 +58,23 @@ export interface Lock {
 
 export const LOCK_FILE = 'lock.json';
 
+/**
+ * How long a run that lost its lock lets the items in flight finish (a submission answered, a command ended)
+ * before it cancels them: the next holder waits for this process, and finds what it sent settled rather than cut
+ * off in the middle.
+ */
+export const LOST_LOCK_GRACE_MS = 10_000;
+
+/** A lock file held by this process: `verify` checks that it still is, before and after each journal write. */
+export interface FileLock extends Lock {
+  /** resolves while `lock.json` is still this lock; otherwise aborts `lost` and rejects with its reason */
+  verify(): Promise<void>;
+}
+
+export function isFileLock(lock: Lock | undefined): lock is FileLock {
+  return lock !== undefined && typeof (lock as Partial<FileLock>).verify === 'function';
+}
+
 /** A writer creates the file and fills it in one write; a reader may see it empty for that instant. */
 const PARTIAL_READ_RETRIES = 5;
 const PARTIAL_READ_DELAY_MS = 20;
@@ -63,7 +87,7 @@ export async function acquireLock(
   dir: string,
   info: Omit<LockInfo, 'id' | 'at'>,
   command: StateCommand = stateCommand({ playbook: info.playbook, target: info.target }),
-): Promise<Lock> {
+): Promise<FileLock> {
   const full: LockInfo = { ...info, id: randomUUID(), at: new Date().toISOString() };
   const path = join(dir, LOCK_FILE);
   try {
@@ -136,12 +160,32 @@ export async function removeStrayTemporaries(dir: string): Promise<void> {
   await Promise.all(strays.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }
 
-function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): Lock {
+function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): FileLock {
   let released = false;
+  const lost = new AbortController();
   return {
     info,
     replaced,
+    lost: lost.signal,
     removableWhileHeld: true,
+    async verify() {
+      if (lost.signal.aborted) throw lost.signal.reason;
+      const current = parseLock(await readText(path));
+      if (current !== undefined && current !== 'corrupt' && current.id === info.id) return;
+      const now =
+        current === undefined
+          ? 'it was removed (`ledgerbook state unlock --force`)'
+          : current === 'corrupt'
+            ? 'it was overwritten'
+            : `it is held now by ${describeHolder(current)}`;
+      lost.abort(
+        new StateError(
+          `this run no longer holds its lock ${path}: ${now}. Nothing more is recorded, so the run stops`,
+          'what it had in flight is left for the next run to reconcile: run the same command again once this process has ended',
+        ),
+      );
+      throw lost.signal.reason;
+    },
     async release() {
       if (released) return;
       released = true;

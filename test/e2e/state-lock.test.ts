@@ -154,7 +154,7 @@ steps:
     expect((await cli(['run', 'second.yaml'], { cwd: dir, timeoutMs: 120_000 })).code).toBe(0);
   });
 
-  it('a live run whose lock was removed by hand (unlock --force) is not taken for stopped: the next run is refused (exit 75) naming it, status says it runs', async () => {
+  it('a live run whose lock was removed by hand (unlock --force) is not taken for stopped: the next run is refused (exit 75) naming it, status says it runs; it records nothing more and stops', async () => {
     const dir = await tempDir();
     await writePlaybook(
       dir,
@@ -184,11 +184,16 @@ steps:
     expect(second.stderr).toContain(`kill -INT ${pid}`);
     expect(await readFile(journal, 'utf8')).toBe(before);
 
+    // its lock gone, the first run records nothing more: its command ends, and the run stops at its next write
     const firstResult = await first;
-    expect(firstResult.code, firstResult.stdout).toBe(0);
+    expect(firstResult.code, firstResult.stdout).toBe(1);
+    expect(firstResult.stderr).toContain('this run no longer holds its lock');
+    expect(firstResult.stderr).toContain('it was removed (`ledgerbook state unlock --force`)');
+    expect(await readFile(journal, 'utf8')).toBe(before);
+    // the next run reconciles what it left in flight: the command ran to its end, so it is done
     const third = await cli(['run', 'p.yaml'], { cwd: dir });
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stdout).toContain('Nothing to do');
+    expect(third.stdout).toContain('resume slow');
   });
 
   it('another file with the same name is refused, naming both; the same file from another checkout resumes its run', async () => {
