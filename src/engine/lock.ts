@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, StateError } from '../errors.js';
@@ -99,9 +99,10 @@ export async function acquireLock(
   // A holder that releases between our failed create and our read leaves nothing to report: try again.
   let replaced: LockInfo | undefined;
   for (let tries = 0; tries < 3; tries++) {
-    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) {
+    const created = await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`);
+    if (created) {
       await removeStrayTemporaries(dir);
-      return heldLock(path, full, replaced);
+      return heldLock(path, full, replaced, created);
     }
     const holder = await readLockSettled(path, command);
     if (holder && isStale(holder)) {
@@ -120,25 +121,28 @@ export async function acquireLock(
   );
 }
 
-async function createExclusive(path: string, content: string): Promise<boolean> {
+/**
+ * Creates `path` with `content` unless it exists: the open file on success (kept open while the lock is held, so
+ * that `verify` can tell from it alone whether the lock file is still there), undefined when it exists.
+ */
+async function createExclusive(path: string, content: string): Promise<FileHandle | undefined> {
   // The pid in the name tells a crash's leftover (removeStrayTemporaries) from another run's file in flight.
   const temporary = `${path}.${process.pid}.${randomUUID()}${TEMPORARY_SUFFIX}`;
   const handle = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
     throw stateIoError(`cannot create the lock file ${path}`, error);
   });
+  let linked = false;
   try {
     await handle.writeFile(content, 'utf8');
     await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
     await link(temporary, path);
-    return true;
+    linked = true;
+    return handle;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw stateIoError(`cannot create the lock file ${path}`, error);
   } finally {
+    if (!linked) await handle.close();
     await unlink(temporary).catch(() => undefined);
   }
 }
@@ -160,9 +164,13 @@ export async function removeStrayTemporaries(dir: string): Promise<void> {
   await Promise.all(strays.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }
 
-function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): FileLock {
+function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined, file: FileHandle): FileLock {
   let released = false;
   const lost = new AbortController();
+  const close = (): void => {
+    // the descriptor only; the lock file is removed (or not) by the caller
+    void file.close().catch(() => undefined);
+  };
   return {
     info,
     replaced,
@@ -170,13 +178,15 @@ function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined):
     removableWhileHeld: true,
     async verify() {
       if (lost.signal.aborted) throw lost.signal.reason;
+      // The lock file is removed (`state unlock`), and another one linked in its place, never rewritten: while
+      // the file this process created still has a name, it is this run's lock. One fstat, no path lookup.
+      if ((await file.stat()).nlink > 0) return;
       const current = parseLock(await readText(path));
-      if (current !== undefined && current !== 'corrupt' && current.id === info.id) return;
       const now =
         current === undefined
           ? 'it was removed (`ledgerbook state unlock --force`)'
           : current === 'corrupt'
-            ? 'it was overwritten'
+            ? 'another file, not a ledgerbook lock, is in its place'
             : `it is held now by ${describeHolder(current)}`;
       lost.abort(
         new StateError(
@@ -189,13 +199,18 @@ function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined):
     async release() {
       if (released) return;
       released = true;
-      const current = parseLock(await readText(path));
-      if (current !== undefined && current !== 'corrupt' && current.id === info.id)
-        await removeIfPresent(path);
+      try {
+        const current = parseLock(await readText(path));
+        if (current !== undefined && current !== 'corrupt' && current.id === info.id)
+          await removeIfPresent(path);
+      } finally {
+        close();
+      }
     },
     releaseSync() {
       if (released) return;
       released = true;
+      close();
       let text: string | undefined;
       try {
         text = readFileSync(path, 'utf8');
