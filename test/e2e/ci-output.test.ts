@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('output under GitHub Actions', () => {
-  it('a core.log message with newlines and workflow commands: no line of the output, summaries or --json is one', async () => {
+  it('a core.log message with newlines and workflow commands: no line of stdout or stderr, plain or --json, is one', async () => {
     await writePlaybook(
       dir,
       'log.yaml',
