@@ -588,6 +588,40 @@ describe('PostgreSQL state: migrations, secrets, a lost connection', () => {
     await backend.close();
   });
 
+  it('a write in progress when the session is terminated fails with the lost lock`s reason, the lock lost at once', async () => {
+    const backend = (await pgHarness.backend()) as PgStateBackend;
+    const key = newKey();
+    const lock = await backend.acquireLock(key, holder);
+    const journal = await backend.openJournal(key, masker, { lock });
+    await journal.appendDurable(runRecord('r1', key));
+    // an administrator's transaction holds the generation's row: the next batch waits in its INSERT
+    const admin = await backend.connect();
+    await admin.query('BEGIN');
+    await admin.query(`SELECT 1 FROM ${PG_SCHEMA}.journals FOR UPDATE`);
+    const write = journal.appendDurable(intent('r1', 'a'));
+    write.catch(() => undefined);
+    const { rows } = await admin.query<{ backend_pid: number }>(`SELECT backend_pid FROM ${PG_SCHEMA}.locks`);
+    await waitFor(async () => {
+      const waiting = await backend.connect();
+      const { rowCount } = await waiting.query(
+        "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+        [rows[0]?.backend_pid],
+      );
+      await backend.disconnect(waiting);
+      return rowCount === 1;
+    });
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.backend_pid]);
+    const failed = (await write.catch((e: unknown) => e)) as StateError;
+    expect(failed).toBeInstanceOf(StateError);
+    expect(failed.message).toMatch(/^lost the connection to the state database/);
+    expect(lock.lost?.aborted).toBe(true);
+    expect(lock.lost?.reason).toBe(failed);
+    await admin.query('ROLLBACK');
+    await journal.close().catch(() => undefined);
+    await lock.release();
+    await backend.close();
+  });
+
   it('a lost connection aborts the lock`s `lost` signal with the error to stop with', async () => {
     const backend = await pgHarness.backend();
     const key = newKey();

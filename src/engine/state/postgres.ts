@@ -499,6 +499,18 @@ async function insertLines(client: pg.Client, key: string, lines: string[], lock
   if (inserted.rowCount !== lines.length) throw await lock.fenced();
 }
 
+/**
+ * Whether a query failed because its session ended: the server terminated it (SQLSTATE class 57P: an
+ * administrator, a shutdown) or the connection failed (class 08, or no SQLSTATE at all: the socket closed or
+ * reset), rather than because of the query itself.
+ */
+function sessionEnd(error: unknown): boolean {
+  if (error instanceof StateError) return false;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P');
+}
+
 function lockedByOther(key: RunKey, holder: LockInfo | undefined, where: string): LockedError {
   const what = `${key.playbook} on target ${key.target}`;
   if (!holder) {
@@ -565,6 +577,16 @@ class PgLock implements Lock {
     // without it, a run taking over after this one lost its lock would not wait for this process
     session.on('error', (error: unknown) => this.sessionEnded(error));
     session.on('end', () => this.sessionEnded());
+  }
+
+  /**
+   * The error a write on this lock's connection failed with: when the session ended (the write was on it when
+   * it was terminated, before the connection reports its end), the lock is lost and its reason is the error.
+   */
+  writeFailed(error: unknown): StateError | undefined {
+    if (!sessionEnd(error)) return undefined;
+    this.sessionEnded(error);
+    return this.lost.aborted ? (this.lost.reason as StateError) : undefined;
   }
 
   private sessionEnded(error?: unknown): void {
@@ -646,7 +668,7 @@ class PgJournal extends GroupCommitJournal {
   }
 
   protected writeError(error: unknown): StateError {
-    return this.backend.fail('cannot write the journal', error, this.file);
+    return this.lock?.writeFailed(error) ?? this.backend.fail('cannot write the journal', error, this.file);
   }
 
   protected async closeStore(): Promise<void> {
