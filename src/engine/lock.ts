@@ -7,7 +7,7 @@
  * another host cannot be checked from here: it is refused with the command that clears it.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
+import { fstatSync, readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -179,8 +179,9 @@ function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined, 
     async verify() {
       if (lost.signal.aborted) throw lost.signal.reason;
       // The lock file is removed (`state unlock`), and another one linked in its place, never rewritten: while
-      // the file this process created still has a name, it is this run's lock. One fstat, no path lookup.
-      if ((await file.stat()).nlink > 0) return;
+      // the file this process created still has a name, it is this run's lock. One fstat of a descriptor held
+      // open (synchronous: a round through the thread pool would cost more than the call), no path lookup.
+      if (fstatSync(file.fd).nlink > 0) return;
       const current = parseLock(await readText(path));
       const now =
         current === undefined
