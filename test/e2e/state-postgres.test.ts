@@ -388,7 +388,9 @@ steps:
       const resumed = await second.done;
 
       expect(stopped.code).toBe(1);
-      expect(stopped.stderr, stopped.stdout + stopped.stderr).toContain('lost the connection to the state database');
+      expect(stopped.stderr, stopped.stdout + stopped.stderr).toContain(
+        'lost the connection to the state database',
+      );
       expect(stopped.stderr).not.toContain(new URL(url).password);
       expect(resumed.code, resumed.screen).toBe(0);
       // the first recorded nothing after its session ended: whatever the second recorded came after it stopped
