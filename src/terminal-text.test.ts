@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { terminalSafe, terminalSafeDeep } from './terminal-text.js';
+import {
+  terminalSafe,
+  terminalSafeDeep,
+  workflowCommandEscaper,
+  workflowCommandSafe,
+} from './terminal-text.js';
 
 describe('terminalSafe', () => {
   it('shows control characters and bidirectional overrides as escapes, keeps newlines, tabs and other text', () => {
@@ -21,5 +26,39 @@ describe('terminalSafe', () => {
     // repeated calls give the same answer (no regex state carried between them)
     expect(terminalSafeDeep('a\u001b')).toBe('a\\u001b');
     expect(terminalSafeDeep('a\u001b')).toBe('a\\u001b');
+  });
+});
+
+describe('workflowCommandEscaper', () => {
+  it('breaks a leading :: (after any blanks) and ##[ anywhere, and nothing else', () => {
+    const safe = workflowCommandSafe;
+    expect(safe('::add-mask::hunter2')).toBe(':\\u003aadd-mask::hunter2');
+    expect(safe('ok\n  \t::error file=x::boom\n::set-output name=a::b')).toBe(
+      'ok\n  \t:\\u003aerror file=x::boom\n:\\u003aset-output name=a::b',
+    );
+    expect(safe('x\r::stop-commands::t')).toBe('x\r:\\u003astop-commands::t');
+    expect(safe('\u00a0\u2003\ufeff::warning::w')).toBe('\u00a0\u2003\ufeff:\\u003awarning::w');
+    expect(safe('log ##[add-mask]s3cret and ###[set-output name=x;]y')).toBe(
+      'log ##\\u005badd-mask]s3cret and ###\\u005bset-output name=x;]y',
+    );
+    // a :: not at the start of its line, a lone leading colon, a party id, markdown headings: as they are
+    for (const text of ['a ::error::x', ': x', 'alice::1220ab', '## Plan\n### Step', 'a: b:: c'])
+      expect(safe(text)).toBe(text);
+  });
+
+  it('keeps its place in the line across chunks', () => {
+    const escape = workflowCommandEscaper();
+    const chunks = ['hello\n  ', ':', ':add-mask::x\nlog #', '#', '[error]y\n', '::', 'ok'];
+    expect(chunks.map(escape).join('')).toBe(
+      'hello\n  :\\u003aadd-mask::x\nlog ##\\u005berror]y\n:\\u003aok',
+    );
+    // a line that did not start at a chunk's start is not taken for one that did
+    const other = workflowCommandEscaper();
+    expect(['abc', '::x::y'].map(other).join('')).toBe('abc::x::y');
+  });
+
+  it('leaves an NDJSON line the same JSON', () => {
+    const line = JSON.stringify({ type: 'log', message: 'a\n::add-mask::x ##[add-mask]y' });
+    expect(JSON.parse(workflowCommandSafe(line))).toEqual(JSON.parse(line));
   });
 });

@@ -20,6 +20,7 @@ import { copyState } from '../src/engine/state/copy.js';
 import { FileStateBackend } from '../src/engine/state/file.js';
 import { openRun, type RunOwner } from '../src/engine/open-run.js';
 import { PgStateBackend, PG_SCHEMA } from '../src/engine/state/postgres.js';
+import type pg from 'pg';
 import { createDatabase, startPgServer, type PgServer } from './pg-server.js';
 
 let server: PgServer;
@@ -42,6 +43,13 @@ interface Harness {
   tearLastWrite(backend: StateBackend, key: RunKey): Promise<void>;
   /** a lock whose holder is gone: its record stays, its process (or session) does not */
   leaveDeadLock(backend: StateBackend, key: RunKey): Promise<void>;
+  /**
+   * another run takes the lock `lock` holds while its holder lives (a lock file removed by hand, a database session
+   * reset by a pooler): resolves once the lock is the other run's, with that run's lock once it may go on
+   */
+  takeOver(backend: StateBackend, key: RunKey, lock: Lock): Promise<{ next: Promise<Lock> }>;
+  /** whether the next holder waits for the one it took over from to let go (its process to stop acting) */
+  waitsForPrevious: boolean;
 }
 
 let count = 0;
@@ -64,6 +72,13 @@ const harnesses: Harness[] = [
       await once(child, 'exit');
       await backend.acquireLock(key, { ...holder, pid: child.pid as number, user: 'ghost' });
     },
+    async takeOver(backend, key) {
+      // `state unlock --force`, then another run (on another host sharing the folder, or once the check of the
+      // journal's live run is passed) takes it
+      await backend.unlock(key, { force: true });
+      return { next: Promise.resolve(await backend.acquireLock(key, { ...holder, user: 'bob' })) };
+    },
+    waitsForPrevious: false,
   },
   {
     name: 'PostgreSQL',
@@ -92,7 +107,23 @@ const harnesses: Harness[] = [
       );
       await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.backend_pid]);
       await waitFor(() => lock.lost?.aborted === true);
+      // its process is gone too: its other session (that it acts) ends with it
+      await lock.release();
     },
+    async takeOver(backend, key, lock) {
+      // a pooler resetting the session (DISCARD ALL) ends its advisory locks while the connection lives on
+      await (lock as unknown as { connection: pg.Client }).connection.query(
+        'SELECT pg_advisory_unlock_all()',
+      );
+      const next = backend.acquireLock(key, { ...holder, user: 'bob' });
+      next.catch(() => undefined);
+      await waitFor(async () => {
+        const found = await backend.inspectLock(key);
+        return found.state === 'held' && found.info.user === 'bob';
+      });
+      return { next };
+    },
+    waitsForPrevious: true,
   },
 ];
 
@@ -211,6 +242,21 @@ describe.each(harnesses)('state contract: $name', (h) => {
     await backend.close();
   });
 
+  it('a holder recorded as user@host (as runs record it) is named once in a refusal and an unlock refusal', async () => {
+    const backend = await h.backend();
+    const key = newKey();
+    const lock = await backend.acquireLock(key, { ...holder, user: `root@${hostname()}` });
+    const refused = (await backend.acquireLock(key, holder).catch((e: unknown) => e)) as LockedError;
+    expect(refused.message).toContain(`locked by root@${hostname()} (pid ${process.pid})`);
+    expect(refused.message).not.toContain(`@${hostname()}@`);
+    const unlock = (await backend.unlock(key).catch((e: unknown) => e)) as LockedError;
+    expect(unlock).toBeInstanceOf(LockedError);
+    expect(unlock.message).toContain(`root@${hostname()}`);
+    expect(unlock.message).not.toContain(`@${hostname()}@`);
+    await lock.release();
+    await backend.close();
+  });
+
   it('concurrent acquires: exactly one wins, and every other names it', async () => {
     const backend = await h.backend();
     const key = newKey();
@@ -292,21 +338,69 @@ describe.each(harnesses)('state contract: $name', (h) => {
       expect((refused as LockedError).exitCode).toBe(75);
       expect((refused as LockedError).message).toContain(`(pid ${pid})`);
       expect(await read(backend, key)).toEqual(before);
-      // the run goes on and ends; then its run is resumed
-      await journalA.appendDurable(done('r1', 'a'));
+      // the run goes on and ends; then its run is resumed. A run whose lock file was removed records nothing
+      // more (its journal checks the lock with each write); a database session's lock cannot be removed.
+      const last = journalA.appendDurable(done('r1', 'a'));
+      if (lockA.removableWhileHeld) {
+        await expect(last).rejects.toThrow(/no longer holds its lock/);
+        expect(lockA.lost?.aborted).toBe(true);
+      } else await last;
       alive.kill();
       await once(alive, 'exit');
-      await journalA.close();
+      await journalA.close().catch((error: unknown) => expect(error).toBeInstanceOf(StateError));
       await lockA.release();
       const { lock, journal } = await openRun(backend, key, holder, masker, owner('p.yaml'));
       expect(lastRun(journal.records)).toMatchObject({ run: 'r1', status: 'running' });
-      expect(journal.records.map((r) => r.t)).toEqual(['run', 'intent', 'done']);
+      expect(journal.records.map((r) => r.t)).toEqual(
+        lockA.removableWhileHeld ? ['run', 'intent'] : ['run', 'intent', 'done'],
+      );
       await journal.close();
       await lock.release();
     } finally {
       alive.kill();
       await backend.close();
     }
+  });
+
+  it('a holder whose lock is taken over records nothing more (fenced), and the next holder goes on only once it has let go', async () => {
+    const backend = await h.backend();
+    const key = newKey();
+    const lockA = await backend.acquireLock(key, holder);
+    const journalA = await backend.openJournal(key, masker, { lock: lockA });
+    journalA.append(runRecord('r1', key));
+    await journalA.appendDurable(intent('r1', 'a'));
+    const { next } = await h.takeOver(backend, key, lockA);
+    // the old holder writes nothing more, and knows its lock is lost
+    const refused = (await journalA.appendDurable(intent('r1', 'b')).catch((e: unknown) => e)) as StateError;
+    expect(refused).toBeInstanceOf(StateError);
+    expect(refused.message).toContain('no longer holds its lock');
+    expect(refused.message).toContain('bob@');
+    expect(lockA.lost?.aborted).toBe(true);
+    expect(lockA.lost?.reason).toBe(refused);
+    expect(() => journalA.append(done('r1', 'a'))).toThrow(StateError);
+    if (h.waitsForPrevious) {
+      // while the old holder's process may still act, the new one does not go on
+      const state = await Promise.race([
+        next.then(() => 'went on'),
+        new Promise((resolve) => setTimeout(() => resolve('waiting'), 300)),
+      ]);
+      expect(state).toBe('waiting');
+    }
+    await journalA.close().catch((error: unknown) => expect(error).toBeInstanceOf(StateError));
+    await lockA.release();
+    const lockB = await next;
+    const journalB = await backend.openJournal(key, masker, { lock: lockB });
+    expect(journalB.records.map((r) => [r.t, (r as { item?: string }).item])).toEqual([
+      ['run', undefined],
+      ['intent', 'a'],
+    ]);
+    await journalB.appendDurable(done('r1', 'a'));
+    await journalB.close();
+    // the old holder's release left the new lock alone
+    expect(await backend.inspectLock(key)).toMatchObject({ state: 'held', info: { id: lockB.info.id } });
+    await lockB.release();
+    expect((await read(backend, key)).map((r) => r.t)).toEqual(['run', 'intent', 'done']);
+    await backend.close();
   });
 
   it('the state of another file with the same name is refused, naming both; the same file from another checkout, or --fresh, carries on', async () => {
@@ -431,11 +525,11 @@ describe('PostgreSQL state: migrations, secrets, a lost connection', () => {
   it('creates its schema, records the version, and a second migrate applies nothing', async () => {
     const url = await createDatabase(server, `lb_${count++}`);
     const first = await PgStateBackend.open(url);
-    expect(first.migrated).toEqual([1]);
+    expect(first.migrated).toEqual([1, 2]);
     expect(await first.migrate()).toEqual([]);
     const client = await first.connect();
     const { rows } = await client.query(`SELECT version FROM ${PG_SCHEMA}.schema_migrations`);
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
     await first.close();
     expect((await PgStateBackend.open(url)).migrated).toEqual([]);
   });
@@ -469,6 +563,63 @@ describe('PostgreSQL state: migrations, secrets, a lost connection', () => {
     expect(bad).toBeInstanceOf(StateError);
     expect((bad as Error).message).toContain('password authentication failed');
     expect((bad as Error).message).not.toContain(wrong);
+  });
+
+  it('a run that lost its lock while its process acts: the next one waits for it, and is refused (75) naming it when it does not let go', async () => {
+    const url = await createDatabase(server, `lb_${count++}`);
+    const backend = await PgStateBackend.open(url, { previousRunWaitMs: 300 });
+    const key = newKey();
+    const lockA = await backend.acquireLock(key, holder);
+    await (lockA as unknown as { connection: pg.Client }).connection.query('SELECT pg_advisory_unlock_all()');
+    const refused = (await backend
+      .acquireLock(key, { ...holder, user: 'bob' })
+      .catch((e: unknown) => e)) as LockedError;
+    expect(refused).toBeInstanceOf(LockedError);
+    expect(refused.exitCode).toBe(75);
+    expect(refused.message).toContain(`alice@${hostname()} (pid ${process.pid})`);
+    expect(refused.message).toContain('lost its lock while it ran');
+    expect(refused.message).not.toContain(new URL(url).password);
+    expect(refused.hint).toMatch(/pg_terminate_backend\(\d+\)/);
+    // the refused run left nothing behind: once the first lets go, the next takes the lock at once
+    await lockA.release();
+    const next = await backend.acquireLock(key, holder);
+    expect(next.waitedMs).toBe(0);
+    await next.release();
+    await backend.close();
+  });
+
+  it('a write in progress when the session is terminated fails with the lost lock`s reason, the lock lost at once', async () => {
+    const backend = (await pgHarness.backend()) as PgStateBackend;
+    const key = newKey();
+    const lock = await backend.acquireLock(key, holder);
+    const journal = await backend.openJournal(key, masker, { lock });
+    await journal.appendDurable(runRecord('r1', key));
+    // an administrator's transaction holds the generation's row: the next batch waits in its INSERT
+    const admin = await backend.connect();
+    await admin.query('BEGIN');
+    await admin.query(`SELECT 1 FROM ${PG_SCHEMA}.journals FOR UPDATE`);
+    const write = journal.appendDurable(intent('r1', 'a'));
+    write.catch(() => undefined);
+    const { rows } = await admin.query<{ backend_pid: number }>(`SELECT backend_pid FROM ${PG_SCHEMA}.locks`);
+    await waitFor(async () => {
+      const waiting = await backend.connect();
+      const { rowCount } = await waiting.query(
+        "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+        [rows[0]?.backend_pid],
+      );
+      await backend.disconnect(waiting);
+      return rowCount === 1;
+    });
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.backend_pid]);
+    const failed = (await write.catch((e: unknown) => e)) as StateError;
+    expect(failed).toBeInstanceOf(StateError);
+    expect(failed.message).toMatch(/^lost the connection to the state database/);
+    expect(lock.lost?.aborted).toBe(true);
+    expect(lock.lost?.reason).toBe(failed);
+    await admin.query('ROLLBACK');
+    await journal.close().catch(() => undefined);
+    await lock.release();
+    await backend.close();
   });
 
   it('a lost connection aborts the lock`s `lost` signal with the error to stop with', async () => {

@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, EXIT_CODE_HELP } from '../errors.js';
 import { globalOptions, optionsFor, type OptionSpec } from './options.js';
+import { guardWorkflowCommands } from './workflow-commands.js';
 import { VERSION } from './version.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -269,6 +270,7 @@ function ignoreClosedPipes(): void {
 
 async function main(argv: string[]): Promise<number> {
   ignoreClosedPipes();
+  guardWorkflowCommands();
   let code: number = EXIT.OK;
   const program = build((c) => (code = c));
   // subcommands copy these settings only when created after them: set them on every command of the tree

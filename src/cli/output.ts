@@ -1,8 +1,9 @@
 import { LedgerbookError, ValidationError, exitCodeOf, type ExitCode } from '../errors.js';
 import { EVENT_STRUCTURE, EVENTS_VERSION, type EventInput, type LedgerbookEvent } from '../engine/events.js';
-import type { Masker } from '../engine/masker.js';
+import { Masker } from '../engine/masker.js';
 import { formatDiagnostics } from '../playbook/format.js';
 import { terminalSafe } from '../terminal-text.js';
+import { hideUrlCredentials } from '../url-credentials.js';
 import { VERSION } from './version.js';
 
 export interface GlobalOptions {
@@ -19,7 +20,7 @@ export interface Output {
   json: boolean;
   /** human text: stdout, or stderr with --json */
   human: NodeJS.WriteStream;
-  /** human text with values in it (file names, run records, messages): written terminal-safe */
+  /** human text with values in it (file names, run records, messages): written terminal-safe, URLs without credentials */
   say(text: string): void;
   color: boolean;
   /** the terminal's live view: only in an interactive terminal, never under CI, NO_COLOR, TERM=dumb or --json */
@@ -37,7 +38,7 @@ export function makeOutput(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
   return {
     json,
     human,
-    say: (text) => void human.write(terminalSafe(text)),
+    say: (text) => void human.write(terminalSafe(hideUrlCredentials(text))),
     color: human.isTTY === true && !noColor,
     interactive: !json && process.stdout.isTTY === true && !ci && !noColor,
     debug: options.debug === true,
@@ -53,10 +54,11 @@ export function versionEvent(): LedgerbookEvent {
 
 /**
  * Report an error that ended a command: diagnostics with positions for bad input, message and hint for the
- * rest, a stack only for bugs or with --debug. Returns the exit code. Everything passes the masker.
+ * rest, a stack only for bugs or with --debug. Returns the exit code. Everything passes the masker (without the
+ * run's, one that knows no secret still hides the credentials of URLs).
  */
-export function reportError(error: unknown, out: Output, masker?: Masker): ExitCode {
-  const mask = (text: string): string => (masker ? masker.mask(text) : text);
+export function reportError(error: unknown, out: Output, masker: Masker = new Masker()): ExitCode {
+  const mask = (text: string): string => masker.mask(text);
   const code = exitCodeOf(error);
   const write = (text: string): boolean => process.stderr.write(`${mask(text)}\n`);
   if (error instanceof ValidationError) {
@@ -82,7 +84,7 @@ export function reportError(error: unknown, out: Output, masker?: Masker): ExitC
       ...(error instanceof ValidationError ? { diagnostics: [...error.diagnostics] } : {}),
     };
     const event = { ...input, time: new Date().toISOString() } as LedgerbookEvent;
-    out.event(masker ? masker.maskDeep(event, EVENT_STRUCTURE) : event);
+    out.event(masker.maskDeep(event, EVENT_STRUCTURE));
   }
   return code;
 }

@@ -456,4 +456,14 @@ describe('createHttpClient (core.wait)', () => {
     const error = await failure(createHttpClient().get('not a url'));
     expect(error.retryability).toBe('permanent');
   });
+
+  it('refuses a URL with credentials before sending anything, without quoting them', async () => {
+    const server = await serve((_req, res) => json(res, 200, {}));
+    const url = server.url.replace('http://', 'http://watcher:s3cret-word@');
+    const error = await failure(createHttpClient({ dispatcher: agent }).get(`${url}/health`));
+    expect(error.retryability).toBe('permanent');
+    expect(error.message).toContain('carries credentials');
+    expect(`${error.message} ${error.hint ?? ''}`).not.toContain('s3cret-word');
+    expect(server.seen).toHaveLength(0);
+  });
 });

@@ -648,7 +648,20 @@ export function createHttpClient(
       let target: URL;
       try {
         target = new URL(url);
+        if (target.username !== '' || target.password !== '') {
+          // credentials never travel inside URLs (a URL read from a step's outputs; the playbook's are checked
+          // at validate)
+          throw new ServiceError({
+            service: `http ${target.host}`,
+            method: 'GET',
+            path: target.pathname,
+            serviceMessage: 'the URL carries credentials (user:password@): refused, nothing was sent',
+            retryability: 'permanent',
+            hint: 'send a credential in a header instead of the URL',
+          });
+        }
       } catch (error) {
+        if (error instanceof ServiceError) throw error;
         throw new ServiceError(
           {
             service: 'http',

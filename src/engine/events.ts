@@ -236,6 +236,98 @@ const errorEvent = event(
   ['code', 'message', 'exitCode'],
 );
 
+/** A run's summary as the journal records it (journal-state.ts RunSummary). */
+const runSummary = {
+  type: 'object',
+  properties: {
+    run: { type: 'string' },
+    playbook: { type: 'string' },
+    target: { type: 'string' },
+    status: { enum: ['running', 'succeeded', 'failed', 'paused', 'ambiguous', 'interrupted'] },
+    startedAt: { type: 'string' },
+    endedAt: { type: 'string' },
+    exitCode: { type: 'integer' },
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      required: ['code', 'message'],
+      additionalProperties: false,
+    },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          step: stepId,
+          status: { enum: ['applied', 'in-sync', 'skipped', 'unfinished'] },
+          items: { type: 'integer' },
+          done: { type: 'integer' },
+          pending: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'items with an intent and no end',
+          },
+        },
+        required: ['step', 'status', 'items', 'done', 'pending'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['run', 'playbook', 'target', 'status', 'startedAt', 'steps'],
+  additionalProperties: false,
+} as const;
+const lockInfo = {
+  type: 'object',
+  description: 'who holds the lock of a playbook and target',
+  properties: {
+    id: { type: 'string' },
+    pid: { type: 'integer' },
+    host: { type: 'string' },
+    user: { type: 'string' },
+    at: { type: 'string' },
+    command: { type: 'string', description: 'the command line, every password in it masked' },
+    playbook: { type: 'string' },
+    target: { type: 'string' },
+  },
+  required: ['id', 'pid', 'host', 'user', 'at', 'command', 'playbook', 'target'],
+  additionalProperties: false,
+} as const;
+/** `ledgerbook status --json`: where each run of the state stands. */
+const statusEvent = event(
+  'status',
+  {
+    state: {
+      type: 'string',
+      description: 'where the state lives (a directory, or a database with its password masked)',
+    },
+    runs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          playbook: { type: 'string' },
+          target: { type: 'string' },
+          status: {
+            type: 'string',
+            description: 'the last run’s status, refined with its lock (`running (pid …)`)',
+          },
+          file: { type: 'string', description: 'the playbook file the last run named' },
+          last: { ...runSummary, description: 'the last run, absent when none was recorded' },
+          lock: lockInfo,
+          lockHolder: {
+            enum: ['alive', 'gone', 'unknown'],
+            description: 'the holder is alive, gone (stale: the next run takes it over), or on another host',
+          },
+          damagedLock: { type: 'string', description: 'a lock record that is not a ledgerbook lock' },
+        },
+        required: ['playbook', 'target', 'status'],
+        additionalProperties: false,
+      },
+    },
+  },
+  ['state', 'runs'],
+);
+
 export const eventsSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://ledgerbook.dev/schemas/events.schema.json',
@@ -253,6 +345,7 @@ export const eventsSchema = {
     stepDone,
     runDone,
     errorEvent,
+    statusEvent,
   ],
 } as const;
 

@@ -106,10 +106,10 @@ const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
 
 /**
  * `record` with its payload masked: the intent, the outputs and error messages — what a step or a service
- * wrote. Its type, run, step and item ids, statuses and times are structure the reader relies on, never masked.
+ * wrote (secrets, and credentials in URLs even when no secret is registered). Its type, run, step and item ids,
+ * statuses and times are structure the reader relies on, never masked.
  */
 function maskPayload(masker: Masker, record: JournalRecord): JournalRecord {
-  if (masker.size === 0) return record;
   switch (record.t) {
     case 'intent':
       return { ...record, intent: masker.maskDeep(record.intent) };
@@ -235,6 +235,11 @@ export interface JournalOpenOptions {
   readOnly?: boolean;
   /** called with the records as read, before anything is written: what it throws refuses the open */
   check?: (records: readonly JournalRecord[]) => void;
+  /**
+   * the lock's check (FileLock.verify): called before every write and again once it is durable, so that a run
+   * whose lock was taken from it writes nothing more, and acts on nothing it wrote meanwhile
+   */
+  fence?: () => Promise<void>;
 }
 
 /** What the engine needs of an open journal, whatever stores it (a file, PostgreSQL). */
@@ -383,6 +388,7 @@ export class Journal extends GroupCommitJournal {
     private readonly handle: FileHandle | undefined,
     masker: Masker,
     parsed: ParsedJournal,
+    private readonly fence: () => Promise<void>,
   ) {
     super(file, parsed.records, masker, handle !== undefined);
     this.truncateTo = parsed.tornBytes > 0 ? parsed.validBytes : undefined;
@@ -396,7 +402,7 @@ export class Journal extends GroupCommitJournal {
       const parsed =
         bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
       options.check?.(parsed.records);
-      return new Journal(file, undefined, masker, { ...parsed, tornBytes: 0 });
+      return new Journal(file, undefined, masker, { ...parsed, tornBytes: 0 }, UNFENCED);
     }
     try {
       await ensurePrivateDir(dir);
@@ -407,8 +413,10 @@ export class Journal extends GroupCommitJournal {
     let parsed =
       bytes === undefined ? { records: [], validBytes: 0, tornBytes: 0 } : parseJournal(bytes, file);
     options.check?.(parsed.records);
+    const fence = options.fence ?? UNFENCED;
     const compacted = compactRecords(parsed.records);
     if (compacted) {
+      await fence();
       // Written whole beside the journal, then renamed over it: a crash leaves the old or the new file.
       const text = compacted.map((r) => `${JSON.stringify(r)}\n`).join('');
       const temp = `${file}.compact.tmp`;
@@ -432,7 +440,7 @@ export class Journal extends GroupCommitJournal {
     } catch (error) {
       throw ioError('cannot open the journal', file, error);
     }
-    return new Journal(file, handle, masker, parsed);
+    return new Journal(file, handle, masker, parsed, fence);
   }
 
   protected writeError(error: unknown): StateError {
@@ -448,6 +456,7 @@ export class Journal extends GroupCommitJournal {
     const data = Buffer.from(lines.join(''), 'utf8');
     const handle = this.handle;
     if (!handle) throw new StateError(`the journal ${this.file} was opened read-only`);
+    await this.fence();
     try {
       if (this.truncateTo !== undefined) {
         await handle.truncate(this.truncateTo);
@@ -462,9 +471,13 @@ export class Journal extends GroupCommitJournal {
     } catch (error) {
       throw ioError('cannot write the journal', this.file, error);
     }
+    // the lock may have been taken while the batch was written: then nothing in it is acted on
+    await this.fence();
     return data.length;
   }
 }
+
+const UNFENCED = (): Promise<void> => Promise.resolve();
 
 async function syncDirectory(dir: string): Promise<void> {
   // Windows cannot open a directory as a file; NTFS makes the entry durable with the file.

@@ -7,8 +7,8 @@
  * another host cannot be checked from here: it is refused with the command that clears it.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
+import { fstatSync, readFileSync, unlinkSync } from 'node:fs';
+import { link, mkdir, open, readFile, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError, StateError } from '../errors.js';
@@ -31,11 +31,18 @@ export interface LockInfo {
 
 export interface Lock {
   readonly info: LockInfo;
-  /** the stale lock this one replaced (its process had died on this host) */
+  /** the stale lock this one replaced (its process had died, or its run had lost the lock) */
   readonly replaced: LockInfo | undefined;
   /**
-   * aborted when the lock can no longer be trusted to be held (a database session that ended); its reason is
-   * the error to stop with. A lock file cannot be lost while its process lives.
+   * how long taking it waited for the run that held it before to finish what it had in flight (a run that lost
+   * its lock while its process lived); 0 when there was nothing to wait for
+   */
+  readonly waitedMs?: number;
+  /**
+   * aborted when the lock is no longer held (a database session that ended, a lock file removed or taken by
+   * another run); its reason is the error to stop with. From then on the journal refuses every write (it is
+   * fenced: it checks the lock with each one), so the run can record nothing more; the engine starts nothing new
+   * and gives what is in flight LOST_LOCK_GRACE_MS to finish before it cancels it.
    */
   readonly lost?: AbortSignal;
   /**
@@ -52,6 +59,23 @@ export interface Lock {
 
 export const LOCK_FILE = 'lock.json';
 
+/**
+ * How long a run that lost its lock lets the items in flight finish (a submission answered, a command ended)
+ * before it cancels them: the next holder waits for this process, and finds what it sent settled rather than cut
+ * off in the middle.
+ */
+export const LOST_LOCK_GRACE_MS = 10_000;
+
+/** A lock file held by this process: `verify` checks that it still is, before and after each journal write. */
+export interface FileLock extends Lock {
+  /** resolves while `lock.json` is still this lock; otherwise aborts `lost` and rejects with its reason */
+  verify(): Promise<void>;
+}
+
+export function isFileLock(lock: Lock | undefined): lock is FileLock {
+  return lock !== undefined && typeof (lock as Partial<FileLock>).verify === 'function';
+}
+
 /** A writer creates the file and fills it in one write; a reader may see it empty for that instant. */
 const PARTIAL_READ_RETRIES = 5;
 const PARTIAL_READ_DELAY_MS = 20;
@@ -64,7 +88,7 @@ export async function acquireLock(
   dir: string,
   info: Omit<LockInfo, 'id' | 'at'>,
   command: StateCommand = stateCommand({ playbook: info.playbook, target: info.target }),
-): Promise<Lock> {
+): Promise<FileLock> {
   const full: LockInfo = { ...info, id: randomUUID(), at: new Date().toISOString() };
   const path = join(dir, LOCK_FILE);
   try {
@@ -76,9 +100,10 @@ export async function acquireLock(
   // A holder that releases between our failed create and our read leaves nothing to report: try again.
   let replaced: LockInfo | undefined;
   for (let tries = 0; tries < 3; tries++) {
-    if (await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`)) {
+    const created = await createExclusive(path, `${JSON.stringify(full, null, 2)}\n`);
+    if (created) {
       await removeStrayTemporaries(dir);
-      return heldLock(path, full, replaced);
+      return heldLock(path, full, replaced, created);
     }
     const holder = await readLockSettled(path, command);
     if (holder && isStale(holder)) {
@@ -97,25 +122,28 @@ export async function acquireLock(
   );
 }
 
-async function createExclusive(path: string, content: string): Promise<boolean> {
+/**
+ * Creates `path` with `content` unless it exists: the open file on success (kept open while the lock is held, so
+ * that `verify` can tell from it alone whether the lock file is still there), undefined when it exists.
+ */
+async function createExclusive(path: string, content: string): Promise<FileHandle | undefined> {
   // The pid in the name tells a crash's leftover (removeStrayTemporaries) from another run's file in flight.
   const temporary = `${path}.${process.pid}.${randomUUID()}${TEMPORARY_SUFFIX}`;
   const handle = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
     throw stateIoError(`cannot create the lock file ${path}`, error, path);
   });
+  let linked = false;
   try {
     await handle.writeFile(content, 'utf8');
     await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
     await link(temporary, path);
-    return true;
+    linked = true;
+    return handle;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw stateIoError(`cannot create the lock file ${path}`, error, path);
   } finally {
+    if (!linked) await handle.close();
     await unlink(temporary).catch(() => undefined);
   }
 }
@@ -137,22 +165,54 @@ export async function removeStrayTemporaries(dir: string): Promise<void> {
   await Promise.all(strays.map((n) => unlink(join(dir, n)).catch(() => undefined)));
 }
 
-function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined): Lock {
+function heldLock(path: string, info: LockInfo, replaced: LockInfo | undefined, file: FileHandle): FileLock {
   let released = false;
+  const lost = new AbortController();
+  const close = (): void => {
+    // the descriptor only; the lock file is removed (or not) by the caller
+    void file.close().catch(() => undefined);
+  };
   return {
     info,
     replaced,
+    lost: lost.signal,
     removableWhileHeld: true,
+    async verify() {
+      if (lost.signal.aborted) throw lost.signal.reason;
+      // The lock file is removed (`state unlock`), and another one linked in its place, never rewritten: while
+      // the file this process created still has a name, it is this run's lock. One fstat of a descriptor held
+      // open (synchronous: a round through the thread pool would cost more than the call), no path lookup.
+      if (fstatSync(file.fd).nlink > 0) return;
+      const current = parseLock(await readText(path));
+      const now =
+        current === undefined
+          ? 'it was removed (`ledgerbook state unlock --force`)'
+          : current === 'corrupt'
+            ? 'another file, not a ledgerbook lock, is in its place'
+            : `it is held now by ${describeHolder(current)}`;
+      lost.abort(
+        new StateError(
+          `this run no longer holds its lock ${path}: ${now}. Nothing more is recorded, so the run stops`,
+          'what it had in flight is left for the next run to reconcile: run the same command again once this process has ended',
+        ),
+      );
+      throw lost.signal.reason;
+    },
     async release() {
       if (released) return;
       released = true;
-      const current = parseLock(await readText(path));
-      if (current !== undefined && current !== 'corrupt' && current.id === info.id)
-        await removeIfPresent(path);
+      try {
+        const current = parseLock(await readText(path));
+        if (current !== undefined && current !== 'corrupt' && current.id === info.id)
+          await removeIfPresent(path);
+      } finally {
+        close();
+      }
     },
     releaseSync() {
       if (released) return;
       released = true;
+      close();
       let text: string | undefined;
       try {
         text = readFileSync(path, 'utf8');
@@ -275,10 +335,14 @@ async function removeIfPresent(path: string): Promise<void> {
   }
 }
 
-function describeHolder(info: LockInfo): string {
-  // `user` may already name the host (`alice@build-7`): say it once
-  const who = info.user.endsWith(`@${info.host}`) ? info.user : `${info.user}@${info.host}`;
-  return `${who} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
+/** Who holds a lock, `user@host`: a `user` that names the host already (`alice@build-7`, as runs record it) once. */
+export function holderName(info: Pick<LockInfo, 'user' | 'host'>): string {
+  return info.user.endsWith(`@${info.host}`) ? info.user : `${info.user}@${info.host}`;
+}
+
+/** `alice@build-7 (pid 42) since …, running \`ledgerbook run …\``: a lock's holder in a refusal. */
+export function describeHolder(info: LockInfo): string {
+  return `${holderName(info)} (pid ${info.pid}) since ${info.at}, running \`${info.command}\``;
 }
 
 /** The refusal a second run gets: who holds the lock, and what to do about it. */

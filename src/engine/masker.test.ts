@@ -73,7 +73,52 @@ describe('Masker.mask', () => {
   });
 
   it('lists a form once when encodings coincide', () => {
-    expect(secretForms('abc')).toEqual(['abc', 'YWJj']);
+    expect(secretForms('abc')).toEqual(['abc', 'YWJj', '616263']);
+  });
+
+  it('masks the hex of a secret, and its base64 wherever it sits inside a longer base64 text', () => {
+    const secret = 'client-s3cret-value';
+    const masker = new Masker();
+    masker.add(secret);
+    const hex = Buffer.from(secret).toString('hex');
+    expect(masker.mask(`dump ${hex} end`)).toBe('dump *** end');
+    expect(masker.mask(`DUMP ${hex.toUpperCase()}`)).toBe('DUMP ***');
+    // a Basic header's client:secret, at each of the three byte offsets the secret can start at
+    for (const client of ['ab', 'abc', 'abcd']) {
+      for (const alphabet of ['base64', 'base64url'] as const) {
+        const header = Buffer.from(`${client}:${secret}`).toString(alphabet);
+        const masked = masker.mask(`Basic ${header}`);
+        expect(masked, `${client} ${alphabet}`).toContain('***');
+        // what is left around the mask is the client's part, a character or two that mix both, and padding
+        expect(masked.replace('Basic ', '').replace('***', '').length).toBeLessThanOrEqual(client.length + 6);
+      }
+    }
+    // unpadded base64 of the secret alone
+    expect(masker.mask(Buffer.from(secret).toString('base64').replace(/=+$/, ''))).toBe('***');
+  });
+
+  it('hides the userinfo of every URL, with no secret registered; a PostgreSQL URL keeps its user', () => {
+    const masker = new Masker();
+    expect(masker.mask('GET https://alice:pa55w0rd@idp.example/realms/x failed')).toBe(
+      'GET https://***@idp.example/realms/x failed',
+    );
+    expect(masker.mask('token https://ghp_abcdefgh@github.com/o/r.git')).toBe(
+      'token https://***@github.com/o/r.git',
+    );
+    // the last @ of the authority ends the userinfo, as URL parsers read it
+    expect(masker.mask('https://u:p@ss@host/x')).toBe('https://***@host/x');
+    expect(masker.mask('postgres://ledgerbook:hunter22@db:5432/x')).toBe(
+      'postgres://ledgerbook:***@db:5432/x',
+    );
+    expect(masker.mask('postgres://ledgerbook:***@db/x')).toBe('postgres://ledgerbook:***@db/x');
+    // not a userinfo: an @ in a path or query, an e-mail address, JSON around a URL
+    for (const text of [
+      'https://host/users/@alice',
+      'https://host/?to=a@b.c',
+      'mail alice@example.com',
+      '{"url":"https://host","who":"a@b"}',
+    ])
+      expect(masker.mask(text)).toBe(text);
   });
 });
 
@@ -120,8 +165,17 @@ describe('Masker.maskDeep', () => {
     expect(masked.date).toBe(date);
   });
 
-  it('returns the value itself when no secret is registered', () => {
-    const value = { a: ['b'] };
+  it('returns the value itself when nothing in it is masked', () => {
+    const value = { a: ['b'], url: 'https://host/x' };
     expect(new Masker().maskDeep(value)).toBe(value);
+    const masker = new Masker();
+    masker.add('s3cr3t-value');
+    expect(masker.maskDeep(value)).toBe(value);
+  });
+
+  it('hides URL credentials in values with no secret registered', () => {
+    expect(new Masker().maskDeep({ seen: ['GET https://u:p4ss@h/x'] })).toEqual({
+      seen: ['GET https://***@h/x'],
+    });
   });
 });

@@ -1,8 +1,11 @@
 /**
  * Secret masking. Every resolved secret (and every access token a client obtains) is registered here; every
  * sink (events, renderers, errors, the journal, the summary) passes its text through `mask`. A secret also
- * leaks in encoded forms — in a Basic header, a form body, a URL, a JSON string — so those are registered too.
+ * leaks in encoded forms — in a Basic header, a form body, a URL, a JSON string, a hex dump — so those are
+ * registered too. And credentials never show inside a URL: `mask` hides the userinfo of every URL in a text
+ * (src/url-credentials.ts), whether or not a secret is registered.
  */
+import { hideUrlCredentials } from '../url-credentials.js';
 
 export const MASK = '***';
 
@@ -16,18 +19,53 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
-/** The forms under which `secret` may appear in output, the secret itself first. */
+/**
+ * The forms under which `secret` may appear in output, the secret itself first: as it is; its base64 and
+ * base64url (padded or not, and the part of it that stays the same wherever the secret sits inside a longer
+ * base64 text, as in a Basic header's `client:secret`); URL-encoded (path, query and form); JSON-escaped; and its
+ * bytes in hex, lower and upper case.
+ */
 export function secretForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
   const forms = [
     secret,
-    bytes.toString('base64'),
+    base64,
+    base64.replace(/=+$/, ''),
     bytes.toString('base64url'),
+    ...base64Cores(bytes),
     encodeURIComponent(secret),
     new URLSearchParams({ s: secret }).toString().slice(2),
     JSON.stringify(secret).slice(1, -1),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
   ];
   return [...new Set(forms)].filter((form) => form.length > 0);
+}
+
+/**
+ * The characters of a base64 text that depend only on `bytes`, whichever of the three byte offsets they start at
+ * in the encoded data (a character that also encodes bits of a neighbouring byte is left out), in both base64
+ * alphabets. A core shorter than the shortest secret is left out: it could occur by chance.
+ */
+function base64Cores(bytes: Buffer): string[] {
+  const cores: string[] = [];
+  for (const shift of [1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes])
+      .toString('base64url')
+      .replace(/=+$/, '');
+    // the first characters also encode the bytes before the secret; the last one, unless the data ends on a
+    // 3-byte group, the byte after it
+    const skip = shift === 1 ? 2 : 3;
+    const end = (shift + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
+    const core = encoded.slice(skip, end);
+    if (core.length < MIN_SECRET_LENGTH) continue;
+    cores.push(core, core.replaceAll('-', '+').replaceAll('_', '/'));
+  }
+  const aligned = bytes.toString('base64url');
+  const tail = bytes.length % 3 === 0 ? aligned : aligned.slice(0, -1);
+  if (tail.length >= MIN_SECRET_LENGTH) cores.push(tail, tail.replaceAll('-', '+').replaceAll('_', '/'));
+  return cores;
 }
 
 function isPlainObject(value: object): value is Record<string, unknown> {
@@ -57,10 +95,15 @@ export class Masker {
   }
 
   /**
-   * `text` with every occurrence of every registered form replaced by `***`. Occurrences that overlap (two
-   * secrets sharing characters) are merged, so no character of either is left visible.
+   * `text` with every occurrence of every registered form replaced by `***`, and the userinfo of every URL in it
+   * hidden. Occurrences that overlap (two secrets sharing characters) are merged, so no character of either is
+   * left visible.
    */
   mask(text: string): string {
+    return hideUrlCredentials(this.maskSecrets(text));
+  }
+
+  private maskSecrets(text: string): string {
     const pattern = this.pattern;
     if (!pattern) return text;
     pattern.lastIndex = 0;
@@ -87,14 +130,13 @@ export class Masker {
   }
 
   /**
-   * A copy of `value` with every string VALUE masked. Keys are structure and stay as they are (masking rewrites
-   * values, never the shape of a record); so do the values under a `keep` key at any depth (an event's type,
-   * status or step id). Plain objects and arrays are copied; other values (numbers, class instances such as
-   * Date or Error) are returned as they are, so mask an error's message yourself. Without registered secrets,
-   * `value` itself is returned.
+   * `value` with every string VALUE masked. Keys are structure and stay as they are (masking rewrites values,
+   * never the shape of a record); so do the values under a `keep` key at any depth (an event's type, status or
+   * step id). Plain objects and arrays are copied where something in them changed, else returned as they are;
+   * other values (numbers, class instances such as Date or Error) are returned as they are, so mask an error's
+   * message yourself.
    */
   maskDeep<T>(value: T, keep: ReadonlySet<string> = NOTHING_KEPT): T {
-    if (!this.pattern) return value;
     return this.maskValue(value, new WeakMap(), keep) as T;
   }
 
@@ -106,14 +148,27 @@ export class Masker {
     if (Array.isArray(value)) {
       const copy: unknown[] = [];
       seen.set(value, copy);
-      for (const element of value) copy.push(this.maskValue(element, seen, keep));
-      return copy;
+      let changed = false;
+      for (const element of value) {
+        const masked = this.maskValue(element, seen, keep);
+        changed ||= masked !== element;
+        copy.push(masked);
+      }
+      if (changed) return copy;
+      seen.set(value, value);
+      return value;
     }
     if (!isPlainObject(value)) return value;
     const copy: Record<string, unknown> = {};
     seen.set(value, copy);
-    for (const [key, element] of Object.entries(value))
-      copy[key] = keep.has(key) ? element : this.maskValue(element, seen, keep);
-    return copy;
+    let changed = false;
+    for (const [key, element] of Object.entries(value)) {
+      const masked = keep.has(key) ? element : this.maskValue(element, seen, keep);
+      changed ||= masked !== element;
+      copy[key] = masked;
+    }
+    if (changed) return copy;
+    seen.set(value, value);
+    return value;
   }
 }

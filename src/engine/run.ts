@@ -12,6 +12,7 @@ import {
   EXIT,
   LedgerbookError,
   PausedError,
+  StateError,
   StepError,
   TimeoutError,
   ValidationError,
@@ -35,7 +36,7 @@ import { EventBus } from './event-bus.js';
 import type { EventOf } from './events.js';
 import type { JournalRecord, RunJournal } from './journal.js';
 import { lastFinishedStep, lastRun, type RunState, type StepState } from './journal-state.js';
-import type { LockInfo } from './lock.js';
+import { LOST_LOCK_GRACE_MS, type Lock } from './lock.js';
 import type { Masker } from './masker.js';
 import { HeapGovernor } from './heap.js';
 import { Pacer } from './pacer.js';
@@ -164,8 +165,15 @@ export async function runPlaybook(options: EngineOptions): Promise<EngineResult>
   const lock = opened?.lock;
   const releaseOnExit = (): void => lock?.releaseSync();
   process.once('exit', releaseOnExit);
-  // A lock that is lost (a database session that ended) stops the steps in flight at once.
-  const signal = lock?.lost ? AbortSignal.any([options.signal, lock.lost]) : options.signal;
+  // A lock that is lost (a database session that ended, a lock file taken away) stops the run: nothing new
+  // starts, the journal records nothing more (it is fenced), and what is in flight gets LOST_LOCK_GRACE_MS to
+  // finish before it is cancelled, so that the next holder, which waits for this process, finds it settled.
+  const lost = lock?.lost;
+  const afterGrace = lost ? graceAfter(lost, LOST_LOCK_GRACE_MS) : undefined;
+  const signal = afterGrace ? AbortSignal.any([options.signal, afterGrace.signal]) : options.signal;
+  const stopping = lost
+    ? AbortSignal.any([options.stopping ?? new AbortController().signal, lost])
+    : options.stopping;
   // every request in flight listens to it: a fan-out has many more than ten at once
   setMaxListeners(0, signal);
   try {
@@ -189,9 +197,9 @@ export async function runPlaybook(options: EngineOptions): Promise<EngineResult>
         savedPlan.verify(check.planned ?? [], journal.records);
       }
       const result = await new Run(
-        { ...options, signal, stateCommand: command },
+        { ...options, signal, ...(stopping ? { stopping } : {}), stateCommand: command },
         journal,
-        lock?.replaced,
+        lock,
         owner.path,
       ).execute();
       return options.mode === 'plan' ? { ...result, lastRun: lastRunMark(journal.records) } : result;
@@ -202,9 +210,29 @@ export async function runPlaybook(options: EngineOptions): Promise<EngineResult>
     // Whatever failed once the lock was lost failed because of it: say that, not the failed write.
     throw lock?.lost?.aborted ? (lock.lost.reason as Error) : error;
   } finally {
+    afterGrace?.dispose();
     process.removeListener('exit', releaseOnExit);
     await lock?.release();
   }
+}
+
+/** A signal aborted `ms` after `signal` is, with its reason; `dispose` stops the timer when the run ends first. */
+function graceAfter(signal: AbortSignal, ms: number): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const start = (): void => {
+    timer = setTimeout(() => controller.abort(signal.reason), ms);
+    timer.unref();
+  };
+  if (signal.aborted) start();
+  else signal.addEventListener('abort', start, { once: true });
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', start);
+    },
+  };
 }
 
 /** Items of a step, grouped by the `with` they share: one group, or one per element of `for_each`. */
@@ -247,7 +275,8 @@ class Run {
   constructor(
     options: EngineOptions,
     journal: RunJournal,
-    private readonly replacedLock: LockInfo | undefined,
+    /** the run's lock: whose lock it replaced, and how long taking it waited for that run */
+    private readonly lock: Pick<Lock, 'replaced' | 'waitedMs'> | undefined,
     /** the playbook as every checkout names it, recorded in the run record */
     private readonly playbookPath: string,
   ) {
@@ -281,11 +310,14 @@ class Run {
       resumed: this.resumed !== undefined,
       steps: o.playbook.steps.map((s) => ({ id: s.id, kind: s.uses, name: s.name })),
     });
-    if (this.replacedLock) {
-      const l = this.replacedLock;
+    const replaced = this.lock?.replaced;
+    if (replaced) {
+      const waited = this.lock?.waitedMs ?? 0;
       this.log(
         'warn',
-        `the run of pid ${l.pid} (since ${l.at}) died without releasing its lock; taking over`,
+        waited > 0
+          ? `the run of pid ${replaced.pid} on ${replaced.host} (since ${replaced.at}) lost its lock while it ran; waited ${(waited / 1000).toFixed(1)} s for it to finish the commands it had in flight; taking over`
+          : `the run of pid ${replaced.pid} (since ${replaced.at}) died without releasing its lock; taking over`,
       );
     }
     if (o.savedPlan && o.mode === 'run') {
@@ -434,14 +466,26 @@ class Run {
     );
   }
 
-  /** The first Ctrl-C: say what the run waits for before it stops. */
+  /** The first Ctrl-C, or a lost lock: say what the run waits for before it stops. */
   private sayStopping(): void {
     const waiting = [...this.inFlight];
+    const list = `${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`;
+    const reason: unknown = this.stopping.reason;
+    if (reason instanceof StateError) {
+      // the lock is lost: nothing can be journalled any more
+      this.log(
+        'error',
+        waiting.length === 0
+          ? `${reason.message}; no new step or item starts`
+          : `${reason.message}; no new step or item starts; what is in flight gets ${LOST_LOCK_GRACE_MS / 1000} s to finish: ${list}`,
+      );
+      return;
+    }
     this.log(
       'warn',
       waiting.length === 0
         ? 'stopping: no new step or item starts'
-        : `stopping: no new step or item starts; waiting for what is in flight to finish and be journalled: ${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`,
+        : `stopping: no new step or item starts; waiting for what is in flight to finish and be journalled: ${list}`,
     );
   }
 

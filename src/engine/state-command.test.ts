@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { itemArgs, shellWord, stateCommand } from './state-command.js';
+import { environmentReference, itemArgs, shellWord, stateCommand } from './state-command.js';
 
 describe('the state commands an operator is told to run', () => {
   it('name the playbook file, the target file, the state and the item', () => {
@@ -21,5 +21,21 @@ describe('the state commands an operator is told to run', () => {
       const echoed = execFileSync('sh', ['-c', `printf %s ${shellWord(word)}`], { encoding: 'utf8' });
       expect(echoed).toBe(word);
     }
+  });
+
+  it('name a state URL with a password by the environment variable, so that the command can be pasted', () => {
+    const command = stateCommand({
+      playbook: 'p.yaml',
+      state: ['--state', environmentReference('LEDGERBOOK_STATE')],
+    });
+    expect(command('unlock', ['--id', 'x'])).toBe(
+      'ledgerbook state unlock p.yaml --state "$LEDGERBOOK_STATE" --id x',
+    );
+    const echoed = execFileSync('sh', ['-c', `printf %s ${command('unlock').split(' ').at(-1) ?? ''}`], {
+      encoding: 'utf8',
+      env: { ...process.env, LEDGERBOOK_STATE: 'postgres://u:p w@db/s' },
+    });
+    expect(echoed).toBe('postgres://u:p w@db/s');
+    expect(() => environmentReference('A; rm')).toThrow();
   });
 });

@@ -7,13 +7,27 @@
 /** `ledgerbook state <subcommand> <playbook> [--target …] [state options] <args…>`, quoted for a POSIX shell. */
 export type StateCommand = (subcommand: 'resolve' | 'unlock', args?: readonly string[]) => string;
 
+/** A word written for the shell as it is: a reference to an environment variable (`"$LEDGERBOOK_STATE"`). */
+export interface ShellExpansion {
+  readonly shell: string;
+}
+
+/** `"$NAME"`: the value of an environment variable, where the command must not show it (a password). */
+export function environmentReference(name: string): ShellExpansion {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not an environment variable name: ${name}`);
+  return { shell: `"$${name}"` };
+}
+
 export interface StateCommandParts {
   /** the playbook file as the command line named it (or its name) */
   playbook: string;
   /** the target file as the command line named it; omitted for the built-in sandbox (the default) */
   target?: string | undefined;
-  /** the options that name the state the run used (`--state-dir DIR`, `--state URL` with its password masked) */
-  state?: readonly string[];
+  /**
+   * the options that name the state the run used (`--state-dir DIR`, `--state URL`, or `--state "$LEDGERBOOK_STATE"`
+   * for a URL whose password must not be printed)
+   */
+  state?: readonly (string | ShellExpansion)[];
 }
 
 export function stateCommand(parts: StateCommandParts): StateCommand {
@@ -27,7 +41,7 @@ export function stateCommand(parts: StateCommandParts): StateCommand {
       ...(parts.state ?? []),
       ...args,
     ]
-      .map(shellWord)
+      .map((word) => (typeof word === 'string' ? shellWord(word) : word.shell))
       .join(' ');
 }
 

@@ -154,6 +154,37 @@ describe('validateTarget', () => {
     });
   });
 
+  it('refuses credentials in every URL field, at its line, never quoting them', () => {
+    const text = good
+      .replace('https://idp.example.com/auth', 'https://operator:pa55-word-1@idp.example.com/auth')
+      .replace('https://dpm1.example.com', 'https://dpm1.example.com')
+      .replace(
+        '    dpm: https://dpm2.example.com',
+        '    dpm: https://tok3n-value-22@dpm2.example.com\n    ledger: https://u:p4ss-word-3@l2.example.com/v2',
+      )
+      .concat(yaml('services:', '  registry: http://svc:s3rvice-pass@registry.example.com'));
+    const { errors, valid } = check(text);
+    expect(valid).toBe(false);
+    const credentials = errors.filter((e) => e.includes('[url-credentials]'));
+    expect(credentials.map((e) => e.split(' [')[0])).toEqual([
+      '4:11 /auth/issuer',
+      '15:10 /nodes/node2/dpm',
+      '16:13 /nodes/node2/ledger',
+      '25:13 /services/registry',
+    ]);
+    expect(credentials[0]).toContain(
+      'https://***@idp.example.com/auth/realms/canton carries credentials in the URL',
+    );
+    for (const secret of ['pa55-word-1', 'tok3n-value-22', 'p4ss-word-3', 's3rvice-pass'])
+      expect(errors.join('\n')).not.toContain(secret);
+    // the plain-http finding of the same URL does not quote them either
+    expect(errors.join('\n')).toContain('http://***@registry.example.com is plain http');
+    const { doc } = parseSource('t.yaml', text);
+    expect(validateTarget(doc).diagnostics.find((d) => d.rule === 'url-credentials')?.hint).toContain(
+      'secrets:',
+    );
+  });
+
   it('says so for an empty file', () => {
     expect(check('').errors).toEqual(['1:1  [schema] the file is empty']);
   });

@@ -3,6 +3,7 @@
  * say (unique participant ids, credentials complete for their grant, every node able to authenticate).
  */
 import { isLoopback } from '../loopback.js';
+import { hasUrlCredentials, hideUrlCredentials } from '../url-credentials.js';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
 import { readSource } from './load.js';
@@ -147,7 +148,9 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
     }
   }
 
-  plainHttp(data, nodes, parties, data['allowPlainHttp'] === true, (pointer, message, hint, lab) =>
+  const urls = targetUrls(data, nodes, parties);
+  urlCredentials(urls, (pointer, message, hint) => report(errors, pointer, 'url-credentials', message, hint));
+  plainHttp(urls, data['allowPlainHttp'] === true, (pointer, message, hint, lab) =>
     report(lab ? warnings : errors, pointer, 'plain-http', message, hint),
   );
 
@@ -192,45 +195,88 @@ export function validateTarget(doc: SourceDoc): TargetValidation {
   return { target: { ...(data as TargetFile), file: doc.file, secretUses }, diagnostics: [], warnings };
 }
 
+/** A URL field of a target: where it is, what it holds, and whether `allowPlainHttp` may exempt it. */
+interface TargetUrl {
+  pointer: string;
+  value: unknown;
+  /** a node's or a service's URL; never the identity provider's issuer */
+  exemptable: boolean;
+}
+
+/** Every URL field of a target: the issuers, each node's DPM and ledger, each service. */
+function targetUrls(
+  data: Record<string, unknown>,
+  nodes: Record<string, unknown>,
+  parties: Record<string, unknown>,
+): TargetUrl[] {
+  const urls: TargetUrl[] = [];
+  const issuerOf = (auth: unknown): unknown => (isRecord(auth) ? auth['issuer'] : undefined);
+  urls.push({ pointer: '/auth/issuer', value: issuerOf(data['auth']), exemptable: false });
+  for (const [name, node] of Object.entries(nodes)) {
+    if (!isRecord(node)) continue;
+    const base = childPointer('/nodes', name);
+    urls.push(
+      { pointer: `${base}/dpm`, value: node['dpm'], exemptable: true },
+      { pointer: `${base}/ledger`, value: node['ledger'], exemptable: true },
+      { pointer: `${base}/auth/issuer`, value: issuerOf(node['auth']), exemptable: false },
+    );
+  }
+  for (const [name, party] of Object.entries(parties)) {
+    if (isRecord(party))
+      urls.push({
+        pointer: `${childPointer('/parties', name)}/auth/issuer`,
+        value: issuerOf(party['auth']),
+        exemptable: false,
+      });
+  }
+  const services = isRecord(data['services']) ? data['services'] : {};
+  for (const [name, url] of Object.entries(services))
+    urls.push({ pointer: childPointer('/services', name), value: url, exemptable: true });
+  return urls.filter((u) => typeof u.value === 'string');
+}
+
+/**
+ * Credentials never travel inside URLs: a user name or password in a URL (`https://user:password@host`) would be
+ * printed by every message naming the URL and sent wherever the URL goes. The target names its credentials under
+ * `auth:` and their values come from its secret sources.
+ */
+function urlCredentials(
+  urls: readonly TargetUrl[],
+  report: (pointer: string, message: string, hint: string) => void,
+): void {
+  for (const { pointer, value } of urls) {
+    if (typeof value !== 'string' || !hasUrlCredentials(value)) continue;
+    report(
+      pointer,
+      `${hideUrlCredentials(value)} carries credentials in the URL (user:password@): they would be printed in messages, logs and events, and sent wherever the URL goes`,
+      "remove 'user:password@' from the URL; name the login under auth: (username, password: { secret: NAME }) and say where NAME comes from under secrets: (env: or file:)",
+    );
+  }
+}
+
 /**
  * Bearer tokens and client secrets travel with every request: a URL that is plain http to another machine is
  * refused, unless the target says `allowPlainHttp: true` (a lab network), which is then a warning on every run.
  * The identity provider's issuer is never exempt: the auth client refuses it in any case.
  */
 function plainHttp(
-  data: Record<string, unknown>,
-  nodes: Record<string, unknown>,
-  parties: Record<string, unknown>,
+  urls: readonly TargetUrl[],
   allowed: boolean,
   report: (pointer: string, message: string, hint: string, lab: boolean) => void,
 ): void {
-  const urls: Array<[string, unknown, boolean]> = [];
-  const issuerOf = (auth: unknown): unknown => (isRecord(auth) ? auth['issuer'] : undefined);
-  urls.push(['/auth/issuer', issuerOf(data['auth']), false]);
-  for (const [name, node] of Object.entries(nodes)) {
-    if (!isRecord(node)) continue;
-    const base = childPointer('/nodes', name);
-    urls.push([`${base}/dpm`, node['dpm'], true], [`${base}/ledger`, node['ledger'], true]);
-    urls.push([`${base}/auth/issuer`, issuerOf(node['auth']), false]);
-  }
-  for (const [name, party] of Object.entries(parties)) {
-    if (isRecord(party))
-      urls.push([`${childPointer('/parties', name)}/auth/issuer`, issuerOf(party['auth']), false]);
-  }
-  const services = isRecord(data['services']) ? data['services'] : {};
-  for (const [name, url] of Object.entries(services)) urls.push([childPointer('/services', name), url, true]);
-  for (const [pointer, value, exemptable] of urls) {
+  for (const { pointer, value, exemptable } of urls) {
     if (typeof value !== 'string') continue;
     // the schema reports a malformed URL
     if (!URL.canParse(value)) continue;
     const url = new URL(value);
     if (url.protocol !== 'http:' || isLoopback(url.hostname)) continue;
     const lab = allowed && exemptable;
+    const shown = hideUrlCredentials(value);
     report(
       pointer,
       lab
-        ? `${value} is plain http to another machine: tokens and secrets sent to it can be read on the network (allowPlainHttp: true)`
-        : `${value} is plain http to another machine: tokens and secrets would travel in clear`,
+        ? `${shown} is plain http to another machine: tokens and secrets sent to it can be read on the network (allowPlainHttp: true)`
+        : `${shown} is plain http to another machine: tokens and secrets would travel in clear`,
       lab
         ? 'only on a lab network you trust; use https:// anywhere else'
         : exemptable

@@ -8,8 +8,10 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { cli, collect, spawnCli, tempDir, writePlaybook } from './cli.js';
+import { eventsSchema } from '../../src/engine/events.js';
+import { cli, collect, events, spawnCli, tempDir, writePlaybook } from './cli.js';
 
 const SLOW = `name: slow
 inputs:
@@ -85,6 +87,46 @@ describe('the lock and the state dir', () => {
     expect(existsSync(join(runDirectory, 'lock.json'))).toBe(false);
   });
 
+  it('status --json prints only events of schemas/events.schema.json: runs, their steps and a stale lock', async () => {
+    const dir = await tempDir();
+    await writePlaybook(dir, 'p.yaml', SLOW.replace('sleep 2', 'true'));
+    expect((await cli(['run', 'p.yaml'], { cwd: dir })).code).toBe(0);
+    const runDirectory = join(dir, '.ledgerbook', 'slow@sandbox');
+    const stale = {
+      id: 'stale-lock',
+      pid: 2 ** 22 + 17,
+      host: hostname(),
+      user: `someone@${hostname()}`,
+      at: new Date(0).toISOString(),
+      command: 'ledgerbook run p.yaml',
+      playbook: 'slow',
+      target: 'sandbox',
+    };
+    await writeFile(join(runDirectory, 'lock.json'), JSON.stringify(stale));
+    const status = await cli(['status', '--json'], { cwd: dir });
+    expect(status.code, status.stderr).toBe(0);
+    const validate = new Ajv2020({ strict: false }).compile(eventsSchema);
+    const lines = events(status.stdout);
+    for (const line of lines) expect(validate(line), JSON.stringify(validate.errors)).toBe(true);
+    expect(lines.map((e) => e.type)).toEqual(['version', 'status']);
+    expect(lines[1]).toMatchObject({
+      state: '.ledgerbook',
+      runs: [
+        {
+          playbook: 'slow',
+          target: 'sandbox',
+          lock: stale,
+          lockHolder: 'gone',
+          last: { status: 'succeeded' },
+        },
+      ],
+    });
+    // and in words: the holder once, the command that clears the stale lock
+    const plain = await cli(['status'], { cwd: dir });
+    expect(plain.stdout).toContain(`lock stale-lock: someone@${hostname()}, pid ${stale.pid}`);
+    expect(plain.stdout).toContain('`ledgerbook state unlock p.yaml --target sandbox --id stale-lock`');
+  });
+
   it('a second run on the built-in sandbox while one runs is refused with exit 75 and how to share one', async () => {
     const dir = await tempDir();
     const onboard = `name: first
@@ -112,7 +154,7 @@ steps:
     expect((await cli(['run', 'second.yaml'], { cwd: dir, timeoutMs: 120_000 })).code).toBe(0);
   });
 
-  it('a live run whose lock was removed by hand (unlock --force) is not taken for stopped: the next run is refused (exit 75) naming it, status says it runs', async () => {
+  it('a live run whose lock was removed by hand (unlock --force) is not taken for stopped: the next run is refused (exit 75) naming it, status says it runs; it records nothing more and stops', async () => {
     const dir = await tempDir();
     await writePlaybook(
       dir,
@@ -142,11 +184,16 @@ steps:
     expect(second.stderr).toContain(`kill -INT ${pid}`);
     expect(await readFile(journal, 'utf8')).toBe(before);
 
+    // its lock gone, the first run records nothing more: its command ends, and the run stops at its next write
     const firstResult = await first;
-    expect(firstResult.code, firstResult.stdout).toBe(0);
+    expect(firstResult.code, firstResult.stdout).toBe(1);
+    expect(firstResult.stderr).toContain('this run no longer holds its lock');
+    expect(firstResult.stderr).toContain('it was removed (`ledgerbook state unlock --force`)');
+    expect(await readFile(journal, 'utf8')).toBe(before);
+    // the next run reconciles what it left in flight: the command ran to its end, so it is done
     const third = await cli(['run', 'p.yaml'], { cwd: dir });
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stdout).toContain('Nothing to do');
+    expect(third.stdout).toContain('resume slow');
   });
 
   it('another file with the same name is refused, naming both; the same file from another checkout resumes its run', async () => {

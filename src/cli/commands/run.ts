@@ -22,6 +22,7 @@ import { terminalReporter } from '../reporters/terminal.js';
 import { plainReporter } from '../reporters/plain.js';
 import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
+import { runnerSafe } from '../workflow-commands.js';
 import { commandSources, refuseSecretsInPlan, savedPlanCheck, writeSavedPlan } from './plan.js';
 
 export interface RunCommandOptions extends GlobalOptions {
@@ -253,7 +254,8 @@ async function writeSummary(
   mask: (text: string) => string,
 ): Promise<void> {
   if (!markdown) return;
-  const text = mask(markdown);
+  // a later step may print either file: under GitHub Actions no line of it can be a workflow command
+  const text = runnerSafe(mask(markdown));
   if (file) await writeFile(file, text);
   const github = process.env['GITHUB_STEP_SUMMARY'];
   if (github) await appendFile(github, `${text}\n`);

@@ -65,7 +65,7 @@ export async function unlockCommand(playbook: string, options: StateOptions): Pr
       if (inspected.holder === 'alive') {
         const { info } = inspected;
         out.say(
-          `warning: its holder, pid ${info.pid} (${info.command}), is still running and carries its run on without a lock; a run of ${name} on ${target} started meanwhile is refused until that process ends\n`,
+          `warning: its holder, pid ${info.pid} (${info.command}), is still running: it records nothing more and stops at its next journal write, letting what it has in flight finish; a run of ${name} on ${target} started meanwhile is refused until that process ends\n`,
         );
       }
       return 0;
@@ -154,7 +154,7 @@ export async function migrateCommand(options: StateOptions): Promise<number> {
     await backend.close();
     out.say(
       backend.migrated.length > 0
-        ? `${backend.where}: applied migration ${backend.migrated.join(', ')}; schema ${PG_SCHEMA} is at version ${SCHEMA_VERSION}\n`
+        ? `${backend.where}: applied migration${backend.migrated.length > 1 ? 's' : ''} ${backend.migrated.join(', ')}; schema ${PG_SCHEMA} is at version ${SCHEMA_VERSION}\n`
         : `${backend.where}: schema ${PG_SCHEMA} is already at version ${SCHEMA_VERSION}\n`,
     );
     return 0;

@@ -3,16 +3,17 @@ import { readFile } from 'node:fs/promises';
 import jsYaml from 'js-yaml';
 import { lastRun, summarizeRun, type RunState, type RunSummary } from '../../engine/journal-state.js';
 import { isLive } from '../../engine/live-run.js';
-import type { LockInfo } from '../../engine/lock.js';
+import { holderName, type LockInfo } from '../../engine/lock.js';
+import { EVENT_STRUCTURE, type EventOf } from '../../engine/events.js';
 import { Masker } from '../../engine/masker.js';
 import { FAST_SCHEMA } from '../../playbook/load.js';
-import type { LockState } from '../../engine/state/backend.js';
+import { STATE_ENV, type LockState } from '../../engine/state/backend.js';
 import { stateDirProblem } from '../../engine/fs-problem.js';
 import { FileStateBackend } from '../../engine/state/file.js';
 import { openState, stateSpec } from '../../engine/state/open.js';
 import { stateCommand } from '../../engine/state-command.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
-import { stateOptions } from '../state-options.js';
+import { stateFromEnvironment, stateOptions } from '../state-options.js';
 
 export interface StatusOptions extends GlobalOptions {
   target?: string;
@@ -105,8 +106,15 @@ export async function statusCommand(playbook: string | undefined, options: Statu
       await state.close();
     }
     if (out.json) {
-      // like every --json output: a version line first
-      process.stdout.write(`${JSON.stringify(versionEvent())}\n${JSON.stringify({ runs: reports })}\n`);
+      // like every --json output: a version line first; each line an event of schemas/events.schema.json
+      out.event(versionEvent());
+      const event: EventOf<'status'> = {
+        type: 'status',
+        time: new Date().toISOString(),
+        state: state.where,
+        runs: reports,
+      };
+      out.event(new Masker().maskDeep(event, EVENT_STRUCTURE));
       return 0;
     }
     if (reports.length === 0) {
@@ -137,12 +145,15 @@ export async function statusCommand(playbook: string | undefined, options: Statu
         );
       }
       if (r.lock) {
+        const withEnvironment = stateFromEnvironment(options)
+          ? ` (with ${STATE_ENV} set to the connection string given with --state)`
+          : '';
         const stale =
           r.lockHolder === 'gone'
-            ? ` — stale: its process is gone; the next run takes it over, or clear it with \`${command('unlock', ['--id', r.lock.id])}\``
+            ? ` — stale: its process is gone; the next run takes it over, or clear it with \`${command('unlock', ['--id', r.lock.id])}\`${withEnvironment}`
             : '';
         out.say(
-          `  lock ${r.lock.id}: ${r.lock.user} on ${r.lock.host}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`,
+          `  lock ${r.lock.id}: ${holderName(r.lock)}, pid ${r.lock.pid}, since ${r.lock.at}${stale}\n`,
         );
       }
     }

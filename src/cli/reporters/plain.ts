@@ -142,6 +142,7 @@ export function plainReporter(
       case 'error':
       case 'version':
       case 'item.done':
+      case 'status':
         break;
     }
   };

@@ -57,7 +57,7 @@ describe('the terminal reporter', () => {
     const t = tty(80, 24, { cols: 0, rows: 0 });
     let written = '';
     const write = t.stdout.write.bind(t.stdout);
-    t.stdout.write = ((text: string) => ((written += text), write(text))) as typeof t.stdout.write;
+    t.stdout.write = (text: string) => ((written += text), write(text));
     const r = terminalReporter(t.stdout, t.stderr);
     r.listener(start(['pay']));
     r.listener(event({ type: 'step.start', step: 'pay', kind: 'token.distribute', items: 2 }));

@@ -5,10 +5,12 @@
  * before a side effect, one run at a time per (playbook, target), a dead holder's lock taken over, a failed
  * write stops the run with nothing durable lost.
  */
+import { UsageError } from '../../errors.js';
 import type { JournalRecord, RunJournal } from '../journal.js';
 import type { Lock, LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import type { StateCommand } from '../state-command.js';
+import { hideUrlCredentials } from '../../url-credentials.js';
 
 /** One run's identity in a state: the playbook's and the target's names. */
 export interface RunKey {
@@ -80,14 +82,17 @@ export function stateUrlSecrets(spec: string): string[] {
     const url = new URL(spec);
     const values = [
       decodeURIComponent(url.password),
-      ...SECRET_PARAMETERS.map((p) => url.searchParams.get(p)),
+      ...SECRET_PARAMETERS.flatMap((p) => url.searchParams.getAll(p)),
     ];
-    return values.filter((v): v is string => typeof v === 'string' && v !== '');
+    return values.filter((v) => v !== '');
   } catch (error) {
     if (error instanceof TypeError || error instanceof URIError) return [];
     throw error;
   }
 }
+
+/** `password=…` and `sslpassword=…` in a query string, for connection strings no URL parser takes. */
+const SECRET_PARAMETER_VALUES = new RegExp(`([?&](?:${SECRET_PARAMETERS.join('|')})=)[^&#]*`, 'gi');
 
 /** A connection string with its password replaced by `***`, for messages. */
 export function maskStateUrl(spec: string): string {
@@ -98,19 +103,39 @@ export function maskStateUrl(spec: string): string {
     return url.toString();
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    // Not parseable as a URL: hide everything between "://" and the last "@".
-    return spec.replace(/(:\/\/).*@/, '$1***@');
+    // Not parseable as a URL: hide everything between "://" and the last "@", and the password parameters.
+    return spec.replace(/(:\/\/).*@/, '$1***@').replace(SECRET_PARAMETER_VALUES, '$1***');
+  }
+}
+
+/**
+ * Why `spec`, a `postgres://` connection string, cannot be used (a UsageError: a mistyped option is exit 64), or
+ * nothing. The server side (host, user, database) is the driver's to check; this catches what would otherwise
+ * fail inside it as a bug: a port that is not a number.
+ */
+export function checkStateUrl(spec: string): void {
+  const authority = /^[a-z]+:\/\/([^/?#]*)/i.exec(spec)?.[1] ?? '';
+  const hosts = authority.slice(authority.lastIndexOf('@') + 1);
+  for (const host of hosts.split(',')) {
+    const port = /^(?:\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(host)?.[1];
+    if (port === undefined || (/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+      continue;
+    throw new UsageError(
+      `--state (or ${STATE_ENV}): the port '${port}' of ${maskStateUrl(spec)} is not a port number`,
+      'write postgres://user:password@host:5432/database (a port from 1 to 65535), or leave the port out for 5432',
+    );
   }
 }
 
 /**
  * The command line as recorded in a lock (and shown by `status` and a refused run): `ledgerbook` and its
- * arguments, each connection string among them (`--state postgres://…`, `--state=postgres://…`) masked.
+ * arguments, each connection string among them (`--state postgres://…`, `--state=postgres://…`) masked, and no
+ * other URL with its credentials (an `--input` value).
  */
 export function recordedCommand(argv: readonly string[]): string {
   const masked = argv.map((arg) => {
     const at = arg.search(/postgres(ql)?:\/\//i);
-    return at < 0 ? arg : `${arg.slice(0, at)}${maskStateUrl(arg.slice(at))}`;
+    return hideUrlCredentials(at < 0 ? arg : `${arg.slice(0, at)}${maskStateUrl(arg.slice(at))}`);
   });
   return ['ledgerbook', ...masked].join(' ');
 }

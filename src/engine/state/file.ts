@@ -1,8 +1,17 @@
 /** The state directory backend: `<stateDir>/<playbook>@<target>/journal.ndjson` and `lock.json`. */
 import { hostname } from 'node:os';
-import { LockedError } from '../../errors.js';
+import { LockedError, StateError } from '../../errors.js';
 import { Journal, type RunJournal } from '../journal.js';
-import { acquireLock, inspectLock, isStale, unlock, type Lock, type LockInfo } from '../lock.js';
+import {
+  acquireLock,
+  holderName,
+  inspectLock,
+  isFileLock,
+  isStale,
+  unlock,
+  type Lock,
+  type LockInfo,
+} from '../lock.js';
 import type { Masker } from '../masker.js';
 import type { StateCommand } from '../state-command.js';
 import { listRunDirs, runDir } from '../state-dir.js';
@@ -23,10 +32,16 @@ export class FileStateBackend implements StateBackend {
     return acquireLock(this.dir(key), { ...info, playbook: key.playbook, target: key.target }, command);
   }
 
-  openJournal(key: RunKey, masker: Masker, options: JournalOptions = {}): Promise<RunJournal> {
+  async openJournal(key: RunKey, masker: Masker, options: JournalOptions = {}): Promise<RunJournal> {
+    const readOnly = options.readOnly ?? false;
+    const lock = options.lock;
+    if (!readOnly && !isFileLock(lock))
+      throw new StateError(`the journal of ${key.playbook} on ${key.target} is written only under its lock`);
     return Journal.open(this.dir(key), masker, {
-      readOnly: options.readOnly ?? false,
+      readOnly,
       ...(options.check ? { check: options.check } : {}),
+      // every write checks that the lock is still this run's (a lock file can be removed while its run lives)
+      ...(!readOnly && isFileLock(lock) ? { fence: () => lock.verify() } : {}),
     });
   }
 
@@ -44,7 +59,7 @@ export class FileStateBackend implements StateBackend {
     if (found.state === 'held' && found.holder !== 'gone' && options.force !== true) {
       const { info } = found;
       throw new LockedError(
-        `the lock of ${key.playbook} on ${key.target} belongs to ${found.holder === 'alive' ? 'a live process' : 'a process on another host'}: pid ${info.pid} on ${info.host} (${info.command})`,
+        `the lock of ${key.playbook} on ${key.target} belongs to ${found.holder === 'alive' ? 'a live process' : 'a process on another host'}: ${holderName(info)}, pid ${info.pid} (${info.command})`,
         'stop that process first; --force removes the lock anyway (only if you are sure it is not running a step)',
       );
     }

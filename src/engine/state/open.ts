@@ -1,7 +1,7 @@
 /** Picks the state backend from `--state` / LEDGERBOOK_STATE, or the state directory. */
 import { UsageError } from '../../errors.js';
 import { MIN_SECRET_LENGTH, type Masker } from '../masker.js';
-import { STATE_ENV, isPostgresUrl, maskStateUrl, stateUrlSecrets, type StateBackend } from './backend.js';
+import { STATE_ENV, checkStateUrl, isPostgresUrl, stateUrlSecrets, type StateBackend } from './backend.js';
 import { FileStateBackend } from './file.js';
 
 /** `--state` when given, else LEDGERBOOK_STATE, else undefined (the state directory). */
@@ -21,11 +21,14 @@ export async function openState(
 ): Promise<StateBackend> {
   if (spec === undefined) return new FileStateBackend(stateDir);
   if (!isPostgresUrl(spec)) {
+    // not echoed: a key=value connection string ("host=db password=…") would show its password
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(spec)?.[1];
     throw new UsageError(
-      `--state (or ${STATE_ENV}) takes a PostgreSQL connection string, not "${maskStateUrl(spec)}"`,
+      `--state (or ${STATE_ENV}) takes a PostgreSQL connection string (postgres://…)${scheme ? `, not a ${scheme}:// URL` : ''}`,
       'write postgres://user:password@host:5432/database, or use --state-dir for a directory',
     );
   }
+  checkStateUrl(spec);
   // Hidden in every message anyway (maskStateUrl, the driver's errors); a value too short to mask everywhere
   // would hide letters of ordinary words.
   for (const secret of stateUrlSecrets(spec)) if (secret.length >= MIN_SECRET_LENGTH) masker?.add(secret);

@@ -10,16 +10,25 @@
  * connection: a batch of records is one INSERT (all or nothing, committed — and so durable — before
  * `appendDurable` resolves). If the connection is lost, the lock went with it: every later write fails and
  * the lock's `lost` signal stops the run, so that nothing acts without a durable intent and a lock.
+ *
+ * Fencing. Taking the lock also increments the key's generation (`journals.generation`, in the same transaction),
+ * and every journal write inserts only while the generation is still the run's (in the same statement, the row
+ * read FOR SHARE): a run that lost its lock records nothing once another run has taken it, whatever connection
+ * its writes arrive on. And a run holds a second session for as long as its process acts (an advisory lock on
+ * the key's activity): a run that takes over the lock of one that lost it — its session ended while its process
+ * still ran — waits until that process has finished the commands it had in flight and let the session go, so
+ * that what it resubmits is decided by a settled ledger.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { LockedError, StateError } from '../../errors.js';
+import { LockedError, StateError, UsageError } from '../../errors.js';
 import { GroupCommitJournal, parseJournal, type JournalRecord, type RunJournal } from '../journal.js';
 import { compactRecords } from '../journal-state.js';
-import type { Lock, LockInfo } from '../lock.js';
+import { describeHolder, holderName, type Lock, type LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import { runKey } from '../state-dir.js';
 import {
+  STATE_ENV,
   maskStateUrl,
   stateUrlSecrets,
   type JournalOptions,
@@ -55,6 +64,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
         backend_pid integer NOT NULL
       );`,
   },
+  {
+    version: 2,
+    description: 'a lock generation (fencing token) per journal, checked by every journal write',
+    sql: `ALTER TABLE ${PG_SCHEMA}.journals ADD COLUMN generation bigint NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -65,8 +79,21 @@ const MIGRATION_LOCK = 0x1ed9e7b0;
 /** How long a refused run waits for the holder's row, when it meets a lock taken an instant before. */
 export const HOLDER_WAIT_MS = 3000;
 
+/**
+ * How long a run taking the lock waits for the one that held it before — which lost it while its process lived —
+ * to finish what it had in flight (that process gives it LOST_LOCK_GRACE_MS, then cancels it and ends).
+ */
+export const PREVIOUS_RUN_WAIT_MS = 30_000;
+
 /** The advisory lock key of a run: a stable 64-bit hash computed by the server. */
 const ADVISORY_KEY = `hashtextextended($1, 0)`;
+
+/** The advisory lock a run's process holds, on a session of its own, for as long as it may act on the key. */
+const ACTIVITY_KEY = `hashtextextended($1, 1)`;
+
+/** The application name of a run's sessions: the lock's (and journal's), and the one saying its process acts. */
+export const LOCK_SESSION = 'ledgerbook';
+export const ACTIVITY_SESSION = 'ledgerbook (in flight)';
 
 /** True while the session that wrote the row `l` still holds the advisory lock of its key. */
 const HOLDER_ALIVE = `EXISTS (
@@ -82,14 +109,20 @@ export class PgStateBackend implements StateBackend {
   /** the migration versions applied when this backend was opened (none when the schema was current) */
   migrated: number[] = [];
 
-  private constructor(private readonly url: string) {
+  private constructor(
+    private readonly url: string,
+    private readonly previousRunWaitMs: number,
+  ) {
     this.where = maskStateUrl(url);
     this.secrets = stateUrlSecrets(url);
   }
 
-  /** Connects and brings the schema to SCHEMA_VERSION (refusing one written by a newer ledgerbook). */
-  static async open(url: string): Promise<PgStateBackend> {
-    const backend = new PgStateBackend(url);
+  /**
+   * Connects and brings the schema to SCHEMA_VERSION (refusing one written by a newer ledgerbook).
+   * `previousRunWaitMs` (tests): how long taking a lock waits for a previous run that lost it.
+   */
+  static async open(url: string, options: { previousRunWaitMs?: number } = {}): Promise<PgStateBackend> {
+    const backend = new PgStateBackend(url, options.previousRunWaitMs ?? PREVIOUS_RUN_WAIT_MS);
     backend.migrated = await backend.migrate();
     return backend;
   }
@@ -111,13 +144,23 @@ export class PgStateBackend implements StateBackend {
   }
 
   /** A new connection, closed with the backend. */
-  async connect(): Promise<pg.Client> {
-    const client = new pg.Client({
-      connectionString: this.url,
-      application_name: 'ledgerbook',
-      keepAlive: true,
-      connectionTimeoutMillis: 15_000,
-    });
+  async connect(applicationName = 'ledgerbook'): Promise<pg.Client> {
+    let client: pg.Client;
+    try {
+      client = new pg.Client({
+        connectionString: this.url,
+        application_name: applicationName,
+        keepAlive: true,
+        connectionTimeoutMillis: 15_000,
+      });
+    } catch (error) {
+      // the driver reads the connection string here: what it cannot read is the user's to fix, not a bug
+      if (!(error instanceof TypeError)) throw error;
+      throw new UsageError(
+        `--state (or ${STATE_ENV}): cannot read the connection string ${this.where}: ${this.describe(error)}`,
+        'write postgres://user:password@host:5432/database',
+      );
+    }
     // A connection that drops between queries emits 'error'; the next query on it rejects and says why, and a
     // lock's connection also aborts its `lost` signal (PgLock). Without a listener the process would crash.
     client.on('error', () => undefined);
@@ -189,9 +232,11 @@ export class PgStateBackend implements StateBackend {
       id: randomUUID(),
       at: new Date().toISOString(),
     };
-    const client = await this.connect();
+    const client = await this.connect(LOCK_SESSION);
+    let lock: PgLock;
     try {
-      // The holder row commits with the advisory lock: a run refused after this transaction finds it.
+      // The holder row and the new generation commit with the advisory lock: a run refused after this
+      // transaction finds the row, and a run that held the lock before can write nothing more.
       await client.query('BEGIN');
       const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${ADVISORY_KEY}) AS ok`, [
         k,
@@ -200,6 +245,12 @@ export class PgStateBackend implements StateBackend {
         await client.query('ROLLBACK');
         throw lockedByOther(key, await this.waitForHolder(k, client), this.where);
       }
+      const { rows } = await client.query<{ generation: string }>(
+        `INSERT INTO ${PG_SCHEMA}.journals (key, playbook, target, generation) VALUES ($1, $2, $3, 1)
+           ON CONFLICT (key) DO UPDATE SET generation = ${PG_SCHEMA}.journals.generation + 1
+         RETURNING generation`,
+        [k, key.playbook, key.target],
+      );
       // A row whose advisory lock was free belonged to a run that is gone: replace it and say so.
       const previous = await client.query<{ info: LockInfo }>(
         `DELETE FROM ${PG_SCHEMA}.locks WHERE key = $1 RETURNING info`,
@@ -210,10 +261,57 @@ export class PgStateBackend implements StateBackend {
         [k, JSON.stringify(info)],
       );
       await client.query('COMMIT');
-      return new PgLock(this, client, k, info, previous.rows[0]?.info);
+      lock = new PgLock(this, client, k, info, previous.rows[0]?.info, String(rows[0]?.generation));
     } catch (error) {
       await this.disconnect(client);
       throw this.fail('cannot take the lock', error);
+    }
+    try {
+      const { session, waitedMs } = await this.holdActivity(key, lock.replaced);
+      lock.acting(session, waitedMs);
+      return lock;
+    } catch (error) {
+      await lock.release();
+      throw this.fail('cannot take the lock', error);
+    }
+  }
+
+  /**
+   * The session that says this process acts on `key`, once no earlier run's process does: a run that lost its
+   * lock while its process lived keeps this session until it has finished what it had in flight (or its process
+   * ends). Waits for it up to PREVIOUS_RUN_WAIT_MS, then refuses (exit 75) naming it.
+   */
+  private async holdActivity(
+    key: RunKey,
+    previous: LockInfo | undefined,
+  ): Promise<{ session: pg.Client; waitedMs: number }> {
+    const k = runKey(key.playbook, key.target);
+    const session = await this.connect(ACTIVITY_SESSION);
+    const started = Date.now();
+    let waited = false;
+    try {
+      for (;;) {
+        const { rows } = await session.query<{ ok: boolean }>(
+          `SELECT pg_try_advisory_lock(${ACTIVITY_KEY}) AS ok`,
+          [k],
+        );
+        if (rows[0]?.ok === true) return { session, waitedMs: waited ? Date.now() - started : 0 };
+        if (Date.now() - started >= this.previousRunWaitMs) {
+          const holder = await session.query<{ pid: number }>(
+            `SELECT p.pid FROM pg_locks p
+              WHERE p.locktype = 'advisory' AND p.granted AND p.objsubid = 1
+                AND p.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                AND ((p.classid::bigint << 32) | p.objid::bigint) = ${ACTIVITY_KEY}`,
+            [k],
+          );
+          throw previousRunActing(key, previous, holder.rows[0]?.pid, this.where, this.previousRunWaitMs);
+        }
+        waited = true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } catch (error) {
+      await this.disconnect(session);
+      throw error;
     }
   }
 
@@ -234,23 +332,20 @@ export class PgStateBackend implements StateBackend {
   async openJournal(key: RunKey, masker: Masker, options: JournalOptions = {}): Promise<RunJournal> {
     const k = runKey(key.playbook, key.target);
     const where = `${this.where} ${PG_SCHEMA}.journal key ${k}`;
-    const shared = options.lock instanceof PgLock ? options.lock.connection : undefined;
+    const lock = options.lock instanceof PgLock ? options.lock : undefined;
+    if (!options.readOnly && !lock)
+      throw new StateError(`the journal of ${key.playbook} on ${key.target} is written only under its lock`);
+    const shared = lock?.connection;
     const client = shared ?? (await this.connect());
     try {
       let records = await readRecords(client, k, where);
       options.check?.(records);
-      if (!options.readOnly) {
-        await client.query(
-          `INSERT INTO ${PG_SCHEMA}.journals (key, playbook, target) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`,
-          [k, key.playbook, key.target],
-        );
-      }
-      const compacted = options.readOnly ? undefined : compactRecords(records);
-      if (compacted) {
-        await replaceRecords(client, k, compacted);
+      const compacted = lock ? compactRecords(records) : undefined;
+      if (lock && compacted) {
+        await replaceRecords(client, k, compacted, lock);
         records = compacted;
       }
-      return new PgJournal(this, where, records, masker, !options.readOnly, k, client, async () => {
+      return new PgJournal(this, where, records, masker, lock, k, client, async () => {
         if (!shared) await this.disconnect(client);
       });
     } catch (error) {
@@ -282,7 +377,7 @@ export class PgStateBackend implements StateBackend {
     const { info } = found;
     if (found.holder === 'alive') {
       throw new LockedError(
-        `the lock of ${key.playbook} on ${key.target} is held by the live database session of ${info.user}@${info.host} (pid ${info.pid}, ${info.command})`,
+        `the lock of ${key.playbook} on ${key.target} is held by the live database session of ${holderName(info)} (pid ${info.pid}, ${info.command})`,
         'stop that process: its lock ends with its session, even if it is killed. If its machine is gone but the session lingers, a database administrator can end it (pg_terminate_backend)',
       );
     }
@@ -358,15 +453,26 @@ async function readRecords(client: pg.Client, key: string, where: string): Promi
   return parseJournal(Buffer.from(text, 'utf8'), where).records;
 }
 
-/** Rewrites a key's journal to `records` in one transaction (compaction): all of it or none. */
-async function replaceRecords(client: pg.Client, key: string, records: JournalRecord[]): Promise<void> {
+/** Rewrites a key's journal to `records` in one transaction (compaction): all of it or none, under `lock`. */
+async function replaceRecords(
+  client: pg.Client,
+  key: string,
+  records: JournalRecord[],
+  lock: PgLock,
+): Promise<void> {
   try {
     await client.query('BEGIN');
+    const held = await client.query(
+      `SELECT 1 FROM ${PG_SCHEMA}.journals WHERE key = $1 AND generation = $2::bigint FOR UPDATE`,
+      [key, lock.generation],
+    );
+    if (held.rowCount !== 1) throw await lock.fenced();
     await client.query(`DELETE FROM ${PG_SCHEMA}.journal WHERE key = $1`, [key]);
     await insertLines(
       client,
       key,
       records.map((r) => JSON.stringify(r)),
+      lock,
     );
     await client.query('COMMIT');
   } catch (error) {
@@ -375,13 +481,34 @@ async function replaceRecords(client: pg.Client, key: string, records: JournalRe
   }
 }
 
-/** One INSERT for the whole batch, in order: committed together or not at all. */
-async function insertLines(client: pg.Client, key: string, lines: string[]): Promise<void> {
-  await client.query(
+/**
+ * One INSERT for the whole batch, in order: committed together or not at all, and only while the key's
+ * generation is still `lock`'s. The generation's row is read FOR SHARE in the same statement: a run taking the
+ * lock (which increments it) waits for a batch in progress, and a batch arriving after it inserts nothing.
+ */
+async function insertLines(client: pg.Client, key: string, lines: string[], lock: PgLock): Promise<void> {
+  if (lines.length === 0) return;
+  const inserted = await client.query(
     `INSERT INTO ${PG_SCHEMA}.journal (key, record)
-       SELECT $1, r FROM unnest($2::text[]) WITH ORDINALITY AS u(r, n) ORDER BY n`,
-    [key, lines],
+       SELECT $1, r FROM unnest($2::text[]) WITH ORDINALITY AS u(r, n)
+        WHERE EXISTS (SELECT 1 FROM ${PG_SCHEMA}.journals j
+                       WHERE j.key = $1 AND j.generation = $3::bigint FOR SHARE)
+        ORDER BY n`,
+    [key, lines, lock.generation],
   );
+  if (inserted.rowCount !== lines.length) throw await lock.fenced();
+}
+
+/**
+ * Whether a query failed because its session ended: the server terminated it (SQLSTATE class 57P: an
+ * administrator, a shutdown) or the connection failed (class 08, or no SQLSTATE at all: the socket closed or
+ * reset), rather than because of the query itself.
+ */
+function sessionEnd(error: unknown): boolean {
+  if (error instanceof StateError) return false;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P');
 }
 
 function lockedByOther(key: RunKey, holder: LockInfo | undefined, where: string): LockedError {
@@ -393,8 +520,24 @@ function lockedByOther(key: RunKey, holder: LockInfo | undefined, where: string)
     );
   }
   return new LockedError(
-    `${what} is locked by ${holder.user}@${holder.host} (pid ${holder.pid}) since ${holder.at}, running \`${holder.command}\` (${where})`,
+    `${what} is locked by ${describeHolder(holder)} (${where})`,
     'wait for that run to finish: the lock is held by its database session, so it is released as soon as that process ends, even by a crash; then run the same command again to resume',
+  );
+}
+
+function previousRunActing(
+  key: RunKey,
+  previous: LockInfo | undefined,
+  sessionPid: number | undefined,
+  where: string,
+  waitedMs: number,
+): LockedError {
+  const who = previous ? describeHolder(previous) : 'an earlier run';
+  const session =
+    sessionPid === undefined ? '' : ` (its database session, backend pid ${sessionPid}, says so)`;
+  return new LockedError(
+    `${key.playbook} on target ${key.target}: ${who} lost its lock while it ran and has not finished the commands it had in flight after ${waitedMs / 1000} s${session} (${where})`,
+    `wait for that process to end, then run the same command again: it resumes and settles what was in flight${sessionPid === undefined ? '' : `. If its machine is gone and the session lingers, a database administrator can end it: SELECT pg_terminate_backend(${sessionPid})`}`,
   );
 }
 
@@ -402,7 +545,11 @@ class PgLock implements Lock {
   readonly lost: AbortSignal;
   /** the advisory lock ends with its session only: while it is held, no other run of the key lives */
   readonly removableWhileHeld = false;
+  waitedMs = 0;
   private released = false;
+  private readonly controller = new AbortController();
+  /** the session that says this process acts on the key (see holdActivity) */
+  private activity: pg.Client | undefined;
 
   constructor(
     private readonly backend: PgStateBackend,
@@ -410,25 +557,65 @@ class PgLock implements Lock {
     private readonly key: string,
     readonly info: LockInfo,
     readonly replaced: LockInfo | undefined,
+    /** the key's generation this lock took: the fencing token of every journal write */
+    readonly generation: string,
   ) {
-    const controller = new AbortController();
-    this.lost = controller.signal;
-    const onLost = (error?: unknown): void => {
-      if (this.released || controller.signal.aborted) return;
-      controller.abort(
-        new StateError(
-          `lost the connection to the state database ${backend.where}${error === undefined ? '' : ` (${backend.describe(error)})`}: the run's lock ended with it, so the run stopped`,
-          'nothing recorded is lost: run the same command again to resume (after checking the database is reachable)',
-        ),
-      );
-    };
-    client.on('error', onLost);
-    client.on('end', () => onLost());
+    this.lost = this.controller.signal;
+    client.on('error', (error: unknown) => this.sessionEnded(error));
+    client.on('end', () => this.sessionEnded());
   }
 
   /** The connection held by this lock (the run's connection). */
   get connection(): pg.Client {
     return this.client;
+  }
+
+  /** @internal the session of holdActivity, held until the lock is released */
+  acting(session: pg.Client, waitedMs: number): void {
+    this.activity = session;
+    this.waitedMs = waitedMs;
+    // without it, a run taking over after this one lost its lock would not wait for this process
+    session.on('error', (error: unknown) => this.sessionEnded(error));
+    session.on('end', () => this.sessionEnded());
+  }
+
+  /**
+   * The error a write on this lock's connection failed with: when the session ended (the write was on it when
+   * it was terminated, before the connection reports its end), the lock is lost and its reason is the error.
+   */
+  writeFailed(error: unknown): StateError | undefined {
+    if (!sessionEnd(error)) return undefined;
+    this.sessionEnded(error);
+    return this.lost.aborted ? (this.lost.reason as StateError) : undefined;
+  }
+
+  private sessionEnded(error?: unknown): void {
+    this.markLost(
+      new StateError(
+        `lost the connection to the state database ${this.backend.where}${error === undefined ? '' : ` (${this.backend.describe(error)})`}: the run's lock ended with it, so the run stopped; it recorded nothing more and let what was in flight finish`,
+        'nothing recorded is lost: run the same command again to resume (after checking the database is reachable)',
+      ),
+    );
+  }
+
+  private markLost(reason: StateError): void {
+    if (this.released || this.controller.signal.aborted) return;
+    this.controller.abort(reason);
+  }
+
+  /**
+   * The error of a journal write refused because the key's generation is no longer this lock's: another run took
+   * the lock. The lock is lost from then on.
+   */
+  async fenced(): Promise<StateError> {
+    const holder = await readLockRow(this.client, this.key).catch(() => undefined);
+    this.markLost(
+      new StateError(
+        `this run no longer holds its lock (${this.backend.where}): ${holder ? `${describeHolder(holder.info)} took it` : 'another run took it'}. Nothing more is recorded, so the run stops`,
+        'what this run had in flight is settled by the run that holds the lock now (it waits for this process); see `ledgerbook status`',
+      ),
+    );
+    return this.lost.reason as StateError;
   }
 
   async release(): Promise<void> {
@@ -447,11 +634,13 @@ class PgLock implements Lock {
       if (!(error instanceof Error)) throw error;
     } finally {
       await this.backend.disconnect(this.client);
+      // last: a run waiting to take over starts once this process acts no more
+      if (this.activity) await this.backend.disconnect(this.activity);
     }
   }
 
   releaseSync(): void {
-    // The process is exiting: its connection closes with it, and the server releases the advisory lock.
+    // The process is exiting: its connections close with it, and the server releases the advisory locks.
     this.released = true;
   }
 }
@@ -462,22 +651,24 @@ class PgJournal extends GroupCommitJournal {
     where: string,
     records: JournalRecord[],
     masker: Masker,
-    writable: boolean,
+    /** the lock it is written under; none: read-only */
+    private readonly lock: PgLock | undefined,
     private readonly key: string,
     private readonly client: pg.Client,
     private readonly done: () => Promise<void>,
   ) {
-    super(where, records, masker, writable);
+    super(where, records, masker, lock !== undefined);
   }
 
   protected async writeBatch(lines: string[]): Promise<number> {
     const records = lines.map((l) => l.replace(/\n$/, ''));
-    await insertLines(this.client, this.key, records);
+    if (!this.lock) throw new StateError(`the journal ${this.file} was opened read-only`);
+    await insertLines(this.client, this.key, records, this.lock);
     return records.reduce((n, l) => n + Buffer.byteLength(l), 0);
   }
 
   protected writeError(error: unknown): StateError {
-    return this.backend.fail('cannot write the journal', error, this.file);
+    return this.lock?.writeFailed(error) ?? this.backend.fail('cannot write the journal', error, this.file);
   }
 
   protected async closeStore(): Promise<void> {

@@ -3,6 +3,7 @@ import { LedgerbookError, StepError } from '../../errors.js';
 import { defineStep, type JsonValue, type StepContext } from '../../engine/step.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
+import { hasUrlCredentials, hideUrlCredentials } from '../../url-credentials.js';
 
 const withSchema = {
   type: 'object',
@@ -85,6 +86,17 @@ export const coreWait = defineStep<With, Poll>({
     attempts: 'polls made',
   },
   needsTarget: false,
+  check(w) {
+    // a URL from a step's outputs is refused by the HTTP client when the step runs
+    if (!w.http || !hasUrlCredentials(w.http.url)) return [];
+    return [
+      {
+        pointer: '/http/url',
+        message: `${hideUrlCredentials(w.http.url)} carries credentials in the URL (user:password@): they would be printed in messages, logs and events`,
+        hint: "remove 'user:password@'; send a credential in a header instead: headers: { authorization: '${{ secrets.NAME }}' }",
+      },
+    ];
+  },
   observe: (ctx, w) => poll(ctx, w, 1, ctx.clock.now()),
   plan(w, observed) {
     if (observed.holds) return { changes: [], outputs: { response: observed.response, attempts: 1 } };

@@ -30,6 +30,7 @@ import {
   nodesOrControlled,
 } from './party-common.js';
 import { isControlled, readEach, targetNode } from './workflow.js';
+import { hasUrlCredentials, hideUrlCredentials } from '../../url-credentials.js';
 
 const withSchema = {
   type: 'object',
@@ -149,6 +150,12 @@ function check(w: With, target: Target | undefined): StaticFinding[] {
       '/party',
       `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
       'give the full id, or only its prefix',
+    );
+  if (w.keycloak.url !== undefined && hasUrlCredentials(w.keycloak.url))
+    f.add(
+      '/keycloak/url',
+      `${hideUrlCredentials(w.keycloak.url)} carries credentials in the URL (user:password@): they would be sent to every node and printed`,
+      "remove 'user:password@'; the node's login is keycloak.client_secret, or keycloak.username and keycloak.password",
     );
   // without a target (validate on the built-in sandbox) the nodes are not known yet
   if (target !== undefined && all.length === 0) f.add('', 'no node to configure', 'set `nodes`');
