@@ -39,7 +39,7 @@ import type { Masker } from './masker.js';
 import { HeapGovernor } from './heap.js';
 import { Pacer } from './pacer.js';
 import { pool } from './pool.js';
-import { retryDelay, shouldRetry, withRetry } from './retry.js';
+import { pressureDelay, retryDelay, shouldRetry, withRetry } from './retry.js';
 import { openRun, stateCheck } from './open-run.js';
 import { playbookPath } from './playbook-path.js';
 import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
@@ -1056,14 +1056,15 @@ class Run {
       let delayMs: number;
       if (pressed) {
         pressureRetries++;
-        delayMs = pressure.retryAfterMs ?? retryDelay(spec.retry, pressureRetries, this.random);
+        delayMs = pressureDelay(spec.retry, pressureRetries, pressure.retryAfterMs, this.random);
       } else {
         delayMs = retryDelay(spec.retry, counted, this.random);
         counted++;
       }
       this.retryEvent(spec, item.key, attempt, delayMs, failure);
-      // a wait the service asked for holds every item back in the pacer; any other delay is this item's own
-      if (!(pressed && pressure.retryAfterMs !== undefined)) await o.clock.sleep(delayMs, o.signal);
+      // a wait the service asked for also holds the step's other items back (the pacer); the jitter on top of it
+      // and any other delay are this item's own
+      await o.clock.sleep(delayMs, o.signal);
       const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
       if (intents.length > 0) {
         const verdict = await kind.reconcile(retryCtx, w, item, intents);
