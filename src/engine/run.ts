@@ -970,8 +970,8 @@ class Run {
         ...(c.details ? { details: c.details } : {}),
       })),
     });
-    this.changes += plan.changes.length;
-    if (o.mode === 'plan')
+    if (o.mode === 'plan') {
+      this.changes += plan.changes.length;
       return {
         key: item.key,
         outputs: {},
@@ -980,9 +980,12 @@ class Run {
         planned: plan.changes,
         ...(plan.knownOutputs ? { known: plan.knownOutputs } : {}),
       };
+    }
     let outputs: Outputs;
+    /** the intents of the attempt that succeeded */
+    const sent: Intent[] = [];
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, memory.pacer, recorded);
+      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, memory.pacer, recorded, sent);
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
@@ -1003,6 +1006,13 @@ class Run {
       }
       throw error;
     }
+    // Only what the item sent counts as applied (a step records an intent before each side effect): an item that
+    // sent nothing — it waited for a run another operator started, which finished without it — is in sync now.
+    if (sent.length === 0 && recorded.length === 0) {
+      this.itemDone(spec, item, 'in-sync', outputs);
+      return { key: item.key, outputs, changes: 0, status: 'in-sync' };
+    }
+    this.changes += plan.changes.length;
     this.itemDone(spec, item, 'applied', outputs);
     return { key: item.key, outputs, changes: plan.changes.length, status: 'applied' };
   }
@@ -1023,6 +1033,8 @@ class Run {
     pacer: Pacer,
     /** receives the intents of every failed attempt: they stay in the journal until settled */
     recorded: Intent[],
+    /** receives the intents of the attempt that succeeded */
+    sent: Intent[],
   ): Promise<Outputs> {
     const { o } = this;
     let plan = firstPlan;
@@ -1039,6 +1051,7 @@ class Run {
       try {
         const outputs = await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
         pacer.success();
+        sent.push(...intents);
         return outputs;
       } catch (error) {
         recorded.push(...intents);
