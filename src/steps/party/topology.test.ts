@@ -392,6 +392,7 @@ describe('dpm.kick', () => {
     peers: [P1, P2, P3],
     names,
     external: [P3],
+    leftovers: [],
     ...fields,
   });
   const plan = (s: MembershipState, with_ = w) => dpmKick.plan(with_, s, item('', with_));

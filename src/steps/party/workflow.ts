@@ -20,6 +20,7 @@ import { AmbiguousOutcomeError, PausedError, ServiceError, StepError } from '../
 import type { DpmClient } from '../../clients/dpm.js';
 import type {
   DecentralizedParty,
+  PendingInvitation,
   WorkflowKind,
   WorkflowResponse,
   WorkflowRun,
@@ -468,9 +469,21 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     }
     // the coordinator started the same change in the moment between the re-observation and this POST
     const busy = inFlightRun(error);
-    const same = busy && (await findRuns(ctx, node, match)).find((r) => r.instance_name === busy);
+    if (busy === undefined) throw error;
+    const same = await busyRun(ctx, node, busy);
     if (same && same.status === 'inprogress' && carries({ node, run: same }, match))
       return following({ node, run: same });
+    if (same === undefined) {
+      // the node says the run is there, but does not list it: another start is still in its checks
+      throw new StepError(
+        `${node} refused the ${match.kind} start: run ${busy} is starting there, but GET /workflows does not list it after ${Math.round(BUSY_RUN_WAIT_MS / 1000)} s`,
+        {
+          cause: error,
+          retryability: 'transient',
+          hint: 'nothing was started here: the step looks again and follows that run once it is listed',
+        },
+      );
+    }
     throw error;
   }
   const run = (await findRuns(ctx, node, match, at)).find((r) => r.instance_name === instance);
@@ -480,6 +493,26 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     );
   }
   return started(run);
+}
+
+/** How long a run that a 409 names as running may take to be listed (its start still runs the version gate). */
+const BUSY_RUN_WAIT_MS = 30_000;
+
+/**
+ * The run a start's 409 names (`A workflow with instance … is already running`, `… in flight (run …)`) as the
+ * node lists it. A run another start registered a moment ago may not be listed yet — its start is still probing
+ * the invitees — so it is looked for again until it is, for up to BUSY_RUN_WAIT_MS; undefined if it never is.
+ */
+async function busyRun(ctx: StepContext, node: string, instance: string): Promise<WorkflowRun | undefined> {
+  const until = ctx.clock.now() + BUSY_RUN_WAIT_MS;
+  for (;;) {
+    const listed = await whileWaiting(ctx, node, () => ctx.clients.dpm(node).workflows({ signal: ctx.signal }));
+    const run = listed?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+    if (run !== undefined) return run;
+    if (ctx.clock.now() >= until) return undefined;
+    ctx.progress(`${node} says run ${instance} is already running; waiting for it to be listed`);
+    await ctx.clock.sleep(POLL_MS, ctx.signal);
+  }
 }
 
 /**
@@ -500,21 +533,24 @@ async function coordinatorsRun(
   );
   for (;;) {
     await ctx.clock.sleep(POLL_MS, ctx.signal);
-    const [around, reached] = await Promise.all([
-      runsAround(ctx, node, request.watch, match),
-      request.reached(),
-    ]);
-    if (reached) return { outcome: 'reached' };
-    const rival = rivalOf(around, match, request.observed);
-    if (rival) throw rivalError(match, rival, namerOf(ctx));
-    const pending = pendingOf(around, match, node);
-    if (pending) {
-      ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
-      return {
-        outcome: 'following',
-        at: pending,
-        competitors: new Competitors(match, nodes, pending, known),
-      };
+    // a node that restarts meanwhile (it answers nothing for a moment) is waited for, not a failure
+    const seen = await whileWaiting(ctx, node, () =>
+      Promise.all([runsAround(ctx, node, request.watch, match), request.reached()]),
+    );
+    if (seen !== undefined) {
+      const [around, reached] = seen;
+      if (reached) return { outcome: 'reached' };
+      const rival = rivalOf(around, match, request.observed);
+      if (rival) throw rivalError(match, rival, namerOf(ctx));
+      const pending = pendingOf(around, match, node);
+      if (pending) {
+        ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
+        return {
+          outcome: 'following',
+          at: pending,
+          competitors: new Competitors(match, nodes, pending, known),
+        };
+      }
     }
     if (ctx.clock.now() >= until) {
       throw new PausedError(
@@ -617,7 +653,9 @@ async function peerRun(ctx: StepContext, node: string, instance: string): Promis
  * intent, accept. A node that already joined the run is left alone; a card that never comes within `timeoutMs`
  * fails the step with what the node shows. With `coordinator`, the run is watched while a card is awaited: a run
  * that failed or was cancelled meanwhile (a peer declined) fails the step at once, and a run that completed
- * without this node (a kick's quorum) needs no acceptance. With `competitors`, so are the other member nodes.
+ * without this node (a kick's or a contracts run's quorum) needs no acceptance — its card, when it is there, is
+ * declined, so that no invitation of the run stays pending (accepting it now would only fail the node's peer row
+ * later). With `competitors`, so are the other member nodes.
  */
 export async function acceptInvitations(
   ctx: ItemContext,
@@ -638,6 +676,18 @@ export async function acceptInvitations(
       }));
       if (listed?.joined) break;
       const card = listed?.invitations.find((i) => i.workflow_instance === instance);
+      const run =
+        coordinator === undefined
+          ? undefined
+          : (
+              await whileWaiting(ctx, coordinator, () =>
+                ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal }),
+              )
+            )?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+      if (card && run?.status === 'completed') {
+        await declineLeftover(ctx, { node, card, run });
+        break;
+      }
       if (card) {
         await ctx.record({ action: 'accept-invitation', node, invitation: card.id, instance });
         try {
@@ -650,17 +700,11 @@ export async function acceptInvitations(
         accepted.push(node);
         break;
       }
-      if (coordinator !== undefined) {
-        const runs = await whileWaiting(ctx, coordinator, () =>
-          ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal }),
-        );
-        const run = runs?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-        if (run?.status === 'completed') break;
-        if (run?.status === 'failed' || run?.status === 'cancelled') {
-          throw new StepError(`${describeRun(run)} on ${coordinator}, before ${node} could accept`, {
-            hint: 'see the error above; dpm.workflow (cancel, dismiss) clears the run',
-          });
-        }
+      if (run?.status === 'completed') break;
+      if (run?.status === 'failed' || run?.status === 'cancelled') {
+        throw new StepError(`${describeRun(run)} on ${coordinator}, before ${node} could accept`, {
+          hint: 'see the error above; dpm.workflow (cancel, dismiss) clears the run',
+        });
       }
       if (ctx.clock.now() >= deadline) {
         const other = (listed?.invitations ?? [])
@@ -678,6 +722,49 @@ export async function acceptInvitations(
     }
   }
   return accepted;
+}
+
+/** An invitation still pending on a node this target controls, of a run that completed without that node. */
+export interface Leftover {
+  node: string;
+  card: PendingInvitation;
+  run: WorkflowRun;
+}
+
+/**
+ * The invitations pending on the controlled nodes among `nodes` for coordinator runs in `around` that completed
+ * (a kick or contracts run reaches its quorum without every invitee): nothing waits for them any more. Done means
+ * done: a step is in sync only once none of its runs' invitations is left pending on the nodes it controls.
+ */
+export async function leftoverInvitations(
+  ctx: StepContext,
+  nodes: readonly string[],
+  around: readonly NodeRun[],
+): Promise<Leftover[]> {
+  const finished = around.filter((r) => r.run.status === 'completed');
+  if (finished.length === 0) return [];
+  const controlled = [...new Set(nodes)].filter((n) => isControlled(ctx, n));
+  const lists = await readEach(ctx, controlled, async (node) => {
+    const { invitations } = await ctx.clients.dpm(node).invitations({ signal: ctx.signal });
+    return invitations.flatMap((card) => {
+      const at = finished.find(
+        (r) => r.run.instance_name === card.workflow_instance && r.run.kind === card.invitation_type,
+      );
+      return at === undefined ? [] : [{ node, card, run: at.run }];
+    });
+  });
+  return lists.flat();
+}
+
+/** Declines a leftover invitation (recorded first); a card gone meanwhile (404) is fine. */
+export async function declineLeftover(ctx: ItemContext, { node, card, run }: Leftover): Promise<void> {
+  ctx.progress(`${node}: declining the leftover invitation of ${run.instance_name} (it completed without ${node})`);
+  await ctx.record({ action: 'decline-invitation', node, invitation: card.id, instance: run.instance_name });
+  try {
+    await ctx.clients.dpm(node).declineInvitation(card.id, { signal: ctx.signal });
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.status !== 404) throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
