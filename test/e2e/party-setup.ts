@@ -304,6 +304,7 @@ steps:
               parties: ['\${{ target.nodes.node1.party }}', '\${{ target.nodes.node2.party }}', '\${{ target.nodes.node3.party }}']
             - { type: governance_threshold }
             - { type: rel_time, microseconds: 86400000000 }
+            - { type: none }
       timeout: ${timeout}
 `;
 }
