@@ -605,6 +605,12 @@ async function follow(ctx: ItemContext, w: With, at: NodeRun, competitors: Compe
   return doneOutputs(state);
 }
 
+/** The contracts are listed: decline what their runs left pending on this target's nodes. */
+async function declineLeftovers(ctx: ItemContext, state: Observed): Promise<Outputs> {
+  for (const leftover of state.leftovers) await declineLeftover(ctx, leftover);
+  return doneOutputs(state);
+}
+
 /**
  * dpm.deploy-contracts: in sync when the party lists every declared contract (template in its package). It
  * refuses to start unless every participant vetted the packages the contracts use (the matrix is printed), the
@@ -664,10 +670,7 @@ export const dpmDeployContracts = defineStep<With, Observed>({
     const match = matchOf(party.party_id, state);
     const members = [w.coordinator, ...state.watch];
     if (state.running) return follow(ctx, w, state.running, new Competitors(match, members, state.running));
-    if (state.contracts.every((c) => c.listed)) {
-      for (const leftover of state.leftovers) await declineLeftover(ctx, leftover);
-      return doneOutputs(state);
-    }
+    if (state.contracts.every((c) => c.listed)) return declineLeftovers(ctx, state);
     const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
     // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
     await waitForParty(
@@ -693,7 +696,8 @@ export const dpmDeployContracts = defineStep<With, Observed>({
       },
       start: (client) => client.startContracts(body, { signal: ctx.signal }),
     });
-    if (outcome.outcome === 'reached') return doneOutputs(await observeContracts(ctx, w));
+    // the contracts are there (another operator's run, which may have completed without this target's nodes)
+    if (outcome.outcome === 'reached') return declineLeftovers(ctx, await observeContracts(ctx, w));
     if (outcome.outcome === 'started')
       ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator}`);
     return follow(ctx, w, outcome.at, outcome.competitors);

@@ -352,7 +352,12 @@ export function planMembership<W extends MembershipWith>(
           s.external.includes(s.coordinatorId)
             ? {
                 action: 'wait',
-                summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${invitees.filter((p) => !s.external.includes(p)).map(name).join(', ') || 'no node of this target'} and wait for it`,
+                summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${
+                  invitees
+                    .filter((p) => !s.external.includes(p))
+                    .map(name)
+                    .join(', ') || 'no node of this target'
+                } and wait for it`,
                 details,
               }
             : {
@@ -424,6 +429,12 @@ export async function applyMembership<W extends MembershipWith>(
       break;
   }
   if (followed) await follow(ctx, followed.at, followed.competitors, deadline);
+  // the change is in effect: what its runs left pending on this target's nodes (a kick's quorum was met
+  // without them; another operator's run completed before this step could follow it) is declined
+  if (!followed) {
+    const again = await observeMembership(spec, ctx, w);
+    for (const leftover of again.leftovers) await declineLeftover(ctx, leftover);
+  }
   const after = spec.membersAfter(s);
   const verifyOn = after.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
   const views = await waitForParty(

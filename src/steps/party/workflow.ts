@@ -436,9 +436,6 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     runsAround(ctx, node, request.watch, match),
     request.reached(),
   ]);
-  if (reached) return { outcome: 'reached' };
-  const rival = rivalOf(around, match, request.observed);
-  if (rival) throw rivalError(match, rival, namerOf(ctx));
   const known = around.map(keyOf);
   const following = (at: NodeRun): StartOutcome => {
     ctx.progress(`following ${describeRun(at.run)} on ${at.node} instead of starting another`);
@@ -448,8 +445,13 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     const at = { node, run };
     return { outcome: 'started', at, competitors: new Competitors(match, nodes, at, known) };
   };
+  // a run of the change still in flight is followed even when its effect shows already (it lingers at Complete):
+  // done means done, and its invitations on this target's nodes are answered
   const pending = pendingOf(around, match, node);
   if (pending) return following(pending);
+  if (reached) return { outcome: 'reached' };
+  const rival = rivalOf(around, match, request.observed);
+  if (rival) throw rivalError(match, rival, namerOf(ctx));
   if (!isControlled(ctx, node)) return coordinatorsRun(ctx, request, known);
 
   const at = Math.floor(ctx.clock.now() / 1000);
@@ -506,7 +508,9 @@ const BUSY_RUN_WAIT_MS = 30_000;
 async function busyRun(ctx: StepContext, node: string, instance: string): Promise<WorkflowRun | undefined> {
   const until = ctx.clock.now() + BUSY_RUN_WAIT_MS;
   for (;;) {
-    const listed = await whileWaiting(ctx, node, () => ctx.clients.dpm(node).workflows({ signal: ctx.signal }));
+    const listed = await whileWaiting(ctx, node, () =>
+      ctx.clients.dpm(node).workflows({ signal: ctx.signal }),
+    );
     const run = listed?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
     if (run !== undefined) return run;
     if (ctx.clock.now() >= until) return undefined;
@@ -539,9 +543,6 @@ async function coordinatorsRun(
     );
     if (seen !== undefined) {
       const [around, reached] = seen;
-      if (reached) return { outcome: 'reached' };
-      const rival = rivalOf(around, match, request.observed);
-      if (rival) throw rivalError(match, rival, namerOf(ctx));
       const pending = pendingOf(around, match, node);
       if (pending) {
         ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
@@ -551,6 +552,9 @@ async function coordinatorsRun(
           competitors: new Competitors(match, nodes, pending, known),
         };
       }
+      if (reached) return { outcome: 'reached' };
+      const rival = rivalOf(around, match, request.observed);
+      if (rival) throw rivalError(match, rival, namerOf(ctx));
     }
     if (ctx.clock.now() >= until) {
       throw new PausedError(
@@ -578,9 +582,46 @@ export async function startedRun(
 }
 
 /**
+ * The invitees' own rows of a coordinator run in progress, read at most every COMPETITOR_CHECK_MS: a peer row that
+ * failed or was cancelled while the coordinator still waits (the coordinator restarted and the peer gave up on it
+ * after its polls failed) can never come back — only a retry of a failed coordinator row revives peer rows — so
+ * the run would wait for ever. A node that cannot be read is passed over.
+ */
+class StrandedPeers {
+  private nextCheck = 0;
+
+  async check(ctx: StepContext, node: string, run: WorkflowRun): Promise<void> {
+    if (run.role !== 'Coordinator' || ctx.clock.now() < this.nextCheck) return;
+    this.nextCheck = ctx.clock.now() + COMPETITOR_CHECK_MS;
+    const invited = run.expected_peers.flatMap((p) => nodeOfParticipant(ctx, p) ?? []);
+    const rows = await readEach(ctx, invited, (peer) =>
+      whileWaiting(ctx, peer, async () =>
+        (await ctx.clients.dpm(peer).workflows({ signal: ctx.signal })).runs.find(
+          (r) => r.role === 'Peer' && r.coordinator_instance === run.instance_name,
+        ),
+      ),
+    );
+    const stranded = invited.flatMap((peer, i) => {
+      const row = rows[i];
+      return row && (row.status === 'failed' || row.status === 'cancelled') ? [{ peer, row }] : [];
+    });
+    // a kick or a contracts run needs only a quorum of its invitees (dpm-api.md §7.1): stuck once none is left
+    const quorumOnly = run.kind === 'Kick' || run.kind === 'Contracts';
+    if (stranded.length === 0 || (quorumOnly && stranded.length < run.expected_peers.length)) return;
+    throw new StepError(
+      `${describeRun(run)} on ${node} cannot complete: ${stranded.map(({ peer, row }) => `${peer}'s part of it is ${row.status}${row.error ? ` (${row.error})` : ''}`).join('; ')}`,
+      {
+        hint: `a peer row that gave up is not revived while the coordinator's run is in progress: cancel the run on ${node} (dpm.workflow { node: ${node}, instance: ${run.instance_name}, action: cancel }), then run the playbook again`,
+      },
+    );
+  }
+}
+
+/**
  * Wait until the run (a coordinator's, or a peer row) is no longer in progress; progress shows its step. A failed
- * or cancelled run is a step failure naming the run, its step and its error; a wait that outlasts `timeoutMs`
- * leaves the run alone. With `competitors`, a competing run on the other member nodes stops the wait at once.
+ * or cancelled run is a step failure naming the run, its step and its error; a coordinator run whose invitees
+ * gave up their part (StrandedPeers) too; a wait that outlasts `timeoutMs` leaves the run alone. With
+ * `competitors`, a competing run on the other member nodes stops the wait at once.
  */
 export async function waitForRun(
   ctx: StepContext,
@@ -590,6 +631,7 @@ export async function waitForRun(
   competitors?: Competitors,
 ): Promise<WorkflowRun> {
   const deadline = ctx.clock.now() + timeoutMs;
+  const stranded = new StrandedPeers();
   let last = '';
   for (;;) {
     await competitors?.check(ctx);
@@ -622,6 +664,7 @@ export async function waitForRun(
             : 'someone cancelled it; run the playbook again to start over',
       });
     }
+    await stranded.check(ctx, node, run);
     const now = `${run.current_step} (${run.step_index + 1}/${run.step_total})`;
     if (now !== last) {
       ctx.progress(`${instance}: ${now}`);
@@ -758,7 +801,9 @@ export async function leftoverInvitations(
 
 /** Declines a leftover invitation (recorded first); a card gone meanwhile (404) is fine. */
 export async function declineLeftover(ctx: ItemContext, { node, card, run }: Leftover): Promise<void> {
-  ctx.progress(`${node}: declining the leftover invitation of ${run.instance_name} (it completed without ${node})`);
+  ctx.progress(
+    `${node}: declining the leftover invitation of ${run.instance_name} (it completed without ${node})`,
+  );
   await ctx.record({ action: 'decline-invitation', node, invitation: card.id, instance: run.instance_name });
   try {
     await ctx.clients.dpm(node).declineInvitation(card.id, { signal: ctx.signal });
