@@ -261,7 +261,9 @@ export function designatedExecutor(votes: readonly Vote[], members: readonly str
  * names): the DPM client classes it as transient contention (dpm-errors.ts).
  */
 export function contended(error: unknown): boolean {
-  return error instanceof ServiceError && error.retryability === 'transient' && error.backpressure !== undefined;
+  return (
+    error instanceof ServiceError && error.retryability === 'transient' && error.backpressure !== undefined
+  );
 }
 
 /** the participant's refusal texts that mean contention (as the node's audit log keeps them) */

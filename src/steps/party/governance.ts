@@ -734,7 +734,10 @@ async function expireLeftovers(ctx: ItemContext, s: Observed, stale: readonly Vo
       done: async () => !(await listed()),
     });
     if (sent === 'unreachable')
-      ctx.log('warn', `${left.node} cannot be reached: its expired confirmation stays listed until a next run`);
+      ctx.log(
+        'warn',
+        `${left.node} cannot be reached: its expired confirmation stays listed until a next run`,
+      );
   }
 }
 
@@ -836,8 +839,7 @@ async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]):
       { mark, event, summary, member, sentAt: typeof intent['at'] === 'number' ? intent['at'] : 0 },
       async () => {
         const { status } = await round(ctx, s, node);
-        if (event === 'expire')
-          return !status.stale.some((v) => v.contractId === intent['confirmation']);
+        if (event === 'expire') return !status.stale.some((v) => v.contractId === intent['confirmation']);
         if (status.kind === 'done') return true;
         if (event === 'propose') return status.proposalCid !== undefined;
         if (event === 'confirm') return status.votes.some((v) => v.party === member);
