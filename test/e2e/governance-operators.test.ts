@@ -21,6 +21,7 @@ import { executionsOf } from './governance-setup.js';
 import { count } from './packages-setup.js';
 import {
   PLAYBOOKS,
+  addFaults,
   members,
   output,
   partyOnEvery,
@@ -293,6 +294,29 @@ describe('three operators under the realistic profile ×0.1', () => {
     await Promise.all([...ops.map((o) => runAll(w, o)), restarts]);
     await converged(w);
     await ownCredentialsOnly(w);
+  }, 240_000);
+});
+
+describe('the coordinator restarted during the DARs workflow (realistic ×0.1)', () => {
+  it('for 1.5 s (15 s unscaled) while it waits for its peers: the operators who only read it wait, every process exits 0, one run', async () => {
+    const w = (current = await partyWorld(REALISTIC));
+    const ops = await Promise.all([1, 2, 3].map((n) => operatorOf(w, n)));
+    const onboard = await Promise.all(
+      ops.map((o) => o.op.run(join(PLAYBOOKS, 'onboard-party.yaml'), ...argsOf(o.n, 'onboard-party'))),
+    );
+    for (const r of onboard) expect(r.code, output(r)).toBe(0);
+    await addFaults(w.world, {
+      kind: 'restart',
+      node: 'node1',
+      at: { workflow: 'Dars', step: 'WaitingForPeers' },
+      downMs: 1500,
+    });
+    const dars = await Promise.all(ops.map((o) => o.op.run(join(PLAYBOOKS, 'distribute-dars.yaml'))));
+    for (const r of dars) expect(r.code, output(r)).toBe(0);
+    const runs = (await Promise.all(w.world.dpm.map((api) => runsOf(api, 'Dars')))).flat();
+    expect(runs.map((r) => r.status)).toEqual(['completed']);
+    // the operators of node2 and node3 read node1 only: it did not answer for a while, and they waited
+    for (const r of dars.slice(1)) expect(r.stdout).toMatch(/node1 did not answer .*; still waiting/);
   }, 240_000);
 });
 
