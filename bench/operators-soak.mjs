@@ -47,6 +47,8 @@ const SCALE = Number(args['time-scale']);
 const PLAYBOOKS = new URL('../playbooks/', import.meta.url).pathname;
 const PLAYS = ['onboard-party', 'distribute-dars', 'deploy-contracts', 'governance'];
 const NODES = ['node1', 'node2', 'node3'];
+/** how long one ledgerbook process may take before the trial counts it as hung */
+const PROCESS_LIMIT_MS = 300_000;
 /** the realistic profile's submission latency (src/sandbox/profile.ts): each governance write holds the rules */
 const SUBMIT_MS = 3000;
 
@@ -127,8 +129,13 @@ async function operator(dir, stateDir, sandbox, n, name) {
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));
+      // a process that hangs is a failed trial, not a soak that never ends
+      const limit = setTimeout(() => child.kill('SIGTERM'), PROCESS_LIMIT_MS);
       const done = new Promise((resolve) =>
-        child.on('close', (code, signal) => resolve({ code, signal, output })),
+        child.on('close', (code, signal) => {
+          clearTimeout(limit);
+          resolve({ code, signal, output });
+        }),
       );
       return { child, done };
     },
@@ -240,15 +247,14 @@ async function flowTrial(w, { kill, restart } = {}) {
       await w.adminPost('/nodes/node2/restart', { downMs: Math.round(3000 * SCALE) });
     })();
   }
-  const outcomes = await Promise.all(
-    w.ops.map((op) => playAll(op, PLAYS, kill && kill.victim === op.n ? kill : undefined)),
+  return Promise.all(
+    w.ops.map(async (op) => {
+      if (kill?.victim !== op.n) return playAll(op, PLAYS);
+      const first = await playAll(op, PLAYS, kill);
+      // restarted at once on its state dir, from the playbook it was killed in
+      return first.killed ? playAll(op, PLAYS.slice(PLAYS.indexOf(first.killed))) : first;
+    }),
   );
-  const killed = outcomes[(kill?.victim ?? 1) - 1].killed;
-  if (kill && killed) {
-    const again = await playAll(w.ops[kill.victim - 1], PLAYS.slice(PLAYS.indexOf(killed)));
-    outcomes[kill.victim - 1] = again;
-  }
-  return outcomes;
 }
 
 async function raceTrial(w) {
