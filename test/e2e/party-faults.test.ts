@@ -85,6 +85,8 @@ steps:
       'node1 refused to start the onboarding: the peer mesh is incomplete: node1 cannot reach node3 (unreachable from the coordinator)',
     );
     expect(output(result)).toContain('nothing was started');
+    // nothing was applied, and the summary says so
+    expect(result.stdout).toContain('Failed (exit 1) after 0 changes');
     expect(await runsOf(w.world.dpm[0]!, 'Onboarding')).toEqual([]);
     for (const api of w.world.dpm.slice(1)) {
       const { body } = await api.get<{ invitations: unknown[] }>('/invitations');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { StepError } from '../../errors.js';
-import { PARTICIPANT, fakeContext, run, target } from './packages-testing.js';
-import { waitForRun } from './workflow.js';
+import type { DpmClient } from '../../clients/dpm.js';
+import { ServiceError, StepError } from '../../errors.js';
+import { PARTICIPANT, PARTY, fakeContext, run, target } from './packages-testing.js';
+import { startWorkflow, waitForRun } from './workflow.js';
 
 const t = target({ node1: {}, node2: { controlled: false }, node3: { controlled: false } });
 const coordinatorRun = run({ instance_name: 'dars-distribute-7', kind: 'Dars', status: 'inprogress' });
@@ -57,5 +58,52 @@ describe('waitForRun', () => {
     };
     const waited = await waitForRun({ ...ctx, clock }, 'node1', 'alpha-contracts-7', 60_000);
     expect(waited.status).toBe('completed');
+  });
+});
+
+describe('startWorkflow', () => {
+  it('a 409 naming a run another start registered a moment ago: looked for until it is listed, then followed', async () => {
+    const nodes = { node1: { runs: [] as ReturnType<typeof run>[] }, node2: {}, node3: {} };
+    const { ctx, intents } = fakeContext(target({ node1: {}, node2: {}, node3: {} }), nodes);
+    const starting = run({
+      instance_name: 'alpha-change-threshold-7',
+      kind: 'ChangeThreshold',
+      status: 'inprogress',
+      dec_party_id: PARTY,
+      new_threshold: 3,
+    });
+    let polls = 0;
+    const clock = {
+      now: () => Date.now(),
+      sleep: () => {
+        // the other start finishes its checks: its run is listed after a few polls
+        if (++polls === 3) nodes.node1.runs = [starting];
+        return Promise.resolve();
+      },
+    };
+    const outcome = await startWorkflow(
+      { ...ctx, clock },
+      {
+        node: 'node1',
+        match: { kind: 'ChangeThreshold', party: PARTY, same: (r) => r.new_threshold === 3 },
+        observed: [],
+        watch: ['node2', 'node3'],
+        reached: () => Promise.resolve(false),
+        start: (_client: DpmClient) =>
+          Promise.reject(
+            new ServiceError({
+              service: 'dpm:node1',
+              method: 'POST',
+              path: '/change-threshold',
+              status: 409,
+              serviceMessage: 'A workflow with instance alpha-change-threshold-7 is already running',
+              retryability: 'permanent',
+            }),
+          ),
+      },
+    );
+    expect(outcome.outcome).toBe('following');
+    expect(outcome.outcome === 'following' && outcome.at.run.instance_name).toBe('alpha-change-threshold-7');
+    expect(intents.map((i) => i.action)).toEqual(['start-workflow']);
   });
 });
