@@ -7,7 +7,7 @@
  * confirmation left pending, and no operator's credentials used on another's node.
  *
  *   npm run soak:operators -- [--flows 10] [--kills 5] [--restarts 3] [--races 20] [--time-scale 0.1]
- *                             [--only flow|kill|restart|race] [--floor N] [--json]
+ *                             [--profile realistic|fast] [--only flow|kill|restart|race] [--floor N] [--json]
  *
  * - flow: the README's three-operator flow, onboard-party, distribute-dars, deploy-contracts and governance.yaml
  *   (threshold 3), the three processes at once;
@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     restarts: { type: 'string', default: '3' },
     races: { type: 'string', default: '20' },
     'time-scale': { type: 'string', default: '0.1' },
+    profile: { type: 'string', default: 'realistic' },
     only: { type: 'string' },
     floor: { type: 'string', default: '0' },
     json: { type: 'boolean', default: false },
@@ -60,7 +61,7 @@ const { startSandbox } = await importTs(new URL('../src/sandbox/index.ts', impor
 async function world(timeScale) {
   const dir = await mkdtemp(join(tmpdir(), 'lb-soak-'));
   const stateDir = join(dir, 'sandbox');
-  const sandbox = await startSandbox({ stateDir, profile: 'realistic', timeScale, port: 0 });
+  const sandbox = await startSandbox({ stateDir, profile: args.profile, timeScale, port: 0 });
   const secret = async (file) => (await readFile(join(stateDir, 'secrets', file), 'utf8')).trim();
   const tokenUrl = sandbox.urls.idp.tokenUrl;
   const viewer = await grant(tokenUrl, 'viewer', await secret('viewer-password'));
@@ -251,6 +252,9 @@ async function flowTrial(w, { kill, restart } = {}) {
     w.ops.map(async (op) => {
       if (kill?.victim !== op.n) return playAll(op, PLAYS);
       const first = await playAll(op, PLAYS, kill);
+      process.stderr.write(
+        `  ${op.name}: ${first.killed ? `SIGKILLed in ${first.killed}` : 'ended before its kill'} (${kill.afterMs} ms into ${kill.play})\n`,
+      );
       // restarted at once on its state dir, from the playbook it was killed in
       return first.killed ? playAll(op, PLAYS.slice(PLAYS.indexOf(first.killed))) : first;
     }),
@@ -343,6 +347,7 @@ for (const [name, scenario] of Object.entries(SCENARIOS)) {
 }
 
 // the unscaled flow against its floor
+const floors = [['unscaled flow', 'converged', 'wall', 'floor', 'wall ÷ floor']];
 for (let t = 1; t <= Number(args.floor); t++) {
   const w = await world(1);
   try {
@@ -362,13 +367,12 @@ for (let t = 1; t <= Number(args.floor); t++) {
     floorMs += 3 * SUBMIT_MS;
     parts.push(`governance 3 × ${SUBMIT_MS / 1000} s`);
     const ok = !outcomes.some((o) => o.failed) && v.problems.length === 0;
-    rows.push([
-      `unscaled flow #${t}`,
-      1,
-      ok ? 1 : 0,
-      v.duplicates,
+    floors.push([
+      `#${t}`,
+      ok ? 'yes' : `no: ${v.problems[0] ?? outcomes.find((o) => o.failed)?.failed}`,
       `${(wallMs / 1000).toFixed(1)} s`,
-      `floor ${(floorMs / 1000).toFixed(0)} s (${parts.join(', ')}): ×${(wallMs / floorMs).toFixed(2)}`,
+      `${(floorMs / 1000).toFixed(0)} s (${parts.join(', ')})`,
+      `×${(wallMs / floorMs).toFixed(2)}`,
     ]);
     report.push({
       scenario: 'unscaled flow',
@@ -383,4 +387,7 @@ for (let t = 1; t <= Number(args.floor); t++) {
 }
 
 if (args.json) console.log(JSON.stringify({ timeScale: SCALE, report }));
-else console.log(`time scale ${SCALE}\n\n${table(rows)}`);
+else {
+  if (rows.length > 1) console.log(`${args.profile}, time scale ${SCALE}\n\n${table(rows)}\n`);
+  if (floors.length > 1) console.log(`time scale 1 (unscaled)\n\n${table(floors)}`);
+}
