@@ -147,7 +147,7 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
     hint: (m) =>
       `a run named ${m?.[1] ?? '?'} is already running or starting on this node (GET /workflows lists it once ` +
       'its start finished): instance names are per prefix (onboarding) or per second (the other kinds), so a ' +
-      'second start of the same kind and party in the same second collides with the first — follow that run'
+      'second start of the same kind and party in the same second collides with the first — follow that run',
   },
   {
     name: 'party-cache-stale',

@@ -1235,19 +1235,22 @@ describe('DpmClient: the DPM’s own errors get hints', () => {
   it.each([
     'Failed to submit confirmation: status: Aborted, message: "LOCAL_VERDICT_LOCKED_CONTRACTS(2,0a1b2c3d): Rejected transaction is referring to locked contracts Set(ContractId(00ab))"',
     'Failed to execute action: status: NotFound, message: "CONTRACT_NOT_FOUND(11,0a1b2c3d): Contract could not be found with id 00ab"',
-  ])('a governance write that lost the race for the rules contract is contention: transient, paced (%s)', async (text) => {
-    answer = { status: 500, body: { error: text } };
-    const error = await failure(
-      client().confirmGovernance({
-        party_id: PARTY,
-        rules_contract_id: '00ab',
-        governance_type: 'core_self',
-        action: { type: 'governance_set_threshold', new_threshold: 2 },
-      }),
-    );
-    expect(error.retryability).toBe('transient');
-    expect(error.backpressure).toEqual({});
-  });
+  ])(
+    'a governance write that lost the race for the rules contract is contention: transient, paced (%s)',
+    async (text) => {
+      answer = { status: 500, body: { error: text } };
+      const error = await failure(
+        client().confirmGovernance({
+          party_id: PARTY,
+          rules_contract_id: '00ab',
+          governance_type: 'core_self',
+          action: { type: 'governance_set_threshold', new_threshold: 2 },
+        }),
+      );
+      expect(error.retryability).toBe('transient');
+      expect(error.backpressure).toEqual({});
+    },
+  );
 
   it('a 500 naming CONTRACT_NOT_FOUND outside the governance writes is no contention', async () => {
     answer = {

@@ -985,7 +985,18 @@ class Run {
     /** the intents of the attempt that succeeded */
     const sent: Intent[] = [];
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, memory.pacer, recorded, sent);
+      outputs = await this.apply(
+        spec,
+        kind,
+        w,
+        item,
+        plan,
+        state,
+        memory.previous,
+        memory.pacer,
+        recorded,
+        sent,
+      );
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
