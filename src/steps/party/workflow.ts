@@ -431,6 +431,9 @@ export type StartOutcome =
  */
 export async function startWorkflow(ctx: ItemContext, request: StartRequest): Promise<StartOutcome> {
   const { node, match } = request;
+  // another operator's coordinator: nothing is started here, and a coordinator that does not answer for a while
+  // (it restarts) is waited for, as its peers' DPMs wait for it
+  if (!isControlled(ctx, node)) return coordinatorsRun(ctx, request);
   const nodes = [node, ...request.watch];
   const [around, reached] = await Promise.all([
     runsAround(ctx, node, request.watch, match),
@@ -452,7 +455,6 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
   if (reached) return { outcome: 'reached' };
   const rival = rivalOf(around, match, request.observed);
   if (rival) throw rivalError(match, rival, namerOf(ctx));
-  if (!isControlled(ctx, node)) return coordinatorsRun(ctx, request, known);
 
   const at = Math.floor(ctx.clock.now() / 1000);
   await ctx.record(intentFor(node, match, at));
@@ -524,25 +526,21 @@ async function busyRun(ctx: StepContext, node: string, instance: string): Promis
  * for that operator's run of the same change — followed once it appears, its invitations accepted on the nodes
  * this target controls — or for the end state; another change of the same thing stops it, as anywhere.
  */
-async function coordinatorsRun(
-  ctx: ItemContext,
-  request: StartRequest,
-  known: string[],
-): Promise<StartOutcome> {
+async function coordinatorsRun(ctx: ItemContext, request: StartRequest): Promise<StartOutcome> {
   const { node, match } = request;
   const nodes = [node, ...request.watch];
   const until = ctx.clock.now() + (request.waitMs ?? 600_000);
-  ctx.progress(
-    `waiting for the operator of ${node} to start the ${match.kind} run (${node} is not controlled here)`,
-  );
-  for (;;) {
-    await ctx.clock.sleep(POLL_MS, ctx.signal);
+  /** the runs seen before the one followed: the baseline of its watch for competitors */
+  let known: string[] | undefined;
+  for (let first = true; ; first = false) {
+    if (!first) await ctx.clock.sleep(POLL_MS, ctx.signal);
     // a node that restarts meanwhile (it answers nothing for a moment) is waited for, not a failure
     const seen = await whileWaiting(ctx, node, () =>
       Promise.all([runsAround(ctx, node, request.watch, match), request.reached()]),
     );
     if (seen !== undefined) {
       const [around, reached] = seen;
+      known ??= around.map(keyOf);
       const pending = pendingOf(around, match, node);
       if (pending) {
         ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
@@ -555,6 +553,10 @@ async function coordinatorsRun(
       if (reached) return { outcome: 'reached' };
       const rival = rivalOf(around, match, request.observed);
       if (rival) throw rivalError(match, rival, namerOf(ctx));
+      if (first)
+        ctx.progress(
+          `waiting for the operator of ${node} to start the ${match.kind} run (${node} is not controlled here)`,
+        );
     }
     if (ctx.clock.now() >= until) {
       throw new PausedError(
