@@ -1,7 +1,8 @@
 /**
  * The DPM's own errors with a known cause (../shared/reference/dpm-api.md §0.1, §5–§8), each mapped to what an
  * operator should do next, in one table. `explainDpmError` gives a ServiceError from the DPM client the hint of the
- * first matching rule (and, for the few refusals that clear up by themselves, a transient retryability).
+ * first matching rule (and, for the few refusals that clear up by themselves, a transient retryability; for a
+ * governance write that lost a race for the rules contract, backpressure, which the engine's pacing answers).
  */
 import { IDP_SERVICE } from './auth.js';
 import { ServiceError } from '../errors.js';
@@ -19,6 +20,13 @@ export interface DpmErrorRule {
   hint(match: RegExpMatchArray | null, error: ServiceError): string | undefined;
   /** overrides the HTTP layer's retryability */
   retryability?: Retryability;
+  /** only for these paths (the route's path, filled in) */
+  paths?: RegExp;
+  /**
+   * with a transient retryability: contention, which the engine answers by backing off (with jitter) before the
+   * next attempt. The DPM passes the participant's refusal on as text, without its retry information.
+   */
+  contention?: true;
 }
 
 const MAX_EDGES_SHOWN = 6;
@@ -96,13 +104,20 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
       'them with POST /auth/grant-rights (the dpm.grant-rights step) and check GET /auth/status',
   },
   {
-    name: 'governance-rules-consumed',
+    // the participant refused the write: another member's write holds the rules contract (locked while its
+    // transaction is in flight: seconds on a real network) or consumed it since it was read. Nothing happened;
+    // read the rules again and send with the new id, after a pause.
+    name: 'governance-contention',
     statuses: [500],
-    match: /CONTRACT_NOT_FOUND/,
+    paths: /^\/governance\//,
+    match: /LOCAL_VERDICT_LOCKED_CONTRACTS|LOCKED_CONTRACTS|CONTRACT_NOT_FOUND/,
+    retryability: 'transient',
+    contention: true,
     hint: () =>
-      'a contract the request names is gone: each confirm and execute consumes and re-creates GovernanceRules, ' +
-      'so read GET /governance/state again and send with its current rules_contract_id (a proposal or ' +
-      'confirmation named may also have been executed, expired or cancelled meanwhile)',
+      'another member’s write holds or consumed a contract the request names: each confirm and execute consumes ' +
+      'and re-creates GovernanceRules, so read GET /governance/state again and send with its current ' +
+      'rules_contract_id after a pause (a proposal or confirmation named may also have been executed, expired ' +
+      'or cancelled meanwhile)',
   },
   {
     name: 'governance-package-missing',
@@ -130,13 +145,16 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
     statuses: [409],
     match: /A workflow with instance (\S+) is already running/,
     hint: (m) =>
-      `a run named ${m?.[1] ?? '?'} is already registered on this node: an onboarding of the same prefix is in ` +
-      'flight (see GET /workflows); two DAR distributions started in the same second collide — start again',
+      `a run named ${m?.[1] ?? '?'} is already running or starting on this node (GET /workflows lists it once ` +
+      'its start finished): instance names are per prefix (onboarding) or per second (the other kinds), so a ' +
+      'second start of the same kind and party in the same second collides with the first — follow that run',
   },
   {
     name: 'party-cache-stale',
     statuses: [409],
     match: /is not present in cached decentralized party|No cached membership for/,
+    // the cache is rewritten in the background after every live read: it holds the keys again in a moment
+    retryability: 'transient',
     hint: () =>
       "the node's party cache lacks the members or their owner keys: GET /decentralized-parties?refresh=true, " +
       "then read it again until every member's owner_key appears, and start again",
@@ -233,6 +251,7 @@ export function explainDpmError(error: ServiceError): ServiceError {
   const text = error.serviceMessage ?? '';
   for (const rule of DPM_ERROR_RULES) {
     if (!rule.statuses.includes(error.status)) continue;
+    if (rule.paths && !rule.paths.test(error.path)) continue;
     const match = rule.match ? text.match(rule.match) : null;
     if (rule.match && match === null) continue;
     const hint = rule.hint(match, error);
@@ -245,6 +264,7 @@ export function explainDpmError(error: ServiceError): ServiceError {
         status: error.status,
         serviceMessage: error.serviceMessage,
         retryability: rule.retryability ?? error.retryability,
+        ...(rule.contention ? { backpressure: {} } : {}),
         hint,
         body: error.body,
       },

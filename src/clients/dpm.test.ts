@@ -1232,6 +1232,38 @@ describe('DpmClient: the DPM’s own errors get hints', () => {
     expect(error.hint).toMatch(hint);
   });
 
+  it.each([
+    'Failed to submit confirmation: status: Aborted, message: "LOCAL_VERDICT_LOCKED_CONTRACTS(2,0a1b2c3d): Rejected transaction is referring to locked contracts Set(ContractId(00ab))"',
+    'Failed to execute action: status: NotFound, message: "CONTRACT_NOT_FOUND(11,0a1b2c3d): Contract could not be found with id 00ab"',
+  ])(
+    'a governance write that lost the race for the rules contract is contention: transient, paced (%s)',
+    async (text) => {
+      answer = { status: 500, body: { error: text } };
+      const error = await failure(
+        client().confirmGovernance({
+          party_id: PARTY,
+          rules_contract_id: '00ab',
+          governance_type: 'core_self',
+          action: { type: 'governance_set_threshold', new_threshold: 2 },
+        }),
+      );
+      expect(error.retryability).toBe('transient');
+      expect(error.backpressure).toEqual({});
+    },
+  );
+
+  it('a 500 naming CONTRACT_NOT_FOUND outside the governance writes is no contention', async () => {
+    answer = {
+      status: 500,
+      body: { error: 'Failed to grant rights: CONTRACT_NOT_FOUND(11,0a1b2c3d): Contract could not be found' },
+    };
+    const error = await failure(
+      client().grantRights({ dec_party_id: PARTY, admin_client_id: 'a', admin_client_secret: 'b' }),
+    );
+    expect(error.backpressure).toBeUndefined();
+    expect(error.hint ?? '').not.toMatch(/rules_contract_id/);
+  });
+
   it('every rule has a distinct name', () => {
     const names = DPM_ERROR_RULES.map((r) => r.name);
     expect(new Set(names).size).toBe(names.length);

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AmbiguousOutcomeError, ServiceError, StepError, TimeoutError } from '../errors.js';
 import type { RetryPolicy } from '../playbook/model.js';
 import { ManualClock, systemClock } from './clock.js';
-import { DEFAULT_RETRY, retryDelay, shouldRetry, withRetry } from './retry.js';
+import { DEFAULT_RETRY, pressureDelay, retryDelay, shouldRetry, withRetry } from './retry.js';
 
 const noJitter: RetryPolicy = { attempts: 5, delayMs: 1000, factor: 2, maxDelayMs: 30_000, jitter: false };
 
@@ -51,6 +51,32 @@ describe('retryDelay', () => {
       maxDelayMs: 30_000,
       jitter: true,
     });
+  });
+});
+
+describe('pressureDelay', () => {
+  const jittered = { ...noJitter, jitter: true };
+
+  it('without a word from the service: the policy backoff, jittered', () => {
+    expect(pressureDelay(jittered, 2, undefined, () => 0)).toBe(1000);
+    expect(pressureDelay(jittered, 2, undefined, () => 0.999_999)).toBe(2000);
+  });
+
+  it('never earlier than the service asked, nor than the backoff; jitter only adds, up to half again', () => {
+    expect(pressureDelay(noJitter, 1, 3000, () => 0.9)).toBe(3000);
+    expect(pressureDelay(jittered, 1, 3000, () => 0)).toBe(3000);
+    expect(pressureDelay(jittered, 1, 3000, () => 0.999_999)).toBe(4500);
+    // contention that lasts backs off further than the service's floor
+    expect(pressureDelay(noJitter, 4, 3000, () => 0)).toBe(8000);
+  });
+
+  it('spreads clients told the same moment over the whole half again, never before the time asked', () => {
+    const delays = Array.from({ length: 1000 }, () => pressureDelay(jittered, 1, 2000, Math.random));
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(2000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(3000);
+    // the spread, not one moment: the lowest tenth and the highest tenth are both reached
+    expect(Math.min(...delays)).toBeLessThan(2100);
+    expect(Math.max(...delays)).toBeGreaterThan(2900);
   });
 });
 

@@ -28,6 +28,25 @@ export function retryDelay(policy: RetryPolicy, failedAttempt: number, random: (
   return Math.round(half + random() * half);
 }
 
+/**
+ * The delay before an attempt a service pushed back on (overload, contention: an error with `backpressure`) goes
+ * again, after `pressureRetry` such retries of the item. The service's own word is a floor: never before the
+ * `retryAfterMs` it asked for, nor before the policy's backoff (so that contention that lasts backs off further);
+ * with jitter, up to half of that again, so that clients told the same moment — several operators' processes
+ * whose writes collided — do not all come back together and collide again. Without a word from the service, the
+ * policy's backoff (with its jitter).
+ */
+export function pressureDelay(
+  policy: RetryPolicy,
+  pressureRetry: number,
+  retryAfterMs: number | undefined,
+  random: () => number,
+): number {
+  if (retryAfterMs === undefined || retryAfterMs <= 0) return retryDelay(policy, pressureRetry, random);
+  const floor = Math.max(retryAfterMs, retryDelay({ ...policy, jitter: false }, pressureRetry, random));
+  return Math.round(policy.jitter ? floor + (random() * floor) / 2 : floor);
+}
+
 export function shouldRetry(error: unknown, failedAttempt: number, policy: RetryPolicy): boolean {
   return (
     error instanceof LedgerbookError && error.retryability === 'transient' && failedAttempt < policy.attempts

@@ -41,7 +41,7 @@ import type { Masker } from './masker.js';
 import { HeapGovernor } from './heap.js';
 import { Pacer } from './pacer.js';
 import { pool } from './pool.js';
-import { retryDelay, shouldRetry, withRetry } from './retry.js';
+import { pressureDelay, retryDelay, shouldRetry, withRetry } from './retry.js';
 import { openRun, stateCheck } from './open-run.js';
 import { playbookPath } from './playbook-path.js';
 import { lastRunMark, type PlanGuard, type PlannedStep } from './saved-plan.js';
@@ -1084,8 +1084,8 @@ class Run {
         ...(c.details ? { details: c.details } : {}),
       })),
     });
-    this.changes += plan.changes.length;
-    if (o.mode === 'plan')
+    if (o.mode === 'plan') {
+      this.changes += plan.changes.length;
       return {
         key: item.key,
         outputs: {},
@@ -1094,9 +1094,23 @@ class Run {
         planned: plan.changes,
         ...(plan.knownOutputs ? { known: plan.knownOutputs } : {}),
       };
+    }
     let outputs: Outputs;
+    /** the intents of the attempt that succeeded */
+    const sent: Intent[] = [];
     try {
-      outputs = await this.apply(spec, kind, w, item, plan, state, memory.previous, memory.pacer, recorded);
+      outputs = await this.apply(
+        spec,
+        kind,
+        w,
+        item,
+        plan,
+        state,
+        memory.previous,
+        memory.pacer,
+        recorded,
+        sent,
+      );
     } catch (error) {
       // A definite failure settles the item's intents; an ambiguous one, a pause (a wait that outlived this
       // run: the side effect is still under way), an interruption or a bug leaves them for reconcile next run.
@@ -1117,6 +1131,13 @@ class Run {
       }
       throw error;
     }
+    // Only what the item sent counts as applied (a step records an intent before each side effect): an item that
+    // sent nothing — it waited for a run another operator started, which finished without it — is in sync now.
+    if (sent.length === 0 && recorded.length === 0) {
+      this.itemDone(spec, item, 'in-sync', outputs);
+      return { key: item.key, outputs, changes: 0, status: 'in-sync' };
+    }
+    this.changes += plan.changes.length;
     this.itemDone(spec, item, 'applied', outputs);
     return { key: item.key, outputs, changes: plan.changes.length, status: 'applied' };
   }
@@ -1137,6 +1158,8 @@ class Run {
     pacer: Pacer,
     /** receives the intents of every failed attempt: they stay in the journal until settled */
     recorded: Intent[],
+    /** receives the intents of the attempt that succeeded */
+    sent: Intent[],
   ): Promise<Outputs> {
     const { o } = this;
     let plan = firstPlan;
@@ -1153,6 +1176,7 @@ class Run {
       try {
         const outputs = await raceAbort(kind.apply(ctx, w, item, plan, state), attemptSignal.signal);
         pacer.success();
+        sent.push(...intents);
         return outputs;
       } catch (error) {
         recorded.push(...intents);
@@ -1170,14 +1194,15 @@ class Run {
       let delayMs: number;
       if (pressed) {
         pressureRetries++;
-        delayMs = pressure.retryAfterMs ?? retryDelay(spec.retry, pressureRetries, this.random);
+        delayMs = pressureDelay(spec.retry, pressureRetries, pressure.retryAfterMs, this.random);
       } else {
         delayMs = retryDelay(spec.retry, counted, this.random);
         counted++;
       }
       this.retryEvent(spec, item.key, attempt, delayMs, failure);
-      // a wait the service asked for holds every item back in the pacer; any other delay is this item's own
-      if (!(pressed && pressure.retryAfterMs !== undefined)) await o.clock.sleep(delayMs, o.signal);
+      // a wait the service asked for also holds the step's other items back (the pacer); the jitter on top of it
+      // and any other delay are this item's own
+      await o.clock.sleep(delayMs, o.signal);
       const retryCtx = this.itemContext(spec, previous, w, item, attempt + 1, []);
       if (intents.length > 0) {
         const verdict = await kind.reconcile(retryCtx, w, item, intents);

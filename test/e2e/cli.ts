@@ -37,6 +37,30 @@ export function spawnCli(args: string[], options: CliOptions): ChildProcess {
   });
 }
 
+/**
+ * The CLI on a pseudo-terminal of 120 columns (`script` from util-linux), as a person at a terminal runs it: the
+ * task tree, colours, no CI. `collect` reads what it drew (escape sequences included) and its exit code.
+ */
+export function spawnCliInTerminal(args: string[], options: CliOptions): ChildProcess {
+  const command = ['stty cols 120 rows 50;', 'exec', process.execPath, CLI, ...args]
+    .map((part, i) => (i < 2 ? part : `'${part.replaceAll("'", "'\\''")}'`))
+    .join(' ');
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm', ...options.env };
+  delete env['CI'];
+  delete env['NO_COLOR'];
+  return spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: options.cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** What a terminal showed, as text: escape sequences removed, carriage returns as line breaks. */
+export function screenText(raw: string): string {
+  // eslint-disable-next-line no-control-regex
+  return raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '\n');
+}
+
 export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliResult> {
   let stdout = '';
   let stderr = '';

@@ -479,8 +479,8 @@ steps:
       expect(result.code).toBe(1);
       const all = events(result.stdout);
       const ready = all.find((e) => e.type === 'step.done' && e['step'] === 'ready');
-      // one GET to observe (503), then the wait: 503, 200
-      expect(ready).toMatchObject({ status: 'applied', outputs: { attempts: 2, response: { status: 200 } } });
+      // one GET to observe (503), then the wait: 503, 200; it sent nothing, so it changed nothing: in sync now
+      expect(ready).toMatchObject({ status: 'in-sync', outputs: { attempts: 2, response: { status: 200 } } });
       const never = all.find((e) => e.type === 'step.done' && e['step'] === 'never');
       expect(JSON.stringify(never)).toContain('did not hold within 300ms');
     } finally {

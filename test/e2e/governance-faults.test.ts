@@ -6,16 +6,26 @@
  * counted on the nodes' own confirmations, audit logs and chain audit, and in the request counters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type GovernedParty, governedParty, stateOn } from '../sandbox/governance-helpers.js';
+import { type GovernedParty, configureParty, governedParty, stateOn } from '../sandbox/governance-helpers.js';
 import { requestCounts, waitFor } from '../sandbox/helpers.js';
 import { GOVERNANCE, executionsOf } from './governance-setup.js';
 import { count, writes } from './packages-setup.js';
-import { addFaults, output, partyWorld, type PartyWorld } from './party-setup.js';
+import { addFaults, output, partyWorld, realisticWorld, type PartyWorld } from './party-setup.js';
 
 let current: PartyWorld | undefined;
-async function governed(): Promise<{ w: PartyWorld; gov: GovernedParty }> {
-  current = await partyWorld();
-  return { w: current, gov: await governedParty(current.world) };
+/**
+ * The governed party; with `timeScale`, set up fast on a state dir and then served by the realistic profile ×
+ * timeScale on it (the identity provider's new port saved in the party's credentials again)
+ */
+async function governed(timeScale?: number): Promise<{ w: PartyWorld; gov: GovernedParty }> {
+  if (timeScale === undefined) {
+    current = await partyWorld();
+    return { w: current, gov: await governedParty(current.world) };
+  }
+  let gov: GovernedParty | undefined;
+  current = await realisticWorld(async (world) => (gov = await governedParty(world)), timeScale);
+  await configureParty(current.world, gov!.partyId);
+  return { w: current, gov: gov! };
 }
 afterEach(async () => {
   await current?.stop();
@@ -98,25 +108,32 @@ describe('governance faults', () => {
     expect(writes(await requestCounts(w.world))).toEqual(before);
   }, 90_000);
 
-  it('a rules contract consumed between the read and the confirm: read again and sent again, confirmed once', async () => {
-    const { w, gov } = await governed();
-    // node2's next submission finds the rules it names re-created under a new id (as after another member's
-    // confirm): the participant refuses it CONTRACT_NOT_FOUND
-    await addFaults(w.world, { kind: 'stale-contracts', node: 'node2', count: 1 });
-    const result = await w.run(GOVERNANCE, '--input', 'threshold=3');
-    expect(result.code, output(result)).toBe(0);
-    expect((await w.world.admin.get<{ faults: unknown[] }>('/faults')).body.faults).toEqual([]);
+  it.each([
+    ['fast', undefined],
+    ['realistic ×0.1', 0.1],
+  ] as const)(
+    'a rules contract consumed between the read and the confirm (%s): read again and sent again, confirmed once',
+    async (_name, timeScale) => {
+      const { w, gov } = await governed(timeScale);
+      // node2's next submission finds the rules it names re-created under a new id (as after another member's
+      // confirm): the participant refuses it CONTRACT_NOT_FOUND
+      await addFaults(w.world, { kind: 'stale-contracts', node: 'node2', count: 1 });
+      const result = await w.run(GOVERNANCE, '--input', 'threshold=3');
+      expect(result.code, output(result)).toBe(0);
+      expect((await w.world.admin.get<{ faults: unknown[] }>('/faults')).body.faults).toEqual([]);
 
-    expect(await confirmsPerNode(w)).toEqual([1, 2, 0]);
-    const node2 = (await auditOf(w, 1, gov.partyId)).filter((r) => r.event_type === 'confirm');
-    expect(node2.map((r) => r.status)).toEqual(['success', 'failed']);
-    expect(await confirmationsByMember(w, gov.partyId)).toEqual({
-      [gov.members[0]!]: 1,
-      [gov.members[1]!]: 1,
-    });
-    expect(await executesTotal(w)).toBe(1);
-    await thresholdEverywhere(w, gov.partyId, 3);
-  }, 60_000);
+      expect(await confirmsPerNode(w)).toEqual([1, 2, 0]);
+      const node2 = (await auditOf(w, 1, gov.partyId)).filter((r) => r.event_type === 'confirm');
+      expect(node2.map((r) => r.status)).toEqual(['success', 'failed']);
+      expect(await confirmationsByMember(w, gov.partyId)).toEqual({
+        [gov.members[0]!]: 1,
+        [gov.members[1]!]: 1,
+      });
+      expect(await executesTotal(w)).toBe(1);
+      await thresholdEverywhere(w, gov.partyId, 3);
+    },
+    60_000,
+  );
 
   it('SIGKILL between a confirm and its checkpoint: the next run settles it from the confirmations, confirms nothing twice', async () => {
     const { w, gov } = await governed();

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { bootstrapMesh, requestCounts, waitFor } from '../sandbox/helpers.js';
 import { count } from './packages-setup.js';
 import {
@@ -20,8 +21,10 @@ import {
 } from './party-setup.js';
 
 let current: PartyWorld | undefined;
-async function world(): Promise<PartyWorld> {
-  current = await partyWorld();
+/** the realistic profile, every duration × 0.1 */
+const REALISTIC = { profile: 'realistic', timeScale: 0.1 } as const;
+async function world(profile: Partial<SandboxOptions> = {}): Promise<PartyWorld> {
+  current = await partyWorld(profile);
   return current;
 }
 afterEach(async () => {
@@ -82,6 +85,8 @@ steps:
       'node1 refused to start the onboarding: the peer mesh is incomplete: node1 cannot reach node3 (unreachable from the coordinator)',
     );
     expect(output(result)).toContain('nothing was started');
+    // nothing was applied, and the summary says so
+    expect(result.stdout).toContain('Failed (exit 1) after 0 changes');
     expect(await runsOf(w.world.dpm[0]!, 'Onboarding')).toEqual([]);
     for (const api of w.world.dpm.slice(1)) {
       const { body } = await api.get<{ invitations: unknown[] }>('/invitations');
@@ -89,24 +94,31 @@ steps:
     }
   });
 
-  it('a coordinator restart in the middle of the onboarding: the run still completes, as one run', async () => {
-    const w = await world();
-    await addFaults(w.world, {
-      kind: 'restart',
-      node: 'node1',
-      at: { workflow: 'Onboarding', step: 'SignDns' },
-      downMs: 500,
-    });
-    const result = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'));
-    expect(result.code, output(result)).toBe(0);
-    expect((await w.world.admin.get<{ faults: unknown[] }>('/faults')).body.faults).toEqual([]);
-    const runs = await runsOf(w.world.dpm[0]!, 'Onboarding', 'alpha');
-    expect(runs.map((r) => [r.instance_name, r.status])).toEqual([['alpha-creation', 'completed']]);
-    for (const view of await partyOnEvery(w.world, 'alpha', [0, 1, 2])) {
-      expect(view.threshold).toBe(2);
-      expect(members(view)).toEqual([...w.world.participant].sort());
-    }
-  });
+  it.each([
+    ['fast', {}, 500],
+    // 500 ms is 5 s unscaled: the peers' DPMs outlast it (three polls 0.5 s apart, 5 s unscaled)
+    ['realistic ×0.1', REALISTIC, 500],
+  ] as const)(
+    'a coordinator restart in the middle of the onboarding (%s): the run still completes, as one run',
+    async (_name, profile, downMs) => {
+      const w = await world(profile);
+      await addFaults(w.world, {
+        kind: 'restart',
+        node: 'node1',
+        at: { workflow: 'Onboarding', step: 'SignDns' },
+        downMs,
+      });
+      const result = await w.run(join(PLAYBOOKS, 'onboard-party.yaml'));
+      expect(result.code, output(result)).toBe(0);
+      expect((await w.world.admin.get<{ faults: unknown[] }>('/faults')).body.faults).toEqual([]);
+      const runs = await runsOf(w.world.dpm[0]!, 'Onboarding', 'alpha');
+      expect(runs.map((r) => [r.instance_name, r.status])).toEqual([['alpha-creation', 'completed']]);
+      for (const view of await partyOnEvery(w.world, 'alpha', [0, 1, 2])) {
+        expect(view.threshold).toBe(2);
+        expect(members(view)).toEqual([...w.world.participant].sort());
+      }
+    },
+  );
 
   it('a token refused mid-run: the client authenticates again once and the run completes', async () => {
     const w = await world();

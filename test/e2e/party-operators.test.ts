@@ -48,7 +48,7 @@ async function runsEverywhere(w: PartyWorld, kind: string): Promise<number> {
 
 describe('two operators deploy the same contracts', () => {
   it('the second, coordinating on its own node, follows the first one’s run instead: one Contracts run, one contract', async () => {
-    const w = (current = await realisticWorld(contractsPrepared));
+    const w = (current = await realisticWorld(contractsPrepared, 0.3));
     await partyCredentials(w.world);
     // operator A runs node1 and node3, operator B runs node2: each reads the others' nodes, writes only its own
     const a = w.operator('a', await w.target('a.yaml', controlling('node1', 'node3')));
@@ -69,7 +69,7 @@ describe('two operators deploy the same contracts', () => {
 
 describe('two operators change one party’s threshold', () => {
   it('to the same value from two coordinators: the second follows the first one’s run, one run in all', async () => {
-    const w = (current = await realisticWorld(alphaOnboarded));
+    const w = (current = await realisticWorld(alphaOnboarded, 0.3));
     const first = w.operator('a').spawn(await w.playbook('a.yaml', thresholdOnly('node1', 3)));
     await requestSeen(w.world, 'node1', 'POST', '/change-threshold');
     const second = w.operator('b').spawn(await w.playbook('b.yaml', thresholdOnly('node2', 3)));
@@ -84,7 +84,7 @@ describe('two operators change one party’s threshold', () => {
   });
 
   it('to different values: the one that comes second is refused at once with the run it competes with; nothing of its own starts', async () => {
-    const w = (current = await realisticWorld(alphaOnboarded));
+    const w = (current = await realisticWorld(alphaOnboarded, 0.3));
     const first = w.operator('a').spawn(await w.playbook('a.yaml', thresholdOnly('node1', 3, '40s')));
     await requestSeen(w.world, 'node1', 'POST', '/change-threshold');
     const second = await w.operator('b').run(await w.playbook('b.yaml', thresholdOnly('node2', 1, '40s')));
@@ -104,7 +104,7 @@ describe('two operators change one party’s threshold', () => {
   });
 
   it('a competing change started on another member while the first waits stops the wait at once, naming both runs', async () => {
-    const w = (current = await realisticWorld(alphaOnboarded));
+    const w = (current = await realisticWorld(alphaOnboarded, 0.3));
     const party = await liveParty(w.world.dpm[1]!, 'alpha');
     const first = w.operator('a').spawn(await w.playbook('a.yaml', thresholdOnly('node1', 3, '40s')));
     await requestSeen(w.world, 'node1', 'POST', '/change-threshold');

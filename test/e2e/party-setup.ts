@@ -219,11 +219,14 @@ export async function addFaults(world: World, faults: unknown): Promise<void> {
 }
 
 /**
- * A sandbox with the realistic profile (the reference's timings: a workflow takes seconds) whose preparation ran
- * fast: the sandbox is started fast on a state dir, `prepare`d, then started again realistic on the same state
- * dir, which keeps the mesh, parties, credentials and packages.
+ * A sandbox with the realistic profile (the reference's timings: a workflow takes seconds), time-scaled by
+ * `timeScale` (default 1), whose preparation ran fast: the sandbox is started fast on a state dir, `prepare`d, then
+ * started again realistic on the same state dir, which keeps the mesh, parties, credentials and packages.
  */
-export async function realisticWorld(prepare: (world: World) => Promise<unknown>): Promise<PartyWorld> {
+export async function realisticWorld(
+  prepare: (world: World) => Promise<unknown>,
+  timeScale = 1,
+): Promise<PartyWorld> {
   const stateDir = await tempDir('lb-sandbox-');
   const fast = await startWorld({ stateDir });
   try {
@@ -231,7 +234,7 @@ export async function realisticWorld(prepare: (world: World) => Promise<unknown>
   } finally {
     await fast.stop();
   }
-  const w = await partyWorld({ stateDir, profile: 'realistic' });
+  const w = await partyWorld({ stateDir, profile: 'realistic', timeScale });
   return {
     ...w,
     stop: async () => {
@@ -304,6 +307,7 @@ steps:
               parties: ['\${{ target.nodes.node1.party }}', '\${{ target.nodes.node2.party }}', '\${{ target.nodes.node3.party }}']
             - { type: governance_threshold }
             - { type: rel_time, microseconds: 86400000000 }
+            - { type: none }
       timeout: ${timeout}
 `;
 }
@@ -325,12 +329,14 @@ export async function requestSeen(
   method: string,
   route: string,
   times = 1,
+  timeoutMs = 30_000,
+  intervalMs = 2,
 ): Promise<void> {
   await waitFor(
     `${method} ${route} on ${node}`,
     async () => count(await requestCounts(world), node, method, route) >= times,
-    30_000,
-    2,
+    timeoutMs,
+    intervalMs,
   );
 }
 

@@ -172,26 +172,31 @@ steps:
 });
 
 describe('operators who each run their own playbook', () => {
-  it('the coordinator’s operator onboards while the peers’ operator accepts exactly the declared invitation', async () => {
-    const w = await world();
-    await bootstrapMesh(w.world);
-    const nodes = (t: Record<string, unknown>) => t['nodes'] as Record<string, Record<string, unknown>>;
-    const coordinatorTarget = await w.target('operator-a.yaml', (t) => {
-      nodes(t)['node2']!['controlled'] = false;
-      nodes(t)['node3']!['controlled'] = false;
-    });
-    const peersTarget = await w.target('operator-b.yaml', (t) => {
-      nodes(t)['node1']!['controlled'] = false;
-    });
-    // an invitation nobody declared: it must be reported and left alone
-    const rogue = await w.world.dpm[0]!.post('/onboarding', {
-      party_id_prefix: 'rogue',
-      peer_ids: [w.world.participant[1], w.world.participant[2]],
-    });
-    expect(rogue.status, rogue.text).toBe(202);
-    const accept = await w.playbook(
-      'accept.yaml',
-      `name: accept-omega
+  it.each([
+    ['fast', {}],
+    ['realistic ×0.1', { profile: 'realistic', timeScale: 0.1 }],
+  ] as const)(
+    'the coordinator’s operator onboards while the peers’ operator accepts exactly the declared invitation (%s)',
+    async (_name, profile) => {
+      const w = await world(profile);
+      await bootstrapMesh(w.world);
+      const nodes = (t: Record<string, unknown>) => t['nodes'] as Record<string, Record<string, unknown>>;
+      const coordinatorTarget = await w.target('operator-a.yaml', (t) => {
+        nodes(t)['node2']!['controlled'] = false;
+        nodes(t)['node3']!['controlled'] = false;
+      });
+      const peersTarget = await w.target('operator-b.yaml', (t) => {
+        nodes(t)['node1']!['controlled'] = false;
+      });
+      // an invitation nobody declared: it must be reported and left alone
+      const rogue = await w.world.dpm[0]!.post('/onboarding', {
+        party_id_prefix: 'rogue',
+        peer_ids: [w.world.participant[1], w.world.participant[2]],
+      });
+      expect(rogue.status, rogue.text).toBe(202);
+      const accept = await w.playbook(
+        'accept.yaml',
+        `name: accept-omega
 steps:
   - id: accept
     uses: dpm.accept-invitations
@@ -201,42 +206,45 @@ steps:
         - { kind: Onboarding, coordinator: node1, prefix: omega, threshold: 2 }
       wait: 30s
 `,
-    );
-    const onboarding = w.spawnOn(coordinatorTarget, await w.playbook('omega.yaml', onboardOnly('omega')));
-    const accepting = w.spawnOn(peersTarget, accept);
-    const [a, b] = await Promise.all([onboarding.done, accepting.done]);
-    expect(a.code, output(a)).toBe(0);
-    expect(a.stdout).toContain('waiting for the operators of node2, node3 to accept');
-    expect(b.code, output(b)).toBe(0);
-    expect(b.stdout).toMatch(/node2: not accepted, not declared: Onboarding from node1 \(prefix rogue/);
-    for (const view of await partyOnEvery(w.world, 'omega', [0, 1, 2])) expect(view.threshold).toBe(2);
-    // the undeclared invitation is still pending, its run still waiting for the peers
-    for (const api of w.world.dpm.slice(1)) {
-      const { body } = await api.get<{ invitations: Array<{ workflow_instance?: string }> }>('/invitations');
-      expect(body.invitations.map((i) => i.workflow_instance)).toEqual(['rogue-creation']);
-    }
-    expect((await runOf(w.world.dpm[0]!, 'rogue-creation'))?.current_step).toBe('WaitingForPeers');
+      );
+      const onboarding = w.spawnOn(coordinatorTarget, await w.playbook('omega.yaml', onboardOnly('omega')));
+      const accepting = w.spawnOn(peersTarget, accept);
+      const [a, b] = await Promise.all([onboarding.done, accepting.done]);
+      expect(a.code, output(a)).toBe(0);
+      expect(a.stdout).toContain('waiting for the operators of node2, node3 to accept');
+      expect(b.code, output(b)).toBe(0);
+      expect(b.stdout).toMatch(/node2: not accepted, not declared: Onboarding from node1 \(prefix rogue/);
+      for (const view of await partyOnEvery(w.world, 'omega', [0, 1, 2])) expect(view.threshold).toBe(2);
+      // the undeclared invitation is still pending, its run still waiting for the peers
+      for (const api of w.world.dpm.slice(1)) {
+        const { body } = await api.get<{ invitations: Array<{ workflow_instance?: string }> }>(
+          '/invitations',
+        );
+        expect(body.invitations.map((i) => i.workflow_instance)).toEqual(['rogue-creation']);
+      }
+      expect((await runOf(w.world.dpm[0]!, 'rogue-creation'))?.current_step).toBe('WaitingForPeers');
 
-    const before = await w.writes();
-    const again = await w.spawnOn(peersTarget, accept).done;
-    expect(again.code, output(again)).toBe(0);
-    expect(await w.writes()).toEqual(before);
+      const before = await w.writes();
+      const again = await w.spawnOn(peersTarget, accept).done;
+      expect(again.code, output(again)).toBe(0);
+      expect(await w.writes()).toEqual(before);
 
-    // asked to, the peers' operator declines what it did not declare: the rogue run fails, naming the decliner
-    const strict = await w.playbook(
-      'strict.yaml',
-      (await readFile(accept, 'utf8'))
-        .replace('name: accept-omega', 'name: accept-omega-strict')
-        .replace('wait: 30s', 'decline_unexpected: true'),
-    );
-    const declined = await w.spawnOn(peersTarget, strict).done;
-    expect(declined.code, output(declined)).toBe(0);
-    const rogueRun = await waitFor('the rogue run to fail', async () => {
-      const run = await runOf(w.world.dpm[0]!, 'rogue-creation');
-      return run?.status === 'failed' ? run : undefined;
-    });
-    expect(rogueRun.error).toMatch(/^Peer node[23]::[0-9a-f]+ declined the invitation$/);
-  });
+      // asked to, the peers' operator declines what it did not declare: the rogue run fails, naming the decliner
+      const strict = await w.playbook(
+        'strict.yaml',
+        (await readFile(accept, 'utf8'))
+          .replace('name: accept-omega', 'name: accept-omega-strict')
+          .replace('wait: 30s', 'decline_unexpected: true'),
+      );
+      const declined = await w.spawnOn(peersTarget, strict).done;
+      expect(declined.code, output(declined)).toBe(0);
+      const rogueRun = await waitFor('the rogue run to fail', async () => {
+        const run = await runOf(w.world.dpm[0]!, 'rogue-creation');
+        return run?.status === 'failed' ? run : undefined;
+      });
+      expect(rogueRun.error).toMatch(/^Peer node[23]::[0-9a-f]+ declined the invitation$/);
+    },
+  );
 });
 
 describe('safe-retry guards', () => {

@@ -287,7 +287,51 @@ describe('DAR distribution and contracts deployment', () => {
     );
     expect(run.current_step).toBe('PrepareSubmissions');
   });
+
+  it('fails a contracts run whose GovernanceRules definition leaves a field off: all five, in template order', async () => {
+    const fields = governanceRulesFields(world.participant.map((_, i) => memberParty(world, i))).slice(0, 4);
+    const request = contractsRequest(world, party.party_id, {
+      id: 'rules',
+      name: 'governance-core',
+      package_id: '#governance-core',
+      module_name: 'Governance.Rules',
+      entity_name: 'GovernanceRules',
+      fields,
+    });
+    await nextSecond(); // a run name is per second: the run before failed in this one, its peer rows live on
+    const started = await world.dpm[0]!.post<{ instance_name: string }>('/contracts', request);
+    expect(started.status, started.text).toBe(202);
+    await acceptOn(world, [1, 2], started.body.instance_name);
+    const run = await waitForRun(world.dpm[0]!, started.body.instance_name, 'failed');
+    expect(run.error).toBe(
+      'Coordinator workflow failed: COMMAND_PREPROCESSING_FAILED(8,0): create argument of Governance.Rules:GovernanceRules (contract rules): Expecting 5 fields for record GovernanceRules, but got 4',
+    );
+    expect(run.current_step).toBe('PrepareSubmissions');
+  });
+
+  it('fails a contracts run with fewer than three participants', async () => {
+    const request = {
+      ...contractsRequest(world, party.party_id),
+      participant_ids: world.participant.slice(0, 2),
+      participant_parties: [memberParty(world, 0), memberParty(world, 1)],
+    };
+    await nextSecond();
+    const started = await world.dpm[0]!.post<{ instance_name: string }>('/contracts', request);
+    expect(started.status, started.text).toBe(202);
+    await acceptOn(world, [1], started.body.instance_name);
+    const run = await waitForRun(world.dpm[0]!, started.body.instance_name, 'failed');
+    expect(run.error).toBe(
+      'Coordinator workflow failed: At least 3 participants required for contract operations, found 2',
+    );
+    expect(run.current_step).toBe('PrepareSubmissions');
+  });
 });
+
+/** waits until the wall clock's second changes */
+async function nextSecond(): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) === now) await new Promise((r) => setTimeout(r, 20));
+}
 
 function contractsRequest(
   world: World,

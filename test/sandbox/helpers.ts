@@ -340,8 +340,8 @@ export function operatorPartyOf(world: World, i: number): string {
 export const ONE_DAY_MICROS = 86_400_000_000;
 
 /**
- * The FieldDefinitions of a GovernanceRules contract, one per field of the template in order: the party, its
- * members (a Set), the threshold (the party's when not given), the confirmation timeout.
+ * The FieldDefinitions of a GovernanceRules contract, all five fields of the template in order: the party, its
+ * members (a Set), the threshold (the party's when not given), the confirmation timeout, no additional proposers.
  */
 export function governanceRulesFields(members: string[], timeoutMicros = ONE_DAY_MICROS): unknown[] {
   return [
@@ -349,6 +349,7 @@ export function governanceRulesFields(members: string[], timeoutMicros = ONE_DAY
     { type: 'party_set', parties: members },
     { type: 'governance_threshold' },
     { type: 'rel_time', microseconds: timeoutMicros },
+    { type: 'none' },
   ];
 }
 

@@ -116,6 +116,42 @@ describe('dpm.deploy-contracts: observe and plan', () => {
     ]);
   });
 
+  it('the contracts listed, an invitation of their completed run still pending on a node it controls: declines it', async () => {
+    const done = run({
+      instance_name: 'alpha-contracts-9',
+      kind: 'Contracts',
+      status: 'completed',
+      dec_party_id: PARTY,
+      package_names: ['governance-core'],
+    });
+    const card = {
+      id: 'contracts-02aa-alpha-contracts-9',
+      invitation_type: 'Contracts' as const,
+      coordinator_pubkey: `02${'aa'.repeat(32)}`,
+      coordinator_name: 'node1',
+      received_at: 100,
+      workflow_instance: 'alpha-contracts-9',
+    };
+    const fakeNodes = nodes({ parties: [party([RULES])], runs: [done] });
+    fakeNodes['node3'] = { ...fakeNodes['node3']!, invitations: [card] };
+    const { fake, plan } = await planOf(fakeNodes);
+    expect(plan().changes).toEqual([
+      expect.objectContaining({
+        action: 'delete',
+        summary: expect.stringMatching(
+          /^decline the invitation of alpha-contracts-9 left pending on node3: the run completed without it/,
+        ) as unknown,
+      }),
+    ]);
+    // a node this target does not control keeps its own: it is its operator's to answer
+    const { plan: notOurs } = await planOf(
+      fakeNodes,
+      target({ node1: {}, node2: {}, node3: { controlled: false } }),
+    );
+    expect(notOurs().changes).toEqual([]);
+    expect(fake.calls).toContain('node3 invitations');
+  });
+
   it('plans one start naming the resolved package (#name → highest vetted version) and the participants', async () => {
     const { fake, plan } = await planOf(nodes());
     const { changes } = plan();

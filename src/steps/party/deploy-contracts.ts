@@ -43,6 +43,8 @@ import {
   Competitors,
   acceptInvitations,
   changeOf,
+  declineLeftover,
+  leftoverInvitations,
   describeRun,
   findRuns,
   isControlled,
@@ -60,6 +62,7 @@ import {
   targetNode,
   waitForParty,
   waitForRun,
+  type Leftover,
   type NodeRun,
   type RunMatch,
 } from './workflow.js';
@@ -196,6 +199,8 @@ interface Observed {
   watch: string[];
   /** a run of these very contracts in progress around (on the coordinator first) */
   running: NodeRun | undefined;
+  /** invitations of this party's completed Contracts runs still pending on the nodes this target controls */
+  leftovers: Leftover[];
   /** node names of the participants the target knows, for messages */
   names: Record<string, string>;
   governance: GovernanceState | null;
@@ -272,6 +277,7 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
     around: [],
     watch: [],
     running: undefined,
+    leftovers: [],
     names: {},
     governance: null,
   };
@@ -292,6 +298,11 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   state.latest = state.around.find((r) => r.node === w.coordinator && r.run.kind === 'Contracts')?.run;
   state.running = pendingOf(state.around, matchOf(party.party_id, state), w.coordinator);
   if (state.contracts.every((c) => c.listed)) {
+    state.leftovers = await leftoverInvitations(
+      ctx,
+      [w.coordinator, ...state.watch],
+      state.around.filter((r) => r.run.kind === 'Contracts'),
+    );
     if ((party.contracts ?? []).some((c) => c.template_id === GOVERNANCE_RULES_TEMPLATE)) {
       const answer = await ctx.clients
         .dpm(w.coordinator)
@@ -474,9 +485,18 @@ function planContracts(w: With, state: Observed): ItemPlan {
       ],
     };
   }
-  // in sync only when no run of these contracts is still in flight: done means done
-  if (state.contracts.every((c) => c.listed) && !state.running)
-    return { changes: [], outputs: doneOutputs(state) };
+  // in sync only when no run of these contracts is still in flight, and none left an invitation pending here:
+  // done means done
+  if (state.contracts.every((c) => c.listed) && !state.running) {
+    if (state.leftovers.length === 0) return { changes: [], outputs: doneOutputs(state) };
+    return {
+      changes: state.leftovers.map((l) => ({
+        action: 'delete' as const,
+        summary: `decline the invitation of ${l.run.instance_name} left pending on ${l.node}: the run completed without it (its quorum was met), and the contracts are listed`,
+        details: { node: l.node, invitation: l.card.id, instance: l.run.instance_name },
+      })),
+    };
+  }
   if (state.running) {
     const { node, run } = state.running;
     return {
@@ -585,6 +605,12 @@ async function follow(ctx: ItemContext, w: With, at: NodeRun, competitors: Compe
   return doneOutputs(state);
 }
 
+/** The contracts are listed: decline what their runs left pending on this target's nodes. */
+async function declineLeftovers(ctx: ItemContext, state: Observed): Promise<Outputs> {
+  for (const leftover of state.leftovers) await declineLeftover(ctx, leftover);
+  return doneOutputs(state);
+}
+
 /**
  * dpm.deploy-contracts: in sync when the party lists every declared contract (template in its package). It
  * refuses to start unless every participant vetted the packages the contracts use (the matrix is printed), the
@@ -644,6 +670,7 @@ export const dpmDeployContracts = defineStep<With, Observed>({
     const match = matchOf(party.party_id, state);
     const members = [w.coordinator, ...state.watch];
     if (state.running) return follow(ctx, w, state.running, new Competitors(match, members, state.running));
+    if (state.contracts.every((c) => c.listed)) return declineLeftovers(ctx, state);
     const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
     // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
     await waitForParty(
@@ -669,7 +696,8 @@ export const dpmDeployContracts = defineStep<With, Observed>({
       },
       start: (client) => client.startContracts(body, { signal: ctx.signal }),
     });
-    if (outcome.outcome === 'reached') return doneOutputs(await observeContracts(ctx, w));
+    // the contracts are there (another operator's run, which may have completed without this target's nodes)
+    if (outcome.outcome === 'reached') return declineLeftovers(ctx, await observeContracts(ctx, w));
     if (outcome.outcome === 'started')
       ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator}`);
     return follow(ctx, w, outcome.at, outcome.competitors);
@@ -697,8 +725,10 @@ async function reconcileContracts(ctx: ItemContext, w: With, intents: readonly I
   // a run still in flight is waited for even when its contracts are listed already (it lingers at Complete)
   if (run?.status === 'inprogress')
     return { status: 'not-done' as const, note: `adopting ${run.instance_name}` };
-  if (state.party && listed === state.contracts.length)
+  if (state.party && listed === state.contracts.length && state.leftovers.length === 0)
     return { status: 'done' as const, outputs: doneOutputs(state) };
+  if (state.party && listed === state.contracts.length)
+    return { status: 'not-done' as const, note: 'the contracts are listed; an invitation is left pending' };
   if (run?.status === 'completed') {
     return {
       status: 'ambiguous' as const,

@@ -2,10 +2,12 @@
  * What the governance steps share (dpm-api.md §11, §12a "Governance"): which nodes may be trusted to read a
  * party's governance (the node has the party's credentials and its ledger user may read as the party — without
  * them the DPM answers `state: null` and no actions, as if there were nothing), one read of the rules and the
- * confirmations, who has confirmed (unexpired, once per member), who executes, and the writes with their safe
- * retries: the rules contract id is re-read before every consuming choice, a write refused because that id was
- * consumed meanwhile is sent again with the new id (nothing happened), and a write whose answer was lost is
- * settled by reading the confirmations and the node's audit log — never by sending it twice.
+ * confirmations, who has confirmed (unexpired, once per member), who executes, and the writes: the rules
+ * contract id is read right before every consuming choice; a write refused because another member's write held
+ * or consumed that contract had no effect and ends the attempt with contention, which the engine paces (a pause
+ * with jitter, then the step observes again and reads the new id) — a step never loops on its own; and a write
+ * whose answer was lost is settled by reading the confirmations and the node's audit log — never by sending it
+ * twice.
  */
 import type { DpmClient } from '../../clients/dpm.js';
 import type { GovernanceConfirmationsResponse, GovernanceStateResponse } from '../../clients/dpm-wire.js';
@@ -20,8 +22,6 @@ export const SETTLE_MS = 10_000;
 export const GOVERNANCE_POLL_MS = 500;
 /** how long the other members wait for the designated executor before one of them executes */
 export const EXECUTOR_GRACE_MS = 20_000;
-/** sends of one write refused because the rules contract was consumed meanwhile, before the step gives up */
-const STALE_RETRIES = 8;
 
 // ---------------------------------------------------------------------------------------------------------
 // Which nodes can be read, and as whom each node acts
@@ -221,6 +221,27 @@ export function validVotes(
   return [...out.values()];
 }
 
+/** the expired confirmations of a list (unix seconds), newest first */
+export function expiredVotes(
+  list: ReadonlyArray<{
+    contract_id: string;
+    confirming_party: string;
+    created_at: number;
+    expires_at: number;
+  }>,
+  nowSeconds: number,
+): Vote[] {
+  return [...list]
+    .filter((c) => c.expires_at !== 0 && c.expires_at <= nowSeconds)
+    .sort((a, b) => b.created_at - a.created_at)
+    .map((c) => ({
+      contractId: c.contract_id,
+      party: c.confirming_party,
+      createdAt: c.created_at,
+      expiresAt: c.expires_at,
+    }));
+}
+
 /**
  * Who executes once enough members confirmed, so that members running the same playbook at once do not all
  * send it: the confirming member with the smallest party id. The others wait EXECUTOR_GRACE_MS for it.
@@ -235,14 +256,18 @@ export function designatedExecutor(votes: readonly Vote[], members: readonly str
 // ---------------------------------------------------------------------------------------------------------
 // Writes
 
-/** a refusal because the rules (or a contract it names) was consumed or is in use by a transaction in flight */
-export function staleContract(error: unknown): boolean {
+/**
+ * A refusal that had no effect because another write held or consumed the rules contract (or a contract it
+ * names): the DPM client classes it as transient contention (dpm-errors.ts).
+ */
+export function contended(error: unknown): boolean {
   return (
-    error instanceof ServiceError &&
-    error.status === 500 &&
-    /CONTRACT_NOT_FOUND|LOCAL_VERDICT_LOCKED_CONTRACTS|LOCKED_CONTRACTS/.test(error.serviceMessage ?? '')
+    error instanceof ServiceError && error.retryability === 'transient' && error.backpressure !== undefined
   );
 }
+
+/** the participant's refusal texts that mean contention (as the node's audit log keeps them) */
+const CONTENTION_TEXT = /LOCAL_VERDICT_LOCKED_CONTRACTS|LOCKED_CONTRACTS|CONTRACT_NOT_FOUND/;
 
 /** an answer that may have been lost after the node acted on it */
 export function lostAnswer(error: unknown): boolean {
@@ -273,7 +298,11 @@ export async function auditSince(
   return rows.reverse();
 }
 
-export type Settled = 'happened' | 'refused' | 'unknown';
+export type Settled =
+  | { outcome: 'happened' }
+  /** the node's audit log shows the write refused, with the node's error */
+  | { outcome: 'refused'; error: string }
+  | { outcome: 'unknown' };
 
 /**
  * What became of a write whose answer was lost (or that a crash interrupted): `evidence` reads the live state
@@ -288,14 +317,14 @@ export async function settle(
   evidence: () => Promise<boolean>,
 ): Promise<Settled> {
   for (;;) {
-    if (await evidence()) return 'happened';
+    if (await evidence()) return { outcome: 'happened' };
     const rows = (await auditSince(dpm, partyId, write.mark, write.event, ctx.signal)).filter(
       (r) => r.member_party_id === write.member && r.action_summary === write.summary,
     );
     const last = rows.at(-1);
-    if (last?.status === 'success') return 'happened';
-    if (last !== undefined) return 'refused';
-    if (ctx.clock.now() - write.sentAt >= SETTLE_MS) return 'unknown';
+    if (last?.status === 'success') return { outcome: 'happened' };
+    if (last !== undefined) return { outcome: 'refused', error: last.error_message ?? 'no error given' };
+    if (ctx.clock.now() - write.sentAt >= SETTLE_MS) return { outcome: 'unknown' };
     await ctx.clock.sleep(GOVERNANCE_POLL_MS, ctx.signal);
   }
 }
@@ -308,7 +337,7 @@ export interface WriteSpec {
   partyId: string;
   member: string;
   /** the audit log's event and summary of this write (`confirm` and the action type, …) */
-  event: 'propose' | 'confirm' | 'execute';
+  event: 'propose' | 'confirm' | 'execute' | 'expire';
   summary: string;
   /** the intent recorded before the write, without the mark and time this function adds */
   intent: Record<string, string | number>;
@@ -321,85 +350,98 @@ export interface WriteSpec {
 }
 
 /**
- * One governance write, exactly once: read the rules id, record the intent (with the node's audit mark), send;
- * a refusal for a consumed rules contract is sent again with the new id; a lost answer is settled by reading.
+ * One governance write, exactly once: read the rules id, record the intent (with the node's audit mark), send. A
+ * write refused for contention (another member's write holds or consumed the rules contract) had no effect: that
+ * is recorded, and the refusal ends the attempt, so that the engine backs off and the next attempt observes the
+ * rules again. A lost answer is settled by reading; a write the audit log shows refused is not sent again here.
  */
 export async function writeOnce(
   ctx: ItemContext,
   spec: WriteSpec,
 ): Promise<'sent' | 'already' | 'unreachable'> {
   const dpm = ctx.clients.dpm(spec.node);
-  for (let attempt = 1; ; attempt++) {
-    let view: GovernanceView;
-    let mark: number;
-    try {
-      if (await spec.done()) return 'already';
-      view = await readGovernance(ctx, spec.node, spec.partyId);
-      mark = await auditMark(dpm, spec.partyId, ctx.signal);
-    } catch (error) {
-      if (unreachable(error) && !ctx.signal.aborted) return 'unreachable';
+  let view: GovernanceView;
+  let mark: number;
+  try {
+    if (await spec.done()) return 'already';
+    view = await readGovernance(ctx, spec.node, spec.partyId);
+    mark = await auditMark(dpm, spec.partyId, ctx.signal);
+  } catch (error) {
+    if (unreachable(error) && !ctx.signal.aborted) return 'unreachable';
+    throw error;
+  }
+  if (view.rulesId === undefined) {
+    throw new StepError(`${spec.node} sees no governance rules contract of ${spec.partyId}`, {
+      hint: 'deploy the GovernanceRules contract first (dpm.deploy-contracts), and check the node’s credentials and rights',
+    });
+  }
+  const sentAt = ctx.clock.now();
+  await ctx.record({
+    action: spec.event,
+    ...spec.intent,
+    node: spec.node,
+    member: spec.member,
+    mark,
+    at: sentAt,
+  });
+  // the write recorded above had no effect (not sent, refused at connect, refused for contention): the journal
+  // says so, and reconcile does not look for it
+  const noEffect = () => ctx.record({ action: NO_EFFECT, node: spec.node, at: sentAt });
+  try {
+    if ((await spec.send(view.rulesId)) === NOT_SENT) {
+      await noEffect();
+      return 'already';
+    }
+    ctx.log('info', `${spec.node}: ${spec.what}`);
+    return 'sent';
+  } catch (error) {
+    if (unreachable(error) && !ctx.signal.aborted) {
+      await noEffect();
+      return 'unreachable';
+    }
+    if (contended(error)) {
+      await noEffect();
       throw error;
     }
-    if (view.rulesId === undefined) {
-      throw new StepError(`${spec.node} sees no governance rules contract of ${spec.partyId}`, {
-        hint: 'deploy the GovernanceRules contract first (dpm.deploy-contracts), and check the node’s credentials and rights',
-      });
-    }
-    const sentAt = ctx.clock.now();
-    await ctx.record({
-      action: spec.event,
-      ...spec.intent,
-      node: spec.node,
-      member: spec.member,
-      mark,
-      at: sentAt,
-    });
-    try {
-      if ((await spec.send(view.rulesId)) === NOT_SENT) return 'already';
-      ctx.log('info', `${spec.node}: ${spec.what}`);
-      return 'sent';
-    } catch (error) {
-      // refused at connect: nothing was sent, and the journal says so (reconcile does not read a down node)
-      if (unreachable(error) && !ctx.signal.aborted) {
-        await ctx.record({ action: 'unsent', node: spec.node, at: sentAt });
-        return 'unreachable';
-      }
-      if (staleContract(error) && attempt < STALE_RETRIES) {
-        ctx.progress(`${spec.node}: the rules contract changed under the ${spec.event}; reading it again`);
-        continue;
-      }
-      if (!lostAnswer(error)) throw error;
-      const outcome = await settle(
-        ctx,
-        dpm,
-        spec.partyId,
-        { mark, event: spec.event, summary: spec.summary, member: spec.member, sentAt },
-        () => spec.done(),
-      );
-      if (outcome === 'happened') return 'sent';
-      if (outcome === 'refused' && attempt < STALE_RETRIES) continue;
-      if (outcome === 'refused') {
-        throw new StepError(
-          `${spec.node}: the ${spec.event} of ${spec.what} was refused each time it was sent`,
-          {
-            hint: `GET /governance/audit?party_id=${spec.partyId} on ${spec.node} shows the node's errors`,
-          },
-        );
-      }
-      throw new AmbiguousOutcomeError(
-        `${spec.node}: the ${spec.event} of ${spec.what} got no answer, and neither the confirmations nor the node's audit log show it`,
-        `POST /governance/${spec.event} sent to ${spec.node}; no answer; GET /governance/audit shows no row after ${mark}`,
-        `look at GET /governance/confirmations and /governance/audit on ${spec.node}; when it is not there, run again (ledgerbook state resolve)`,
+    if (!lostAnswer(error)) throw error;
+    const settled = await settle(
+      ctx,
+      dpm,
+      spec.partyId,
+      { mark, event: spec.event, summary: spec.summary, member: spec.member, sentAt },
+      () => spec.done(),
+    );
+    if (settled.outcome === 'happened') return 'sent';
+    if (settled.outcome === 'refused') {
+      await noEffect();
+      const contention = CONTENTION_TEXT.test(settled.error);
+      throw new StepError(
+        `${spec.node}: the ${spec.event} of ${spec.what} got no answer; the node's audit log shows it refused: ${settled.error}`,
+        {
+          retryability: contention ? 'transient' : 'permanent',
+          ...(contention ? { backpressure: {} } : {}),
+          hint: contention
+            ? 'another member’s write held the rules contract: it is read again and sent once more after a pause'
+            : `GET /governance/audit?party_id=${spec.partyId} on ${spec.node} shows the node's errors`,
+        },
       );
     }
+    throw new AmbiguousOutcomeError(
+      `${spec.node}: the ${spec.event} of ${spec.what} got no answer, and neither the confirmations nor the node's audit log show it`,
+      `POST /governance/${spec.event} sent to ${spec.node}; no answer; GET /governance/audit shows no row after ${mark}`,
+      `look at GET /governance/confirmations and /governance/audit on ${spec.node}; when it is not there, run again (ledgerbook state resolve)`,
+    );
   }
 }
 
-/** the write intents of an interrupted attempt that may have reached their node (not those refused at connect) */
+/** the journal's mark that a recorded write had no effect (its name from when it meant "refused at connect") */
+const NO_EFFECT = 'unsent';
+
+/** the write intents of an interrupted attempt that may have reached their node (not those known to have had no effect) */
 export function sentIntents(intents: readonly Intent[]): Intent[] {
   const key = (i: Intent): string => JSON.stringify([i['node'], i['at']]);
-  const unsent = new Set(intents.filter((i) => i.action === 'unsent').map(key));
-  return intents.filter((i) => i.action !== 'unsent' && !unsent.has(key(i)));
+  const unsent = new Set(intents.filter((i) => i.action === NO_EFFECT).map(key));
+  return intents.filter((i) => i.action !== NO_EFFECT && !unsent.has(key(i)));
 }
 
 /** a node's member party from the target, for names in messages */

@@ -803,7 +803,7 @@ async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]):
         return p === undefined || (intent.action === 'confirm' && p.votes.some((v) => v.party === member));
       },
     );
-    if (outcome === 'unknown') {
+    if (outcome.outcome === 'unknown') {
       return {
         status: 'ambiguous',
         seen: `${intent.action} on ${node} (member ${member}) was sent before the run stopped; neither the confirmations nor ${node}'s audit log show it`,

@@ -45,6 +45,7 @@ import {
   settle,
   targetNodeNames,
   unreachable,
+  expiredVotes,
   validVotes,
   writeOnce,
 } from './governance-common.js';
@@ -215,6 +216,8 @@ function sameAction(listed: Record<string, unknown>, declared: Action): boolean 
 export interface Pending {
   kind: 'pending';
   votes: Vote[];
+  /** expired confirmations of the decision still on the ledger (they count for nothing) */
+  stale: Vote[];
   threshold: number;
   members: string[];
   /** the proposal's contract id (a proposal made already) */
@@ -223,7 +226,7 @@ export interface Pending {
   deadline?: number;
 }
 
-export type Status = { kind: 'done'; how: string } | Pending;
+export type Status = { kind: 'done'; how: string; stale: Vote[] } | Pending;
 
 interface Observed {
   partyId: string;
@@ -336,18 +339,27 @@ function votesOf(
   subject: Subject,
   view: GovernanceView,
   nowSeconds: number,
-): { votes: Vote[]; proposalCid?: string } {
+): { votes: Vote[]; stale: Vote[]; proposalCid?: string } {
   const c: GovernanceConfirmationsResponse = view.confirmations;
   if (subject.kind === 'action') {
     const entry = c.actions.find((a) => sameAction(a.action as Record<string, unknown>, subject.action));
-    return { votes: entry === undefined ? [] : validVotes(entry.confirmations, nowSeconds) };
+    return entry === undefined
+      ? { votes: [], stale: [] }
+      : {
+          votes: validVotes(entry.confirmations, nowSeconds),
+          stale: expiredVotes(entry.confirmations, nowSeconds),
+        };
   }
   const entry = (c.domain_actions ?? []).find(
     (d) => !d.orphaned && d.action_label === subject.label && (d.description ?? '') === subject.description,
   );
   return entry === undefined
-    ? { votes: [] }
-    : { votes: validVotes(entry.confirmations, nowSeconds), proposalCid: entry.proposal_cid };
+    ? { votes: [], stale: [] }
+    : {
+        votes: validVotes(entry.confirmations, nowSeconds),
+        stale: expiredVotes(entry.confirmations, nowSeconds),
+        proposalCid: entry.proposal_cid,
+      };
 }
 
 export async function statusOf(
@@ -356,15 +368,16 @@ export async function statusOf(
   view: GovernanceView,
   partyId: string,
 ): Promise<Status> {
-  const how = await inEffect(ctx, subject, view, partyId);
-  if (how !== undefined) return { kind: 'done', how };
   const now = Math.floor(ctx.clock.now() / 1000);
-  const { votes, proposalCid } = votesOf(subject, view, now);
+  const { votes, stale, proposalCid } = votesOf(subject, view, now);
+  const how = await inEffect(ctx, subject, view, partyId);
+  if (how !== undefined) return { kind: 'done', how, stale };
   const counted = votes.filter((v) => view.members.length === 0 || view.members.includes(v.party));
   const expiries = counted.map((v) => v.expiresAt).filter((t) => t > 0);
   return {
     kind: 'pending',
     votes: counted,
+    stale,
     threshold: view.threshold,
     members: view.members,
     ...(proposalCid === undefined ? {} : { proposalCid }),
@@ -412,10 +425,29 @@ function outputsOf(s: Observed, how: string, executedBy: string): Outputs {
   };
 }
 
+/** our members' expired confirmations of the decision, each with the node that expires it */
+function leftovers(s: Observed, stale: readonly Vote[]): Array<{ node: string; member: string; vote: Vote }> {
+  return stale.flatMap((vote) => {
+    const o = s.ours.find((m) => m.member === vote.party);
+    return o === undefined ? [] : [{ ...o, vote }];
+  });
+}
+
 function plan(_w: With, s: Observed): ItemPlan {
   const st = s.status;
-  if (st.kind === 'done') return { changes: [], outputs: outputsOf(s, st.how, '') };
   const name = (p: string): string => s.names[p] ?? p;
+  if (st.kind === 'done') {
+    const left = leftovers(s, st.stale);
+    if (left.length === 0) return { changes: [], outputs: outputsOf(s, st.how, '') };
+    // in effect; what is left of it here are our members' expired confirmations, listed as pending: expire them
+    return {
+      changes: left.map((l) => ({
+        action: 'delete' as const,
+        summary: `expire the leftover confirmation ${l.vote.contractId} of ${s.subject.text} by ${name(l.member)} on ${l.node} (it expired; the decision is in effect)`,
+        details: { party: s.partyId, decision: s.subject.text, confirmation: l.vote.contractId },
+      })),
+    };
+  }
   const voted = new Set(st.votes.map((v) => v.party));
   const changes: Change[] = [];
   const details = { party: s.partyId, decision: s.subject.text };
@@ -548,6 +580,8 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
   const members = new Members(ctx, s);
   let executable: number | undefined;
   let executedBy = '';
+  /** confirmations each of our members sent in this attempt: once per decision, unless one more completes it */
+  const confirmedHere = new Map<string, number>();
   for (;;) {
     await members.probe();
     let read: Round;
@@ -560,6 +594,7 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
     }
     const { view, status } = read;
     if (status.kind === 'done') {
+      await expireLeftovers(ctx, s, status.stale);
       await verifyEverywhere(ctx, s, members.down);
       return outputsOf(s, status.how, executedBy);
     }
@@ -589,9 +624,16 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
       if (proposed === 'unreachable') members.lost(first.node);
       continue;
     }
-    // our members' confirmations, while the threshold is not met
-    const next = members.ours.find((o) => !voted.has(o.member));
+    // our members' confirmations, while the threshold is not met: each member once; a member whose confirmation
+    // expired while the others had not confirmed yet confirms once more only when that meets the threshold (it
+    // would expire again otherwise: a confirmation per timeout, for nothing)
+    const next = members.ours.find((o) => {
+      if (voted.has(o.member)) return false;
+      const sent = confirmedHere.get(o.member) ?? 0;
+      return sent === 0 || (sent === 1 && status.votes.length + 1 >= status.threshold);
+    });
     if (next !== undefined && status.votes.length < status.threshold) {
+      confirmedHere.set(next.member, (confirmedHere.get(next.member) ?? 0) + 1);
       const confirmed = await writeOnce(ctx, {
         node: next.node,
         partyId: s.partyId,
@@ -642,8 +684,9 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
     } else {
       executable = undefined;
       const missing = status.members.filter((m) => !voted.has(m)).map((m) => s.names[m] ?? m);
+      const expired = leftovers(s, status.stale).map((l) => s.names[l.member] ?? l.member);
       ctx.progress(
-        `${s.subject.text}: ${status.votes.length} of ${status.threshold} confirmed; waiting for ${missing.join(', ')}`,
+        `${s.subject.text}: ${status.votes.length} of ${status.threshold} confirmed; waiting for ${missing.join(', ')}${expired.length > 0 ? ` (the confirmation of ${expired.join(', ')} expired: confirmed again once that meets the threshold)` : ''}`,
       );
     }
     if (ctx.clock.now() >= until) {
@@ -661,6 +704,45 @@ async function apply(ctx: ItemContext, w: With, s: Observed): Promise<Outputs> {
     await ctx.clock.sleep(GOVERNANCE_POLL_MS, ctx.signal);
   }
 }
+
+/**
+ * Our members' expired confirmations of a decision in effect, expired on the ledger (POST /governance/expire), so
+ * that nothing of it stays listed as pending. Each once: a confirmation no longer listed is done.
+ */
+async function expireLeftovers(ctx: ItemContext, s: Observed, stale: readonly Vote[]): Promise<void> {
+  for (const left of leftovers(s, stale)) {
+    const listed = async (): Promise<boolean> =>
+      (await round(ctx, s, left.node)).status.stale.some((v) => v.contractId === left.vote.contractId);
+    const sent = await writeOnce(ctx, {
+      node: left.node,
+      partyId: s.partyId,
+      member: left.member,
+      event: 'expire',
+      summary: EXPIRE_SUMMARY,
+      intent: { decision: s.subject.text, confirmation: left.vote.contractId },
+      what: `expire the leftover confirmation ${left.vote.contractId} of ${s.subject.text}`,
+      send: (rulesId) =>
+        ctx.clients.dpm(left.node).expireGovernance(
+          {
+            party_id: s.partyId,
+            rules_contract_id: rulesId,
+            confirmation_cid: left.vote.contractId,
+            governance_type: s.subject.kind === 'action' ? 'core_self' : 'core_domain',
+          },
+          { signal: ctx.signal },
+        ),
+      done: async () => !(await listed()),
+    });
+    if (sent === 'unreachable')
+      ctx.log(
+        'warn',
+        `${left.node} cannot be reached: its expired confirmation stays listed until a next run`,
+      );
+  }
+}
+
+/** the audit log's summary of an expire (dpm-api.md §11) */
+const EXPIRE_SUMMARY = 'expire_confirmation';
 
 async function proposalExists(ctx: StepContext, s: Observed, node: string): Promise<boolean> {
   const { status } = await round(ctx, s, node);
@@ -733,20 +815,23 @@ async function verifyEverywhere(ctx: StepContext, s: Observed, down: readonly st
 
 async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]): Promise<Reconciliation> {
   const s = await observe(ctx, w);
-  if (s.status.kind === 'done') return { status: 'done', outputs: outputsOf(s, s.status.how, '') };
+  if (s.status.kind === 'done' && leftovers(s, s.status.stale).length === 0)
+    return { status: 'done', outputs: outputsOf(s, s.status.how, '') };
   for (const intent of sentIntents(intents)) {
     const node = typeof intent['node'] === 'string' ? intent['node'] : '';
     const member = typeof intent['member'] === 'string' ? intent['member'] : '';
     const mark = typeof intent['mark'] === 'number' ? intent['mark'] : 0;
     const event = intent.action;
     const summary =
-      event === 'propose'
-        ? s.subject.kind === 'proposal'
-          ? s.subject.proposal.type
-          : ''
-        : s.subject.kind === 'action'
-          ? s.subject.action.type
-          : 'governance_set_threshold';
+      event === 'expire'
+        ? EXPIRE_SUMMARY
+        : event === 'propose'
+          ? s.subject.kind === 'proposal'
+            ? s.subject.proposal.type
+            : ''
+          : s.subject.kind === 'action'
+            ? s.subject.action.type
+            : 'governance_set_threshold';
     const outcome = await settle(
       ctx,
       ctx.clients.dpm(node),
@@ -754,13 +839,14 @@ async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]):
       { mark, event, summary, member, sentAt: typeof intent['at'] === 'number' ? intent['at'] : 0 },
       async () => {
         const { status } = await round(ctx, s, node);
+        if (event === 'expire') return !status.stale.some((v) => v.contractId === intent['confirmation']);
         if (status.kind === 'done') return true;
         if (event === 'propose') return status.proposalCid !== undefined;
         if (event === 'confirm') return status.votes.some((v) => v.party === member);
         return false;
       },
     );
-    if (outcome === 'unknown') {
+    if (outcome.outcome === 'unknown') {
       return {
         status: 'ambiguous',
         seen: `${event} of ${s.subject.text} on ${node} (member ${member}) was sent before the run stopped; neither the confirmations nor ${node}'s audit log (after row ${mark}) show it`,

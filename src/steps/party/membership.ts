@@ -29,7 +29,6 @@ import type { Target } from '../../playbook/target.js';
 import {
   Deadline,
   Findings,
-  cacheStale,
   durationMs,
   earlierRun,
   enforceChecks,
@@ -66,18 +65,19 @@ import {
   waitForParty,
   waitForRun,
   concerns,
+  declineLeftover,
+  leftoverInvitations,
+  type Leftover,
   type NodeRun,
   type RunMatch,
 } from './workflow.js';
 
 export const MEMBERSHIP_TIMEOUT = '15m';
-/** Starts refused because the coordinator's cache was rewritten meanwhile are tried again this often. */
-const CACHE_ATTEMPTS = 3;
 
 /** The `with` fields the three kinds share. */
 export const membershipProperties = {
   coordinator: nodeNameSchema(
-    'The member node that coordinates the change (its DPM starts the workflow). Must be controlled by this target.',
+    'The member node that coordinates the change (its DPM starts the workflow). When this target does not control it, its operator starts the run and this step follows it: it accepts on the invitees this target controls and waits.',
   ),
   party: partyRefSchema,
   timeout: timeoutSchema(MEMBERSHIP_TIMEOUT, 'the workflow to complete and every member to see the result'),
@@ -119,6 +119,8 @@ export interface MembershipState {
   names: Record<string, string>;
   /** participants this target cannot accept for: not in it, or `controlled: false` */
   external: string[];
+  /** invitations of this kind's completed runs still pending on the nodes this target controls */
+  leftovers: Leftover[];
 }
 
 export interface MembershipKind<W extends MembershipWith> {
@@ -139,8 +141,7 @@ export interface MembershipKind<W extends MembershipWith> {
 /** Static checks the three kinds share. */
 export function membershipCheck(w: MembershipWith, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
-  if (f.node('/coordinator', w.coordinator))
-    f.controlled('/coordinator', w.coordinator, 'the coordinator starts the workflow');
+  f.node('/coordinator', w.coordinator);
   if (w.member !== undefined) {
     f.member('/member', w.member);
     if (w.member === w.coordinator)
@@ -182,13 +183,19 @@ export async function observeMembership<W extends MembershipWith>(
     ...(memberId ? [memberId] : []),
   ]);
   const name = namerOf(ctx);
+  const around = listed.filter((r) => concerns(r.run, matchOf(spec, w, partyId)));
   return {
     partyId,
     coordinatorId: participantOf(ctx, w.coordinator),
     memberId,
     party,
     runs: listed.filter((r) => r.node === w.coordinator && r.run.dec_party_id === partyId).map((r) => r.run),
-    around: listed.filter((r) => concerns(r.run, matchOf(spec, w, partyId))),
+    around,
+    leftovers: await leftoverInvitations(
+      ctx,
+      [w.coordinator, ...watch],
+      around.filter((r) => r.run.kind === spec.kind),
+    ),
     watch,
     peers: peers.map((p) => p.participant_id),
     names: Object.fromEntries([...ids].map((p) => [p, name(p)])),
@@ -219,7 +226,9 @@ type Decision =
   | { action: 'adopt'; at: NodeRun }
   | { action: 'retry'; run: WorkflowRun }
   /** the coordinator took part in this change as a peer: wait until its row is done */
-  | { action: 'settle'; run: WorkflowRun };
+  | { action: 'settle'; run: WorkflowRun }
+  /** in effect, but a run of this kind left invitations pending here: decline them */
+  | { action: 'decline'; leftovers: Leftover[] };
 
 function outputsOf(party: DecentralizedParty): Outputs {
   return { party_id: party.party_id, threshold: party.threshold, members: membersOf(party) };
@@ -245,6 +254,7 @@ function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: Memb
   if (declared(spec, w, s, s.party)) {
     if (pending) return { action: 'adopt', at: pending };
     if (peerRow) return { action: 'settle', run: peerRow };
+    if (s.leftovers.length > 0) return { action: 'decline', leftovers: s.leftovers };
     return { action: 'in-sync', outputs: outputsOf(s.party) };
   }
   if (sameSet(membersOf(s.party), spec.membersAfter(s)) && spec.kind !== 'ChangeThreshold') {
@@ -275,7 +285,9 @@ function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: Memb
     (r) => r.role === 'Coordinator' && r.kind === spec.kind && spec.sameChange(r, w, s),
   );
   const earlier = earlierRun(name, w.coordinator, last);
-  if (earlier.verdict === 'retry') return { action: 'retry', run: earlier.run };
+  // only the coordinator's operator retries its run: another operator waits for the run to go on (as for a start)
+  if (earlier.verdict === 'retry')
+    return s.external.includes(s.coordinatorId) ? { action: 'start' } : { action: 'retry', run: earlier.run };
   if (earlier.verdict === 'blocked') throw earlier.error;
   const problem = spec.precondition(w, s, name);
   if (problem !== undefined) {
@@ -326,14 +338,33 @@ export function planMembership<W extends MembershipWith>(
       };
     case 'retry':
       return { changes: [retryChange(decision.run, w.coordinator, details)] };
+    case 'decline':
+      return {
+        changes: decision.leftovers.map((l) => ({
+          action: 'delete' as const,
+          summary: `decline the invitation of ${l.run.instance_name} left pending on ${l.node}: the run completed without it (its quorum was met)`,
+          details: { ...details, node: l.node, invitation: l.card.id, instance: l.run.instance_name },
+        })),
+      };
     case 'start':
       return {
         changes: [
-          {
-            action: 'start',
-            summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
-            details,
-          },
+          s.external.includes(s.coordinatorId)
+            ? {
+                action: 'wait',
+                summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${
+                  invitees
+                    .filter((p) => !s.external.includes(p))
+                    .map(name)
+                    .join(', ') || 'no node of this target'
+                } and wait for it`,
+                details,
+              }
+            : {
+                action: 'start',
+                summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
+                details,
+              },
         ],
       };
   }
@@ -367,6 +398,10 @@ export async function applyMembership<W extends MembershipWith>(
   const deadline = new Deadline(ctx, durationMs(w.timeout, MEMBERSHIP_TIMEOUT));
   const decision = decide(spec, w, s);
   if (decision.action === 'in-sync') return decision.outputs;
+  if (decision.action === 'decline') {
+    for (const leftover of decision.leftovers) await declineLeftover(ctx, leftover);
+    return outputsOf(s.party);
+  }
   const coordinator = w.coordinator;
   const match = matchOf(spec, w, s.partyId, s);
   const members = [coordinator, ...s.watch];
@@ -394,6 +429,12 @@ export async function applyMembership<W extends MembershipWith>(
       break;
   }
   if (followed) await follow(ctx, followed.at, followed.competitors, deadline);
+  // the change is in effect: what its runs left pending on this target's nodes (a kick's quorum was met
+  // without them; another operator's run completed before this step could follow it) is declined
+  if (!followed) {
+    const again = await observeMembership(spec, ctx, w);
+    for (const leftover of again.leftovers) await declineLeftover(ctx, leftover);
+  }
   const after = spec.membersAfter(s);
   const verifyOn = after.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
   const views = await waitForParty(
@@ -411,9 +452,9 @@ export async function applyMembership<W extends MembershipWith>(
 }
 
 /**
- * Start the change once the coordinator's party cache is ready (the start checks read it); a start refused
- * because the cache was rewritten meanwhile is tried again. Undefined when the party reached the declared state
- * meanwhile (another operator's run): there is nothing to follow.
+ * Start the change once the coordinator's party cache is ready (the start checks read it). A start refused because
+ * the cache was rewritten meanwhile is a transient error: the engine observes again and tries once more.
+ * Undefined when the party reached the declared state meanwhile (another operator's run): nothing to follow.
  */
 async function startOnce<W extends MembershipWith>(
   spec: MembershipKind<W>,
@@ -423,28 +464,24 @@ async function startOnce<W extends MembershipWith>(
   match: RunMatch,
   deadline: Deadline,
 ): Promise<{ at: NodeRun; competitors: Competitors } | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    await cacheReady(ctx, w, s, deadline);
-    try {
-      const outcome = await startWorkflow(ctx, {
-        node: w.coordinator,
-        match,
-        observed: s.around,
-        watch: s.watch,
-        reached: async () => {
-          const party = await partyNow(spec, ctx, w, s);
-          return party !== undefined && declared(spec, w, s, party);
-        },
-        start: (client) => spec.start(client, w, s, ctx.signal),
-      });
-      return outcome.outcome === 'reached' ? undefined : outcome;
-    } catch (error) {
-      if (cacheStale(error) && attempt < CACHE_ATTEMPTS) {
-        ctx.progress(`${w.coordinator}'s party cache changed under the start; reading it again`);
-        continue;
-      }
-      throw refused(`${w.coordinator} refused to start ${spec.describe(w, namerOf(ctx), s)}`, error);
-    }
+  // only the coordinator's operator starts: another operator's step waits for that run (startWorkflow)
+  if (isControlled(ctx, w.coordinator)) await cacheReady(ctx, w, s, deadline);
+  try {
+    const outcome = await startWorkflow(ctx, {
+      node: w.coordinator,
+      match,
+      observed: s.around,
+      watch: s.watch,
+      reached: async () => {
+        const party = await partyNow(spec, ctx, w, s);
+        return party !== undefined && declared(spec, w, s, party);
+      },
+      start: (client) => spec.start(client, w, s, ctx.signal),
+      waitMs: deadline.remaining(),
+    });
+    return outcome.outcome === 'reached' ? undefined : outcome;
+  } catch (error) {
+    throw refused(`${w.coordinator} refused to start ${spec.describe(w, namerOf(ctx), s)}`, error);
   }
 }
 

@@ -11,6 +11,7 @@ import type {
   ComparePeersResponse,
   DecentralizedParty,
   GovernanceState,
+  PendingInvitation,
   VettedPackage,
   WorkflowKind,
   WorkflowRun,
@@ -42,6 +43,7 @@ export interface FakeNode {
   auth?: AuthStatusResponse;
   legacy?: Partial<Record<WorkflowKind, WorkflowStatusResponse>>;
   governance?: GovernanceState | null;
+  invitations?: PendingInvitation[];
 }
 
 export interface Fake {
@@ -93,6 +95,7 @@ export function fakeContext(
       comparePeers: () =>
         answer('comparePeers', () => ({ local_packages: node().uploaded ?? [], peers: [] })),
       workflows: () => answer('workflows', () => ({ runs: node().runs ?? [] })),
+      invitations: () => answer('invitations', () => ({ invitations: node().invitations ?? [] })),
       networkConfig: () =>
         answer('networkConfig', () => ({
           peers: (node().peers ?? []).map((participant_id, i) => ({

@@ -320,20 +320,15 @@ export async function explainFailure(
   return run?.status === 'failed' ? failedRunError(namerOf(ctx), coordinator, run) : error;
 }
 
-/** A start refused because the coordinator's party cache lacks the members or their owner keys (§5.2–5.4). */
-export function cacheStale(error: unknown): boolean {
-  return (
-    error instanceof ServiceError &&
-    error.status === 409 &&
-    /is not present in cached decentralized party|No cached membership for/.test(error.serviceMessage ?? '')
-  );
-}
-
-/** Adds the playbook-level context to a refusal of the DPM, keeping its text and hint. */
+/**
+ * Adds the playbook-level context to a refusal of the DPM, keeping its text, hint and retryability (a start refused
+ * because the coordinator's party cache was being rewritten clears up by itself: the engine tries again).
+ */
 export function refused(what: string, error: unknown): unknown {
   if (!(error instanceof ServiceError) || error.status === undefined || error.status >= 500) return error;
   return new StepError(`${what}: ${error.serviceMessage ?? error.message}`, {
     cause: error,
+    retryability: error.retryability === 'transient' ? 'transient' : 'permanent',
     hint: error.hint ?? 'nothing was started; fix the cause and run again',
   });
 }

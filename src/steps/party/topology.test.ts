@@ -392,6 +392,7 @@ describe('dpm.kick', () => {
     peers: [P1, P2, P3],
     names,
     external: [P3],
+    leftovers: [],
     ...fields,
   });
   const plan = (s: MembershipState, with_ = w) => dpmKick.plan(with_, s, item('', with_));
@@ -479,6 +480,47 @@ describe('dpm.kick', () => {
   it('says before sending anything when the threshold cannot be met', () => {
     expect(thrown(() => plan(state({}), { ...w, threshold: 3 })).message).toContain(
       'threshold 3 is more than the 2 members that remain',
+    );
+  });
+
+  it('is in sync only once no invitation of its completed runs is left pending here: it declines what is', () => {
+    const done = run({
+      kind: 'Kick',
+      instance_name: 'alpha-kick-1',
+      dec_party_id: PARTY,
+      kicked_participant: P3,
+      new_threshold: 1,
+      status: 'completed',
+      current_step: 'Complete',
+    });
+    const card = {
+      id: 'kick-02aa-alpha-kick-1',
+      invitation_type: 'Kick' as const,
+      coordinator_pubkey: `02${'aa'.repeat(32)}`,
+      coordinator_name: 'node1',
+      received_at: 100,
+      workflow_instance: 'alpha-kick-1',
+    };
+    const left = plan(state({ party: party([P1, P2], 1), leftovers: [{ node: 'node2', card, run: done }] }));
+    expect(left.changes).toEqual([
+      expect.objectContaining({
+        action: 'delete',
+        summary:
+          'decline the invitation of alpha-kick-1 left pending on node2: the run completed without it (its quorum was met)',
+      }),
+    ]);
+  });
+
+  it('another operator’s coordinator: nothing is started here, the step waits for that operator’s run to follow it', () => {
+    const nodes = {
+      ...target.nodes,
+      node1: { participantId: P1, dpm: 'http://127.0.0.1:1', controlled: false },
+    };
+    expect(dpmKick.check?.(w, { ...target, nodes }, '.')).toEqual([]);
+    const change = plan(state({ external: [P1, P3] })).changes[0];
+    expect(change?.action).toBe('wait');
+    expect(change?.summary).toBe(
+      `remove node3 from ${PARTY} (threshold 1): wait for the operator of node1 (not controlled here) to start a Kick workflow there, then follow it: accept on node2 and wait for it`,
     );
   });
 });

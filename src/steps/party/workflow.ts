@@ -20,6 +20,7 @@ import { AmbiguousOutcomeError, PausedError, ServiceError, StepError } from '../
 import type { DpmClient } from '../../clients/dpm.js';
 import type {
   DecentralizedParty,
+  PendingInvitation,
   WorkflowKind,
   WorkflowResponse,
   WorkflowRun,
@@ -430,14 +431,14 @@ export type StartOutcome =
  */
 export async function startWorkflow(ctx: ItemContext, request: StartRequest): Promise<StartOutcome> {
   const { node, match } = request;
+  // another operator's coordinator: nothing is started here, and a coordinator that does not answer for a while
+  // (it restarts) is waited for, as its peers' DPMs wait for it
+  if (!isControlled(ctx, node)) return coordinatorsRun(ctx, request);
   const nodes = [node, ...request.watch];
   const [around, reached] = await Promise.all([
     runsAround(ctx, node, request.watch, match),
     request.reached(),
   ]);
-  if (reached) return { outcome: 'reached' };
-  const rival = rivalOf(around, match, request.observed);
-  if (rival) throw rivalError(match, rival, namerOf(ctx));
   const known = around.map(keyOf);
   const following = (at: NodeRun): StartOutcome => {
     ctx.progress(`following ${describeRun(at.run)} on ${at.node} instead of starting another`);
@@ -447,9 +448,13 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     const at = { node, run };
     return { outcome: 'started', at, competitors: new Competitors(match, nodes, at, known) };
   };
+  // a run of the change still in flight is followed even when its effect shows already (it lingers at Complete):
+  // done means done, and its invitations on this target's nodes are answered
   const pending = pendingOf(around, match, node);
   if (pending) return following(pending);
-  if (!isControlled(ctx, node)) return coordinatorsRun(ctx, request, known);
+  if (reached) return { outcome: 'reached' };
+  const rival = rivalOf(around, match, request.observed);
+  if (rival) throw rivalError(match, rival, namerOf(ctx));
 
   const at = Math.floor(ctx.clock.now() / 1000);
   await ctx.record(intentFor(node, match, at));
@@ -468,9 +473,21 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
     }
     // the coordinator started the same change in the moment between the re-observation and this POST
     const busy = inFlightRun(error);
-    const same = busy && (await findRuns(ctx, node, match)).find((r) => r.instance_name === busy);
+    if (busy === undefined) throw error;
+    const same = await busyRun(ctx, node, busy);
     if (same && same.status === 'inprogress' && carries({ node, run: same }, match))
       return following({ node, run: same });
+    if (same === undefined) {
+      // the node says the run is there, but does not list it: another start is still in its checks
+      throw new StepError(
+        `${node} refused the ${match.kind} start: run ${busy} is starting there, but GET /workflows does not list it after ${Math.round(BUSY_RUN_WAIT_MS / 1000)} s`,
+        {
+          cause: error,
+          retryability: 'transient',
+          hint: 'nothing was started here: the step looks again and follows that run once it is listed',
+        },
+      );
+    }
     throw error;
   }
   const run = (await findRuns(ctx, node, match, at)).find((r) => r.instance_name === instance);
@@ -482,39 +499,64 @@ export async function startWorkflow(ctx: ItemContext, request: StartRequest): Pr
   return started(run);
 }
 
+/** How long a run that a 409 names as running may take to be listed (its start still runs the version gate). */
+const BUSY_RUN_WAIT_MS = 30_000;
+
+/**
+ * The run a start's 409 names (`A workflow with instance … is already running`, `… in flight (run …)`) as the
+ * node lists it. A run another start registered a moment ago may not be listed yet — its start is still probing
+ * the invitees — so it is looked for again until it is, for up to BUSY_RUN_WAIT_MS; undefined if it never is.
+ */
+async function busyRun(ctx: StepContext, node: string, instance: string): Promise<WorkflowRun | undefined> {
+  const until = ctx.clock.now() + BUSY_RUN_WAIT_MS;
+  for (;;) {
+    const listed = await whileWaiting(ctx, node, () =>
+      ctx.clients.dpm(node).workflows({ signal: ctx.signal }),
+    );
+    const run = listed?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+    if (run !== undefined) return run;
+    if (ctx.clock.now() >= until) return undefined;
+    ctx.progress(`${node} says run ${instance} is already running; waiting for it to be listed`);
+    await ctx.clock.sleep(POLL_MS, ctx.signal);
+  }
+}
+
 /**
  * The coordinator belongs to another operator (`controlled: false`): this target starts nothing there. It waits
  * for that operator's run of the same change — followed once it appears, its invitations accepted on the nodes
  * this target controls — or for the end state; another change of the same thing stops it, as anywhere.
  */
-async function coordinatorsRun(
-  ctx: ItemContext,
-  request: StartRequest,
-  known: string[],
-): Promise<StartOutcome> {
+async function coordinatorsRun(ctx: ItemContext, request: StartRequest): Promise<StartOutcome> {
   const { node, match } = request;
   const nodes = [node, ...request.watch];
   const until = ctx.clock.now() + (request.waitMs ?? 600_000);
-  ctx.progress(
-    `waiting for the operator of ${node} to start the ${match.kind} run (${node} is not controlled here)`,
-  );
-  for (;;) {
-    await ctx.clock.sleep(POLL_MS, ctx.signal);
-    const [around, reached] = await Promise.all([
-      runsAround(ctx, node, request.watch, match),
-      request.reached(),
-    ]);
-    if (reached) return { outcome: 'reached' };
-    const rival = rivalOf(around, match, request.observed);
-    if (rival) throw rivalError(match, rival, namerOf(ctx));
-    const pending = pendingOf(around, match, node);
-    if (pending) {
-      ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
-      return {
-        outcome: 'following',
-        at: pending,
-        competitors: new Competitors(match, nodes, pending, known),
-      };
+  /** the runs seen before the one followed: the baseline of its watch for competitors */
+  let known: string[] | undefined;
+  for (let first = true; ; first = false) {
+    if (!first) await ctx.clock.sleep(POLL_MS, ctx.signal);
+    // a node that restarts meanwhile (it answers nothing for a moment) is waited for, not a failure
+    const seen = await whileWaiting(ctx, node, () =>
+      Promise.all([runsAround(ctx, node, request.watch, match), request.reached()]),
+    );
+    if (seen !== undefined) {
+      const [around, reached] = seen;
+      known ??= around.map(keyOf);
+      const pending = pendingOf(around, match, node);
+      if (pending) {
+        ctx.progress(`following ${describeRun(pending.run)} on ${pending.node}, started by its operator`);
+        return {
+          outcome: 'following',
+          at: pending,
+          competitors: new Competitors(match, nodes, pending, known),
+        };
+      }
+      if (reached) return { outcome: 'reached' };
+      const rival = rivalOf(around, match, request.observed);
+      if (rival) throw rivalError(match, rival, namerOf(ctx));
+      if (first)
+        ctx.progress(
+          `waiting for the operator of ${node} to start the ${match.kind} run (${node} is not controlled here)`,
+        );
     }
     if (ctx.clock.now() >= until) {
       throw new PausedError(
@@ -542,9 +584,46 @@ export async function startedRun(
 }
 
 /**
+ * The invitees' own rows of a coordinator run in progress, read at most every COMPETITOR_CHECK_MS: a peer row that
+ * failed or was cancelled while the coordinator still waits (the coordinator restarted and the peer gave up on it
+ * after its polls failed) can never come back — only a retry of a failed coordinator row revives peer rows — so
+ * the run would wait for ever. A node that cannot be read is passed over.
+ */
+class StrandedPeers {
+  private nextCheck = 0;
+
+  async check(ctx: StepContext, node: string, run: WorkflowRun): Promise<void> {
+    if (run.role !== 'Coordinator' || ctx.clock.now() < this.nextCheck) return;
+    this.nextCheck = ctx.clock.now() + COMPETITOR_CHECK_MS;
+    const invited = run.expected_peers.flatMap((p) => nodeOfParticipant(ctx, p) ?? []);
+    const rows = await readEach(ctx, invited, (peer) =>
+      whileWaiting(ctx, peer, async () =>
+        (await ctx.clients.dpm(peer).workflows({ signal: ctx.signal })).runs.find(
+          (r) => r.role === 'Peer' && r.coordinator_instance === run.instance_name,
+        ),
+      ),
+    );
+    const stranded = invited.flatMap((peer, i) => {
+      const row = rows[i];
+      return row && (row.status === 'failed' || row.status === 'cancelled') ? [{ peer, row }] : [];
+    });
+    // a kick or a contracts run needs only a quorum of its invitees (dpm-api.md §7.1): stuck once none is left
+    const quorumOnly = run.kind === 'Kick' || run.kind === 'Contracts';
+    if (stranded.length === 0 || (quorumOnly && stranded.length < run.expected_peers.length)) return;
+    throw new StepError(
+      `${describeRun(run)} on ${node} cannot complete: ${stranded.map(({ peer, row }) => `${peer}'s part of it is ${row.status}${row.error ? ` (${row.error})` : ''}`).join('; ')}`,
+      {
+        hint: `a peer row that gave up is not revived while the coordinator's run is in progress: cancel the run on ${node} (dpm.workflow { node: ${node}, instance: ${run.instance_name}, action: cancel }), then run the playbook again`,
+      },
+    );
+  }
+}
+
+/**
  * Wait until the run (a coordinator's, or a peer row) is no longer in progress; progress shows its step. A failed
- * or cancelled run is a step failure naming the run, its step and its error; a wait that outlasts `timeoutMs`
- * leaves the run alone. With `competitors`, a competing run on the other member nodes stops the wait at once.
+ * or cancelled run is a step failure naming the run, its step and its error; a coordinator run whose invitees
+ * gave up their part (StrandedPeers) too; a wait that outlasts `timeoutMs` leaves the run alone. With
+ * `competitors`, a competing run on the other member nodes stops the wait at once.
  */
 export async function waitForRun(
   ctx: StepContext,
@@ -554,6 +633,7 @@ export async function waitForRun(
   competitors?: Competitors,
 ): Promise<WorkflowRun> {
   const deadline = ctx.clock.now() + timeoutMs;
+  const stranded = new StrandedPeers();
   let last = '';
   for (;;) {
     await competitors?.check(ctx);
@@ -586,6 +666,7 @@ export async function waitForRun(
             : 'someone cancelled it; run the playbook again to start over',
       });
     }
+    await stranded.check(ctx, node, run);
     const now = `${run.current_step} (${run.step_index + 1}/${run.step_total})`;
     if (now !== last) {
       ctx.progress(`${instance}: ${now}`);
@@ -617,7 +698,9 @@ async function peerRun(ctx: StepContext, node: string, instance: string): Promis
  * intent, accept. A node that already joined the run is left alone; a card that never comes within `timeoutMs`
  * fails the step with what the node shows. With `coordinator`, the run is watched while a card is awaited: a run
  * that failed or was cancelled meanwhile (a peer declined) fails the step at once, and a run that completed
- * without this node (a kick's quorum) needs no acceptance. With `competitors`, so are the other member nodes.
+ * without this node (a kick's or a contracts run's quorum) needs no acceptance — its card, when it is there, is
+ * declined, so that no invitation of the run stays pending (accepting it now would only fail the node's peer row
+ * later). With `competitors`, so are the other member nodes.
  */
 export async function acceptInvitations(
   ctx: ItemContext,
@@ -638,6 +721,18 @@ export async function acceptInvitations(
       }));
       if (listed?.joined) break;
       const card = listed?.invitations.find((i) => i.workflow_instance === instance);
+      const run =
+        coordinator === undefined
+          ? undefined
+          : (
+              await whileWaiting(ctx, coordinator, () =>
+                ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal }),
+              )
+            )?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+      if (card && run?.status === 'completed') {
+        await declineLeftover(ctx, { node, card, run });
+        break;
+      }
       if (card) {
         await ctx.record({ action: 'accept-invitation', node, invitation: card.id, instance });
         try {
@@ -650,17 +745,11 @@ export async function acceptInvitations(
         accepted.push(node);
         break;
       }
-      if (coordinator !== undefined) {
-        const runs = await whileWaiting(ctx, coordinator, () =>
-          ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal }),
-        );
-        const run = runs?.runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-        if (run?.status === 'completed') break;
-        if (run?.status === 'failed' || run?.status === 'cancelled') {
-          throw new StepError(`${describeRun(run)} on ${coordinator}, before ${node} could accept`, {
-            hint: 'see the error above; dpm.workflow (cancel, dismiss) clears the run',
-          });
-        }
+      if (run?.status === 'completed') break;
+      if (run?.status === 'failed' || run?.status === 'cancelled') {
+        throw new StepError(`${describeRun(run)} on ${coordinator}, before ${node} could accept`, {
+          hint: 'see the error above; dpm.workflow (cancel, dismiss) clears the run',
+        });
       }
       if (ctx.clock.now() >= deadline) {
         const other = (listed?.invitations ?? [])
@@ -678,6 +767,51 @@ export async function acceptInvitations(
     }
   }
   return accepted;
+}
+
+/** An invitation still pending on a node this target controls, of a run that completed without that node. */
+export interface Leftover {
+  node: string;
+  card: PendingInvitation;
+  run: WorkflowRun;
+}
+
+/**
+ * The invitations pending on the controlled nodes among `nodes` for coordinator runs in `around` that completed
+ * (a kick or contracts run reaches its quorum without every invitee): nothing waits for them any more. Done means
+ * done: a step is in sync only once none of its runs' invitations is left pending on the nodes it controls.
+ */
+export async function leftoverInvitations(
+  ctx: StepContext,
+  nodes: readonly string[],
+  around: readonly NodeRun[],
+): Promise<Leftover[]> {
+  const finished = around.filter((r) => r.run.status === 'completed');
+  if (finished.length === 0) return [];
+  const controlled = [...new Set(nodes)].filter((n) => isControlled(ctx, n));
+  const lists = await readEach(ctx, controlled, async (node) => {
+    const { invitations } = await ctx.clients.dpm(node).invitations({ signal: ctx.signal });
+    return invitations.flatMap((card) => {
+      const at = finished.find(
+        (r) => r.run.instance_name === card.workflow_instance && r.run.kind === card.invitation_type,
+      );
+      return at === undefined ? [] : [{ node, card, run: at.run }];
+    });
+  });
+  return lists.flat();
+}
+
+/** Declines a leftover invitation (recorded first); a card gone meanwhile (404) is fine. */
+export async function declineLeftover(ctx: ItemContext, { node, card, run }: Leftover): Promise<void> {
+  ctx.progress(
+    `${node}: declining the leftover invitation of ${run.instance_name} (it completed without ${node})`,
+  );
+  await ctx.record({ action: 'decline-invitation', node, invitation: card.id, instance: run.instance_name });
+  try {
+    await ctx.clients.dpm(node).declineInvitation(card.id, { signal: ctx.signal });
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.status !== 404) throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -122,6 +122,13 @@ export async function coordinatorWork(node: DpmNode, row: RunRow, step: string):
     case 'Contracts/PrepareSubmissions': {
       const config = parseConfig<ContractsConfig>(row.config_json);
       await requirePartyToken(node, config.decentralized_party_id);
+      const count = config.participant_parties.length;
+      if (count === 0) throw new StepFailure('No participant parties provided in contracts config');
+      if (count < MIN_CONTRACTS_PARTICIPANTS) {
+        throw new StepFailure(
+          `At least ${MIN_CONTRACTS_PARTICIPANTS} participants required for contract operations, found ${count}`,
+        );
+      }
       for (const definition of config.contracts) {
         const pkg = resolveContract(node, config.decentralized_party_id, definition);
         const template = ledgerTemplate(node, pkg.name, definition);
@@ -171,6 +178,12 @@ export function completionWork(node: DpmNode, row: RunRow): void {
     throw error;
   }
 }
+
+/**
+ * The contracts workflow's minimum of participants (the coordinator's PrepareSubmissions refuses fewer, failing the
+ * run; decentralization-manager's MIN_PARTICIPANTS_CONTRACTS: "higher threshold for financial operations").
+ */
+export const MIN_CONTRACTS_PARTICIPANTS = 3;
 
 /** a peer's work on one step of a run it participates in */
 export function peerWork(

@@ -2,9 +2,11 @@
  * The contracts workflow's submissions on the ledger (dpm-api.md §5.5): a contract definition whose template the
  * ledger runs (GovernanceRules of governance-core, the registry's InstrumentConfiguration …) is created on the
  * ledger as the decentralized party, its `fields` evaluated as the real coordinator evaluates them — positionally,
- * one per field of the template's record, trailing Optional fields may be left out — and checked against the
- * template's Daml types (COMMAND_PREPROCESSING_FAILED otherwise). Definitions of templates the ledger does not run
- * stay records on the party (see canton.ts).
+ * one per field of the template's record, every field in template order (the coordinator sends an unlabeled
+ * record: a field left off, even a trailing Optional such as GovernanceRules' additionalProposers, makes the
+ * submission malformed; DLC-link/decentralization-manager docs/CUSTOM_DAML_TEMPLATES.md, "Bootstrapping a
+ * GovernanceRules") — and checked against the template's Daml types (COMMAND_PREPROCESSING_FAILED otherwise).
+ * Definitions of templates the ledger does not run stay records on the party (see canton.ts).
  */
 import { CantonError } from '../../canton.js';
 import { LedgerError } from '../../ledger/errors.js';
@@ -71,7 +73,7 @@ function fieldValue(def: FieldDefinition, type: LfType | undefined, ctx: FieldCo
   }
 }
 
-/** labels positional field values with the record's field names, in declaration order */
+/** labels positional field values with the record's field names, in declaration order: one for each field */
 function positionalRecord(
   fields: FieldDefinition[],
   type: LfType | undefined,
@@ -81,7 +83,7 @@ function positionalRecord(
     return Object.fromEntries(fields.map((f, i) => [`_${i}`, fieldValue(f, undefined, ctx)]));
   }
   const names = Object.keys(type.fields);
-  if (fields.length > names.length) {
+  if (fields.length !== names.length) {
     throw new LfError(
       '',
       `Expecting ${names.length} fields for record ${type.name}, but got ${fields.length}`,
