@@ -311,8 +311,10 @@ export const rewardsReport = defineStep<With, Observed>({
       .map((f) => ({ action: 'create', summary: `write ${f.path}`, details: { path: f.path } }));
     return changes.length === 0 ? { changes, outputs: outputs(state) } : { changes };
   },
-  async apply(_ctx, _w, _item, _plan, state) {
+  async apply(ctx, _w, _item, _plan, state) {
     for (const file of state.files.filter((f) => !f.current)) {
+      // a file written is a change the run counts (the engine counts only items that recorded a side effect)
+      await ctx.record({ action: 'write-file', path: file.path });
       await mkdir(dirname(file.path), { recursive: true });
       await writeFile(file.path, file.content);
     }
