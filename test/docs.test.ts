@@ -14,7 +14,9 @@ import { cli } from './e2e/cli.js';
 const root = join(import.meta.dirname, '..');
 const docs = [
   'README.md',
-  ...readdirSync(join(root, 'docs')).map((f) => join('docs', f)),
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
   'src/sandbox/README.md',
 ];
 const text = (file: string): string => readFileSync(join(root, file), 'utf8');
@@ -110,5 +112,67 @@ describe('commands and flags the docs mention', () => {
         ).toContain(command);
       }
     }
+  });
+});
+
+describe('the references the code cites', () => {
+  const referenceDir = join(root, 'docs/reference');
+  const sectionsOf = (file: string): Set<string> =>
+    new Set(
+      [
+        ...readFileSync(join(referenceDir, file), 'utf8').matchAll(
+          /^#+\s+(?:§\s*)?(\d+[a-z]?(?:\.\d+[a-z]?)*)[.\s]/gm,
+        ),
+      ].map((m) => m[1] ?? ''),
+    );
+  const sourceFiles = (dir: string): string[] =>
+    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.(ts|mjs|md)$/.test(f))
+      .map((f) => join(dir, f));
+
+  it('every "<reference>.md §N" in src, test, bench, docs and the READMEs names a file and section of docs/reference', () => {
+    const sections = new Map<string, Set<string>>();
+    const missing: string[] = [];
+    let citations = 0;
+    const files = [
+      ...sourceFiles('src'),
+      ...sourceFiles('test'),
+      ...sourceFiles('bench'),
+      ...sourceFiles('docs'),
+      'README.md',
+    ];
+    for (const file of files) {
+      const source = text(file);
+      for (const m of source.matchAll(
+        /\b((?:dpm|wrapped|canton-json)-api|anchors)\.md((?:[ ,]*(?:and )?§\s?\d+[a-z]?(?:\.\d+[a-z]?)*)*)/g,
+      )) {
+        citations++;
+        const name = `${m[1] ?? ''}.md`;
+        if (!sections.has(name)) {
+          try {
+            sections.set(name, sectionsOf(name));
+          } catch {
+            missing.push(`${file}: ${name} is not in docs/reference`);
+            continue;
+          }
+        }
+        for (const [, section] of (m[2] ?? '').matchAll(/§\s?(\d+[a-z]?(?:\.\d+[a-z]?)*)/g)) {
+          if (!sections.get(name)?.has(section ?? ''))
+            missing.push(`${file}: ${name} has no §${section ?? ''}`);
+        }
+      }
+    }
+    expect(citations).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+  });
+
+  it('no file points at the workplace copy outside the repository', () => {
+    const outside = [
+      ...sourceFiles('src'),
+      ...sourceFiles('test'),
+      ...sourceFiles('docs'),
+      'README.md',
+    ].filter((file) => text(file).includes(['..', 'shared', 'reference'].join('/')));
+    expect(outside).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The DPM's own errors with a known cause (../shared/reference/dpm-api.md §0.1, §5–§8), each mapped to what an
+ * The DPM's own errors with a known cause (docs/reference/dpm-api.md §0.1, §5–§8), each mapped to what an
  * operator should do next, in one table. `explainDpmError` gives a ServiceError from the DPM client the hint of the
  * first matching rule (and, for the few refusals that clear up by themselves, a transient retryability; for a
  * governance write that lost a race for the rules contract, backpressure, which the engine's pacing answers).

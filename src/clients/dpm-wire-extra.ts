@@ -1,5 +1,5 @@
 /**
- * Response schemas of the DPM reads no playbook step calls (../shared/reference/dpm-api.md §4 external parties,
+ * Response schemas of the DPM reads no playbook step calls (docs/reference/dpm-api.md §4 external parties,
  * §12 contracts / services / proxies). They complete `routeResponseSchemas` so the contract tests cover every
  * documented body. Same conventions as dpm-wire.ts.
  */

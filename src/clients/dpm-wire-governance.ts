@@ -1,5 +1,5 @@
 /**
- * The DPM's governance and auth wire shapes beyond the reads of dpm-wire.ts (../shared/reference/dpm-api.md §9,
+ * The DPM's governance and auth wire shapes beyond the reads of dpm-wire.ts (docs/reference/dpm-api.md §9,
  * §11): the write requests (propose, confirm, execute, expire, cancel, cancel-proposal), grant-rights and
  * member-party discovery, and the answers of the audit, chain-audit, token-request and known-members reads. Same
  * conventions as dpm-wire.ts: requests we send allow no unknown field; responses allow servers' additions.

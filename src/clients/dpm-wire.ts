@@ -1,5 +1,5 @@
 /**
- * The DPM (dec-party-manager) wire shapes, from ../shared/reference/dpm-api.md: one JSON Schema (draft 2020-12)
+ * The DPM (dec-party-manager) wire shapes, from docs/reference/dpm-api.md: one JSON Schema (draft 2020-12)
  * per request and response body, the TypeScript types derived from them, and the route table the client and the
  * contract tests share.
  *

@@ -1,6 +1,6 @@
 /**
  * DpmClient against a real loopback HTTP server answering with bodies written from the reference
- * (../shared/reference/dpm-api.md), not from the published mock fixtures.
+ * (docs/reference/dpm-api.md), not from the published mock fixtures.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';

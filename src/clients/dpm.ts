@@ -1,5 +1,5 @@
 /**
- * Typed client of one DPM node (../shared/reference/dpm-api.md): one method per route, named after it. Request
+ * Typed client of one DPM node (docs/reference/dpm-api.md): one method per route, named after it. Request
  * bodies are checked before anything is sent, answers are decoded with the route's schema (dpm-wire.ts), and the
  * DPM's own errors get the hints of dpm-errors.ts. Retries belong to the engine; a 401 is re-authenticated once by
  * the HttpService underneath.

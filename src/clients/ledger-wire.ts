@@ -1,5 +1,5 @@
 /**
- * The JSON Ledger API v2 shapes the ledger client reads and sends (../shared/reference/canton-json-api.md §3, the
+ * The JSON Ledger API v2 shapes the ledger client reads and sends (docs/reference/canton-json-api.md §3, the
  * 3.5.1 and 3.4.12 OpenAPI documents). Response schemas check only what callers read, and tolerate what the
  * documents leave out or a newer release adds (both documents warn that fields marked required may be missing):
  * additional properties are allowed everywhere. Types derive from the schemas.

@@ -1,5 +1,5 @@
 /**
- * The sandbox's DPM governance, auth and §12 routes against the reference (../shared/reference/dpm-api.md §3, §4,
+ * The sandbox's DPM governance, auth and §12 routes against the reference (docs/reference/dpm-api.md §3, §4,
  * §9, §11, §12): each route is driven on a 3-node sandbox with a governed party (GovernanceRules on the ledger,
  * an instrument of its own) into a state where its answer carries what it can carry, then checked for the
  * status and content type, the client's wire schema, and the reference's fields one by one (dpm-shapes.ts). Then

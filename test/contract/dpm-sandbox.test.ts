@@ -1,5 +1,5 @@
 /**
- * The sandbox's DPM answers against the reference (../shared/reference/dpm-api.md): every route of
+ * The sandbox's DPM answers against the reference (docs/reference/dpm-api.md): every route of
  * `routeResponseSchemas` is driven on a 3-node sandbox into a state where it answers its success shape (mesh,
  * parties, DARs, contracts, a run of every kind, pending invitations), and each answer is checked for the
  * reference's status code and content type, decoded with the client's wire schema, and compared field by field

@@ -1,5 +1,5 @@
 /**
- * The DPM response shapes as ../shared/reference/dpm-api.md documents them, field by field, written from the
+ * The DPM response shapes as docs/reference/dpm-api.md documents them, field by field, written from the
  * reference (not from the sandbox or the client's wire schemas), and a checker that compares a body with them.
  *
  * Presence, as the reference says it (§0 "Optional fields"):

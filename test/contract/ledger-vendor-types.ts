@@ -2,7 +2,7 @@
  * The participant's wire types held to the published client types, at build time: `tsc --noEmit` (which `npm test`
  * runs) compiles this file, so a drift between our shapes and Canton's fails the type check. The vendor's types
  * (`@canton-network/core-ledger-client-types`, a dev dependency) are generated from the same Canton 3.4.12 and 3.5.1
- * OpenAPI documents as ../shared/specs; they are imported as types only (nothing of the package runs, an ESLint rule
+ * OpenAPI documents as test/fixtures/specs; they are imported as types only (nothing of the package runs, an ESLint rule
  * keeps it so) and nothing imports this file.
  *
  * Three directions, each against both releases:
