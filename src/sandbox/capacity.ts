@@ -1,8 +1,8 @@
 /**
  * The capacity model of the simulated network: a confirmation latency per submission and a network-wide limit of
  * transactions per window (the reference's practical ~500 transfers per 10 minutes). A submission beyond the
- * limit is refused with 429 and a RESOURCE_EXHAUSTED JsCantonError that says when to retry, so a client must pace
- * itself. Per profile; `sandbox up` flags and the admin API (`PUT /capacity`) override it.
+ * limit is refused as Canton refuses an overloaded participant (409, PARTICIPANT_BACKPRESSURE, category 2, retry in
+ * 1 second), so a client must pace itself. Per profile; `sandbox up` flags and the admin API (`PUT /capacity`) override it.
  */
 import { errors } from './ledger/errors.js';
 
@@ -30,7 +30,7 @@ export class Capacity {
     return this.current;
   }
 
-  /** Admits one submission or throws PARTICIPANT_BACKPRESSURE (429) with the time until a slot frees. */
+  /** Admits one submission or throws PARTICIPANT_BACKPRESSURE (409), its cause saying when a slot frees. */
   admit(now = Date.now()): void {
     const { limit, windowMs } = this.settings;
     if (limit === null) return;
@@ -41,8 +41,7 @@ export class Capacity {
     if (this.admitted.length >= limit) {
       const retryAfterMs = (this.admitted[0] as number) + windowMs - now;
       throw errors.backpressure(
-        `the network accepts ${limit} transactions per ${Math.round(windowMs / 1000)} s and that capacity is used up; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
-        retryAfterMs,
+        `the network accepts ${limit} transactions per ${Math.round(windowMs / 1000)} s and that capacity is used up; a slot frees in ${Math.ceil(retryAfterMs / 1000)} s`,
       );
     }
     this.admitted.push(now);

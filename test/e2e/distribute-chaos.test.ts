@@ -104,7 +104,7 @@ steps:
     await sb.world.admin.put('/capacity', { latencyMs: 0 });
   });
 
-  it('overload slows a distribution down without failing it: 429s are waited out, not counted as attempts', async () => {
+  it('overload slows a distribution down without failing it: PARTICIPANT_BACKPRESSURE refusals are waited out, not counted as attempts', async () => {
     const lines = recipientsOf(sb, 300, 40);
     const csv = await sb.recipients('overload.csv', lines);
     const playbook = await sb.playbook(
@@ -128,7 +128,7 @@ steps:
     await sb.world.admin.put('/capacity', { latencyMs: 0, limit: null });
     expect(result.code, result.stderr).toBe(0);
     const refusals = events(result.stdout).filter(
-      (e) => e.type === 'retry' && /429/.test((e['error'] as { message: string }).message),
+      (e) => e.type === 'retry' && /PARTICIPANT_BACKPRESSURE/.test((e['error'] as { message: string }).message),
     );
     expect(refusals.length).toBeGreaterThan(2);
     await expectPaidOnce(sb, distributionOf(result.stdout), lines);

@@ -471,7 +471,7 @@ describe('submissions', () => {
     expect(again.status).toBe(409);
   });
 
-  it('answers 429 RESOURCE_EXHAUSTED beyond the network’s transaction limit, with when to retry', async () => {
+  it('answers as an overloaded Canton participant beyond the network’s transaction limit: 409 PARTICIPANT_BACKPRESSURE, category 2, retry in 1 second', async () => {
     await world.admin.put('/capacity', { limit: 2, windowSeconds: 60 });
     try {
       const minter = walletFor(world, tokens, tokens.minter);
@@ -486,13 +486,16 @@ describe('submissions', () => {
           (await minter.holdings(tokens.instrument)).map((h) => h.contractId),
         );
         statuses.push(r.status);
-        if (r.status === 429) refused = r.body;
+        if (r.status === 409) refused = r.body;
       }
-      expect(statuses).toEqual([200, 200, 429]);
+      expect(statuses).toEqual([200, 200, 409]);
       expect(refused).toMatchObject({
         code: 'PARTICIPANT_BACKPRESSURE',
-        grpcCodeValue: 8,
-        retryInfo: expect.stringMatching(/second/) as unknown,
+        errorCategory: 2,
+        grpcCodeValue: 10,
+        retryInfo: '1 second',
+        definiteAnswer: false,
+        cause: expect.stringMatching(/^The participant is overloaded: .*a slot frees in \d+ s$/) as unknown,
       });
     } finally {
       await world.admin.put('/capacity', { limit: null });

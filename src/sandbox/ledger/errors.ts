@@ -69,16 +69,13 @@ export class LedgerError extends Error {
     readonly extra: {
       context?: Record<string, string>;
       resources?: Array<[string, string]>;
-      /** overrides the category's gRPC code (a rate limit answers RESOURCE_EXHAUSTED) */
-      grpcCode?: number;
-      retryAfterMs?: number;
       definiteAnswer?: boolean;
       /** a status Canton sets outside the gRPC mapping (413 for an over-long list) */
       httpStatus?: number;
     } = {},
   ) {
     super(`${code}: ${cause}`);
-    this.grpcCode = extra.grpcCode ?? CATEGORY_GRPC[category] ?? 2;
+    this.grpcCode = CATEGORY_GRPC[category] ?? 2;
   }
 
   get httpStatus(): number {
@@ -86,8 +83,8 @@ export class LedgerError extends Error {
   }
 
   body(): CantonErrorBody {
-    const retryable = RETRYABLE.has(this.category) || this.extra.retryAfterMs !== undefined;
-    const retrySeconds = Math.max(1, Math.ceil((this.extra.retryAfterMs ?? 1000) / 1000));
+    // Canton fills retryInfo with the category's default (1 second for each retryable one)
+    const retryable = RETRYABLE.has(this.category);
     return {
       code: this.code,
       cause: this.cause,
@@ -97,17 +94,13 @@ export class LedgerError extends Error {
       ...(this.extra.resources ? { resources: this.extra.resources } : {}),
       errorCategory: this.category,
       grpcCodeValue: this.grpcCode,
-      ...(retryable ? { retryInfo: `${retrySeconds} second${retrySeconds === 1 ? '' : 's'}` } : {}),
+      ...(retryable ? { retryInfo: '1 second' } : {}),
       ...(this.extra.definiteAnswer !== undefined ? { definiteAnswer: this.extra.definiteAnswer } : {}),
     };
   }
 
   reply(): Reply {
-    const headers: Record<string, string> =
-      this.extra.retryAfterMs !== undefined
-        ? { 'retry-after': String(Math.max(1, Math.ceil(this.extra.retryAfterMs / 1000))) }
-        : {};
-    return json(this.httpStatus, this.body(), headers);
+    return json(this.httpStatus, this.body());
   }
 }
 
@@ -255,10 +248,10 @@ export const errors = {
     new LedgerError('USER_ALREADY_EXISTS', 10, `creating user failed for existing user "${userId}"`, {
       resources: [['USER_ID', userId]],
     }),
-  backpressure: (why: string, retryAfterMs: number) =>
+  /** Canton's ParticipantBackpressure: category 2 (ABORTED, 409), the category's 1-second retryInfo */
+  backpressure: (why: string) =>
     new LedgerError('PARTICIPANT_BACKPRESSURE', 2, `The participant is overloaded: ${why}`, {
-      grpcCode: 8,
-      retryAfterMs,
+      context: { reason: why },
       definiteAnswer: false,
     }),
   /**

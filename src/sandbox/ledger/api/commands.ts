@@ -2,7 +2,7 @@
  * Command submission (`submit-and-wait`, `-for-transaction`, the deprecated `-for-transaction-tree`) and the
  * completions list. A submission passes, in order: body decoding (400 text/plain), the caller's rights on
  * actAs/readAs (403), the ledger faults that answer instead of the ledger (overload, contention) or change what
- * it meets (stale contract ids), the capacity model (429), then the ledger itself. The lost-response fault lets
+ * it meets (stale contract ids), the capacity model (409 PARTICIPANT_BACKPRESSURE), then the ledger itself. The lost-response fault lets
  * the transaction commit and never answers.
  */
 import { type Reply, json } from '../../http/reply.js';
@@ -199,7 +199,7 @@ export type Outcome = { kind: 'committed'; entry: TxEntry } | { kind: 'lost'; af
 export async function submit(env: LedgerNodeEnv, request: SubmitRequest): Promise<Outcome> {
   await env.catchUp();
   if (env.faults.takeLedgerFault(env.node, 'overload') !== undefined) {
-    throw errors.backpressure('injected fault: overload', 1000);
+    throw errors.backpressure('injected fault: overload');
   }
   if (env.faults.takeLedgerFault(env.node, 'contention') !== undefined) {
     const inputs = referencedContracts(env, request);
