@@ -41,6 +41,10 @@ describe('workflowCommandEscaper', () => {
     expect(safe('log ##[add-mask]s3cret and ###[set-output name=x;]y')).toBe(
       'log ##\\u005badd-mask]s3cret and ###\\u005bset-output name=x;]y',
     );
+    // Azure Pipelines' logging commands, in any letter case
+    expect(safe('x ##vso[task.setvariable variable=a]b\n##VSO[task.complete result=Failed]')).toBe(
+      'x ##vso\\u005btask.setvariable variable=a]b\n##VSO\\u005btask.complete result=Failed]',
+    );
     // a :: not at the start of its line, a lone leading colon, a party id, markdown headings: as they are
     for (const text of ['a ::error::x', ': x', 'alice::1220ab', '## Plan\n### Step', 'a: b:: c'])
       expect(safe(text)).toBe(text);
@@ -52,13 +56,20 @@ describe('workflowCommandEscaper', () => {
     expect(chunks.map(escape).join('')).toBe(
       'hello\n  :\\u003aadd-mask::x\nlog ##\\u005berror]y\n:\\u003aok',
     );
+    const azure = workflowCommandEscaper();
+    expect(['log #', '#v', 'so', '[task.setvariable]x'].map(azure).join('')).toBe(
+      'log ##vso\\u005btask.setvariable]x',
+    );
     // a line that did not start at a chunk's start is not taken for one that did
     const other = workflowCommandEscaper();
     expect(['abc', '::x::y'].map(other).join('')).toBe('abc::x::y');
   });
 
   it('leaves an NDJSON line the same JSON', () => {
-    const line = JSON.stringify({ type: 'log', message: 'a\n::add-mask::x ##[add-mask]y' });
+    const line = JSON.stringify({
+      type: 'log',
+      message: 'a\n::add-mask::x ##[add-mask]y ##vso[task.setsecret]z',
+    });
     expect(JSON.parse(workflowCommandSafe(line))).toEqual(JSON.parse(line));
   });
 });

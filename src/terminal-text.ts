@@ -41,18 +41,19 @@ const RUNNER_BLANK = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u2
 /**
  * A GitHub Actions runner executes a line of a step's output (stdout or stderr) as a workflow command when, after
  * leading blanks, it starts with `::` (`::add-mask::`, `::error::`, `::set-output`, `::stop-commands::`), or when
- * it holds `##[` anywhere (the older form). The escaper this returns rewrites a text written in chunks (it keeps
- * its place in the line from one chunk to the next) so that no line is either: the second `:` of a leading `::` is
- * written `\u003a` and the `[` of `##[` `\u005b` — escapes as terminalSafe writes control characters, and JSON's
- * own, so an NDJSON line stays the same JSON. Nothing else changes.
+ * it holds `##[` anywhere (the older form); an Azure Pipelines agent executes a line that holds `##vso[` anywhere (in
+ * any letter case) as a logging command. The escaper this returns rewrites a text written in chunks (it keeps its
+ * place in the line from one chunk to the next) so that no line is any of them: the second `:` of a leading `::`
+ * is written `\u003a` and the `[` of `##[` or `##vso[` `\u005b` — escapes as terminalSafe writes control
+ * characters, and JSON's own, so an NDJSON line stays the same JSON. Nothing else changes.
  */
 export function workflowCommandEscaper(): (chunk: string) => string {
   /** only blanks since the line began */
   let leading = true;
   /** the last character was the line's first non-blank, a ':' */
   let leadColon = false;
-  /** how many '#' came just before (up to 2) */
-  let hashes = 0;
+  /** the line's last five characters: `##` or `##vso` before a `[` makes it a command */
+  let recent = '';
   return (chunk) => {
     let out = '';
     let from = 0;
@@ -61,10 +62,10 @@ export function workflowCommandEscaper(): (chunk: string) => string {
       if (c === '\n' || c === '\r') {
         leading = true;
         leadColon = false;
-        hashes = 0;
+        recent = '';
         continue;
       }
-      const escape = (c === ':' && leadColon) || (c === '[' && hashes === 2);
+      const escape = (c === ':' && leadColon) || (c === '[' && /##(vso)?$/i.test(recent));
       if (escape) {
         out += `${chunk.slice(from, i)}\\u00${c === ':' ? '3a' : '5b'}`;
         from = i + 1;
@@ -72,7 +73,7 @@ export function workflowCommandEscaper(): (chunk: string) => string {
       if (leading && !escape && RUNNER_BLANK.test(c)) continue;
       leadColon = leading && c === ':' && !escape;
       leading = false;
-      hashes = c === '#' ? Math.min(hashes + 1, 2) : 0;
+      recent = (recent + (escape ? '' : c)).slice(-5);
     }
     return from === 0 ? chunk : out + chunk.slice(from);
   };

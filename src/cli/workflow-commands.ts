@@ -6,18 +6,21 @@
 import { StringDecoder } from 'node:string_decoder';
 import { workflowCommandEscaper, workflowCommandSafe } from '../terminal-text.js';
 
-/** Whether the output is read by a GitHub Actions runner, which executes workflow commands found in it. */
-export function underGitHubActions(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env['GITHUB_ACTIONS'] === 'true';
+/**
+ * Whether the output is read by a CI runner that executes commands found in it: a GitHub Actions runner (workflow
+ * commands) or an Azure Pipelines agent (`TF_BUILD`: logging commands).
+ */
+export function underCommandReadingRunner(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env['GITHUB_ACTIONS'] === 'true' || env['TF_BUILD']?.toLowerCase() === 'true';
 }
 
 /**
- * Under GitHub Actions, nothing ledgerbook writes to stdout or stderr can act as a workflow command: every write
+ * Under GitHub Actions or Azure Pipelines, nothing ledgerbook writes to stdout or stderr can act as a workflow command: every write
  * (reporters, errors, help, --json, `show`) passes workflowCommandEscaper, whether or not our Action encloses the
  * run in `::stop-commands::`. ledgerbook issues no workflow command of its own. Call once, at start-up.
  */
 export function guardWorkflowCommands(env: NodeJS.ProcessEnv = process.env): void {
-  if (!underGitHubActions(env)) return;
+  if (!underCommandReadingRunner(env)) return;
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: string, ...rest: unknown[]) => boolean;
     const escape = workflowCommandEscaper();
@@ -32,7 +35,7 @@ export function guardWorkflowCommands(env: NodeJS.ProcessEnv = process.env): voi
   }
 }
 
-/** Text for a file the runner may show or a later step may print (the step summary): escaped under GitHub Actions. */
+/** Text for a file the runner may show or a later step may print (the step summary): escaped under such a runner. */
 export function runnerSafe(text: string, env: NodeJS.ProcessEnv = process.env): string {
-  return underGitHubActions(env) ? workflowCommandSafe(text) : text;
+  return underCommandReadingRunner(env) ? workflowCommandSafe(text) : text;
 }

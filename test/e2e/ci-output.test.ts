@@ -68,8 +68,37 @@ steps:
     expect(commandLines(refused.stdout + refused.stderr)).toEqual([]);
 
     // outside GitHub Actions the same run prints the text as it is
-    const local = await cli(args, { cwd: dir, env: { GITHUB_ACTIONS: undefined } });
+    const local = await cli(args, { cwd: dir, env: { GITHUB_ACTIONS: undefined, TF_BUILD: undefined } });
     expect(commandLines(local.stdout)).toContain('::add-mask::leak-1');
+  });
+
+  it('under Azure Pipelines (TF_BUILD): no line holds a ##vso[ logging command, in any letter case; outside, as it is', async () => {
+    await writePlaybook(
+      dir,
+      'azure.yaml',
+      `name: ci-azure
+inputs:
+  note: { default: "" }
+steps:
+  - id: say
+    uses: core.log
+    with: { message: "\${{ inputs.note }}" }
+`,
+    );
+    const note =
+      'ok\n##vso[task.setvariable variable=LEDGERBOOK_STATE]postgres://evil\nx ##VSO[task.setsecret]s';
+    const args = ['run', 'azure.yaml', '--input', `note=${note}`, '--state-dir', join(dir, 'azure-state')];
+    const azureLines = (text: string): string[] => text.split(/\r\n|\r|\n/).filter((l) => /##vso\[/i.test(l));
+    const azure = await cli([...args, '--json'], {
+      cwd: dir,
+      env: { TF_BUILD: 'True', GITHUB_ACTIONS: undefined },
+    });
+    expect(azure.code, azure.stderr).toBe(0);
+    expect(azureLines(azure.stdout + azure.stderr)).toEqual([]);
+    expect(azure.stderr).toContain('##vso\\u005btask.setvariable');
+    expect(events(azure.stdout).find((e) => e.type === 'log' && e['step'] === 'say')?.['message']).toBe(note);
+    const local = await cli(args, { cwd: dir, env: { TF_BUILD: undefined, GITHUB_ACTIONS: undefined } });
+    expect(azureLines(local.stdout).length).toBe(2);
   });
 
   it("a service's error text carrying a workflow command: escaped in the output, the step summary and --summary", async () => {
