@@ -7,7 +7,7 @@
  *       the run, then one submission per transfer, no journal).
  *   (b) capacity-bound — `--limit` transactions per `--window` seconds: the share of that capacity the
  *       distribution sustains (the time the network needed at least for its transactions, over the time it took),
- *       and that every transfer landed although the network refused some with 429.
+ *       and that every transfer landed although the network refused some (409 PARTICIPANT_BACKPRESSURE).
  *   (c) memory — a `--memory`-recipient file (parties allocated through the admin API), the CLI's peak RSS
  *       (VmHWM, polled from /proc: Linux), its rate, and the journal's cost per recipient.
  *
@@ -134,7 +134,7 @@ async function capacityBound(urls, minter, holders) {
         {},
       ),
     ),
-    refusedWith429: refused,
+    refusedOverloaded: refused,
     offered: done.outputs.totals.offered,
     sent: done.outputs.totals.sent,
   };
@@ -381,7 +381,7 @@ function report(r) {
     const c = r.capacity;
     lines.push(
       `capacity-bound: ${c.limit} transactions per ${c.windowSeconds} s, ${c.recipients} recipients, ${c.transactions} transactions (first to last ${c.firstToLastSeconds} s; the step ${c.seconds} s)`,
-      `  sustained ${Math.round(c.sustained * 100)} % of the capacity (target ≥ 95 %), ${c.refusedWith429} submissions refused with 429 and retried, ${c.sent} sent, ${c.offered} offered`,
+      `  sustained ${Math.round(c.sustained * 100)} % of the capacity (target ≥ 95 %), ${c.refusedOverloaded} submissions refused as overloaded (PARTICIPANT_BACKPRESSURE) and retried, ${c.sent} sent, ${c.offered} offered`,
     );
   }
   if (r.memory) {
