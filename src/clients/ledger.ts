@@ -62,7 +62,7 @@ import {
 } from './ledger-wire.js';
 import { runStream } from './ledger-ws.js';
 import { idSegment, pathSegment } from './path.js';
-import type { ReadCache} from './read-cache.js';
+import type { ReadCache } from './read-cache.js';
 import { queryKey } from './read-cache.js';
 import { describeProblems, wireProblems } from './schema-check.js';
 
