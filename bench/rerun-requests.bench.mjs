@@ -6,10 +6,10 @@
  *
  *   node bench/rerun-requests.bench.mjs [--runs 3] [--cli PATH] [--json]
  *
- * Needs the build (`npm run build`). The minimum, per docs/architecture.md "Reads shared within a run": one
- * ledger-end read, and one active-contracts read per contract kind the run's decisions depend on — the party's
- * credentials, its deposit accounts, its holdings, its transfer offers — as the party (4 ACS + 1 ledger end = 5
- * ledger reads); the chain, the gateway and the rewards API are counted apart (they are other services).
+ * Needs the build (`npm run build`). The minimum (bench/README.md "A no-op rerun: requests against the minimum"):
+ * one ledger-end read, and one active-contracts read per question that decides whether anything is left to do —
+ * the party's Minter credential, its deposit account, its pending transfer offers, its settled transfers — as the
+ * party: 1 + 4 = 5 ledger reads. The chain, the gateway, the rewards API and the party lookups are counted apart.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
