@@ -11,6 +11,7 @@ for (const bench of [
   'bench/validate-50mb.bench.mjs',
   'bench/journal.bench.mjs',
   'bench/rerun.bench.mjs',
+  'bench/rerun-requests.bench.mjs',
   'bench/noop-latency.bench.mjs',
   'bench/ledger-throughput.bench.mjs',
   'bench/ledger-memory.bench.mjs',

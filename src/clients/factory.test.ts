@@ -12,6 +12,7 @@ import type { Target } from '../playbook/target.js';
 // The sandbox's identity provider, reached over HTTP only.
 import { sandboxRealm, startIdp, type IdpHandle } from '../sandbox/idp.js';
 import { createClients, offlineClients } from './factory.js';
+import { ReadCache } from './read-cache.js';
 
 const PASSWORD = 'pw-factory-Zr42-secret';
 const CLIENT_SECRET = 'cs-factory-Lm93-secret';
@@ -99,6 +100,8 @@ describe('createClients', () => {
       secrets,
       onToken: (t) => tokens.push(t),
       timeoutMs: 5000,
+      // no snapshot is reused: alice's read asks for the ledger end itself, with the node's token
+      reads: new ReadCache({ maxAgeMs: 0 }),
     });
     try {
       fake.on('GET', '/node1/v2/state/ledger-end', { body: { offset: 12 } });

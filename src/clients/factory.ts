@@ -2,7 +2,8 @@
  * Builds the clients a run's steps receive, from the target and the run's secrets. One token provider per
  * distinct identity (issuer, client, grant, user), shared by every client that uses it; every token it obtains is
  * handed to `onToken` so the run's masker hides it. A client is built on first use and kept for the run; asking
- * for one the target does not configure is an error that names the key to add.
+ * for one the target does not configure is an error that names the key to add. The run's ledger clients share
+ * their reads (read-cache.ts): one snapshot of each participant's ledger end, dropped by every write of the run.
  */
 import { Agent } from 'undici';
 import { StepError } from '../errors.js';
@@ -17,6 +18,7 @@ import { HttpService, createHttpClient, type TokenSource } from './http.js';
 import type { Clients } from './index.js';
 import { LedgerClient } from './ledger.js';
 import { PartyLedger } from './party-ledger.js';
+import { ReadCache } from './read-cache.js';
 import { RegistryClient } from './registry.js';
 import { RewardsClient } from './rewards.js';
 
@@ -25,6 +27,8 @@ export interface ClientFactoryOptions {
   secrets: Readonly<Record<string, string>>;
   onToken: (token: string) => void;
   timeoutMs?: number;
+  /** the run's shared ledger reads; default: a new ReadCache for this run */
+  reads?: ReadCache;
 }
 
 type ServiceName = 'gateway' | 'registry' | 'rewards' | 'faucet' | 'bitcoin';
@@ -43,6 +47,7 @@ export function createClients(options: ClientFactoryOptions): Clients {
   const providers = new Map<string, TokenProvider>();
   const built = new Map<string, unknown>();
   const timeout = options.timeoutMs ? { timeoutMs: options.timeoutMs } : {};
+  const reads = options.reads ?? new ReadCache();
 
   /** One client per key for the run. */
   const once = <T>(key: string, build: () => T): T => {
@@ -101,6 +106,7 @@ export function createClients(options: ClientFactoryOptions): Clients {
     new LedgerClient(new HttpService({ service, baseUrl, auth, dispatcher, ...timeout }), {
       auth,
       dispatcher,
+      reads,
     });
 
   const serviceUrl = (name: ServiceName): string => {

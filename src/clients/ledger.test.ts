@@ -20,7 +20,8 @@ import {
 } from '../../test/clients/ledger-bodies.js';
 import { ServiceError } from '../errors.js';
 import { HttpService, type TokenSource } from './http.js';
-import { LedgerClient, type Submission } from './ledger.js';
+import { LedgerClient } from './ledger.js';
+import type { Submission } from './ledger-request.js';
 import { LedgerError, retryDelayMs, type LedgerErrorKind } from './ledger-errors.js';
 
 let fake: FakeService;

@@ -18,6 +18,19 @@ import {
   type LedgerCall,
 } from './ledger-errors.js';
 import {
+  LEDGER_PATHS,
+  eventFormat,
+  jsCommands,
+  nonNegativeInteger,
+  submissionProblems,
+  updatesProblems,
+  updatesRequest,
+  type ActiveContractsQuery,
+  type CompletionsQuery,
+  type Submission,
+  type UpdatesQuery,
+} from './ledger-request.js';
+import {
   activeContractSchema,
   activeContractsResponseSchema,
   completionsResponseSchema,
@@ -34,47 +47,27 @@ import {
   versionResponseSchema,
   type ActiveContract,
   type ActiveContractsRequest,
-  type Command,
   type CompletionsRequest,
   type Completion,
   type CompletionsResponse,
   type ContractEvents,
-  type DisclosedContract,
-  type EventFormat,
   type EventsByContractIdRequest,
-  type IdentifierFilter,
-  type JsCommands,
   type LedgerUser,
   type LedgerVersion,
   type PartiesPage,
   type PartyDetails,
   type SubmitAndWaitForTransactionRequest,
   type Transaction,
-  type UpdatesRequest,
   type UpdatesResponse,
-  type WireDeduplicationPeriod,
 } from './ledger-wire.js';
 import { runStream } from './ledger-ws.js';
 import { idSegment, pathSegment } from './path.js';
+import type { ReadCache } from './read-cache.js';
+import { queryKey } from './read-cache.js';
 import { describeProblems, wireProblems } from './schema-check.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
-}
-
-/** What a query asks for, per party: a template, an interface (with its view), or every contract. */
-export type ContractFilter =
-  | { templateId: string; includeCreatedEventBlob?: boolean }
-  | { interfaceId: string; includeInterfaceView?: boolean; includeCreatedEventBlob?: boolean }
-  | { wildcard: true; includeCreatedEventBlob?: boolean };
-
-export interface ActiveContractsQuery {
-  /** the parties whose contracts are read (the user needs CanReadAs or CanActAs for each) */
-  parties: readonly string[];
-  /** none: every contract of the parties */
-  filters?: readonly ContractFilter[];
-  /** the snapshot's offset; default: the ledger end, read just before */
-  activeAtOffset?: number;
 }
 
 export interface ActiveContractsOptions extends CallOptions {
@@ -94,28 +87,6 @@ export interface ActiveContractsResult {
   skipped: Record<string, number>;
 }
 
-export type DeduplicationPeriod = { durationSeconds: number } | { offset: number };
-
-export interface Submission {
-  /** deterministic, from the caller (the same effect always gets the same id); `[A-Za-z0-9_:#/-]`, ≤ 255 */
-  commandId: string;
-  /** the parties the command acts as (the user needs CanActAs for each) */
-  actAs: readonly string[];
-  readAs?: readonly string[];
-  commands: readonly Command[];
-  /** contracts the submitter cannot see (rules, factories, configurations), fetched right before submitting */
-  disclosedContracts?: readonly DisclosedContract[];
-  /** default: the participant's maximum deduplication period */
-  deduplication?: DeduplicationPeriod;
-  synchronizerId?: string;
-  workflowId?: string;
-  /**
-   * this submission's own id (the command id names the change, which every attempt shares): the completion and
-   * a `DUPLICATE_COMMAND` (`existing_submission_id`) say which submission landed
-   */
-  submissionId?: string;
-}
-
 export interface SubmitOptions extends CallOptions {
   /** how long to wait for the transaction; default the client's `submitTimeoutMs` */
   timeoutMs?: number;
@@ -127,29 +98,15 @@ export interface UserRight {
   party?: string;
 }
 
-export interface CompletionsQuery {
-  /** parties the commands acted as */
-  parties: readonly string[];
-  /** completions after this offset (an offset read before the submission) */
-  beginExclusive: number;
-  /** the submitting user; default: the token's user */
-  userId?: string;
-}
-
 export interface ListOptions extends CallOptions {
   /** the server stops an open-ended list after this much quiet; default 2 s */
   streamIdleTimeoutMs?: number;
   limit?: number;
 }
 
-export interface UpdatesQuery {
-  parties: readonly string[];
-  beginExclusive: number;
-  /** default: the ledger end, read just before (so the list is bounded) */
-  endInclusive?: number;
-  filters?: readonly ContractFilter[];
-  /** default LEDGER_EFFECTS (exercises with their results) */
-  shape?: 'LEDGER_EFFECTS' | 'ACS_DELTA';
+export interface TransactionsOptions extends ListOptions {
+  /** `websocket` (default for `eachTransaction`: no list limit, constant memory) or `http` (one bounded list) */
+  transport?: 'websocket' | 'http';
 }
 
 export interface LedgerClientOptions {
@@ -160,26 +117,10 @@ export interface LedgerClientOptions {
   submitTimeoutMs?: number;
   /** a whole active-contracts stream or list; default 120 s */
   streamTimeoutMs?: number;
+  /** the run's shared reads (read-cache.ts); none: every read goes to the participant */
+  reads?: ReadCache | undefined;
 }
 
-export const LEDGER_PATHS = {
-  version: '/v2/version',
-  ledgerEnd: '/v2/state/ledger-end',
-  prunedOffsets: '/v2/state/latest-pruned-offsets',
-  activeContracts: '/v2/state/active-contracts',
-  submitAndWaitForTransaction: '/v2/commands/submit-and-wait-for-transaction',
-  packages: '/v2/packages',
-  authenticatedUser: '/v2/authenticated-user',
-  user: '/v2/users/{user-id}',
-  userRights: '/v2/users/{user-id}/rights',
-  parties: '/v2/parties',
-  party: '/v2/parties/{party}',
-  completions: '/v2/commands/completions',
-  updates: '/v2/updates',
-  eventsByContractId: '/v2/events/events-by-contract-id',
-} as const;
-
-const COMMAND_ID = /^[A-Za-z0-9_:#/-]{1,255}$/;
 const DEFAULT_SUBMIT_TIMEOUT_MS = 60_000;
 const DEFAULT_STREAM_TIMEOUT_MS = 120_000;
 const DEFAULT_IDLE_MS = 2_000;
@@ -195,76 +136,12 @@ function checker(schema: object): RequestOptions['check'] {
   };
 }
 
-function identifierFilter(filter: ContractFilter): IdentifierFilter {
-  const includeCreatedEventBlob = filter.includeCreatedEventBlob ?? false;
-  if ('templateId' in filter)
-    return { TemplateFilter: { value: { templateId: filter.templateId, includeCreatedEventBlob } } };
-  if ('interfaceId' in filter)
-    return {
-      InterfaceFilter: {
-        value: {
-          interfaceId: filter.interfaceId,
-          includeInterfaceView: filter.includeInterfaceView ?? true,
-          includeCreatedEventBlob,
-        },
-      },
-    };
-  return { WildcardFilter: { value: { includeCreatedEventBlob } } };
-}
-
-/** The `eventFormat` of a read: the same filters for each party (a wildcard when none are given). */
-export function eventFormat(
-  parties: readonly string[],
-  filters: readonly ContractFilter[] = [],
-  verbose = false,
-): EventFormat {
-  const cumulative = (filters.length === 0 ? [{ wildcard: true } as const] : filters).map((f) => ({
-    identifierFilter: identifierFilter(f),
-  }));
-  return {
-    filtersByParty: Object.fromEntries(parties.map((party) => [party, { cumulative }])),
-    verbose,
-  };
-}
-
-function deduplicationPeriod(period: DeduplicationPeriod): WireDeduplicationPeriod {
-  if ('offset' in period) return { DeduplicationOffset: { value: period.offset } };
-  return { DeduplicationDuration: { value: { seconds: period.durationSeconds, nanos: 0 } } };
-}
-
-/** What is wrong with a submission, before anything is sent. */
-function submissionProblems(s: Submission): string[] {
-  const problems: string[] = [];
-  if (!COMMAND_ID.test(s.commandId))
-    problems.push('commandId must be 1–255 characters of letters, digits and _ : # / -');
-  if (s.actAs.length === 0) problems.push('actAs names no party');
-  for (const party of [...s.actAs, ...(s.readAs ?? [])])
-    if (!party.includes('::')) problems.push(`'${party}' is not a party id (<hint>::<namespace>)`);
-  if (s.commands.length === 0) problems.push('there is no command');
-  (s.disclosedContracts ?? []).forEach((d, i) => {
-    if (!d.createdEventBlob)
-      problems.push(`disclosed contract ${i} (${d.contractId}) has no createdEventBlob`);
-  });
-  const dedup = s.deduplication;
-  if (dedup !== undefined) {
-    const value = 'offset' in dedup ? dedup.offset : dedup.durationSeconds;
-    if (!Number.isSafeInteger(value) || value < 0)
-      problems.push('the deduplication period must be a whole, non-negative number');
-  }
-  return problems;
-}
-
-function nonNegativeInteger(value: number | undefined, name: string): string[] {
-  return value === undefined || (Number.isSafeInteger(value) && value >= 0)
-    ? []
-    : [`${name} must be a whole, non-negative offset`];
-}
-
 export class LedgerClient {
   private readonly auth: TokenSource | undefined;
   private readonly dispatcher: Dispatcher | undefined;
   private readonly submitTimeoutMs: number;
   private readonly streamTimeoutMs: number;
+  private readonly reads: ReadCache | undefined;
 
   constructor(
     private readonly http: HttpService,
@@ -274,6 +151,12 @@ export class LedgerClient {
     this.dispatcher = options.dispatcher;
     this.submitTimeoutMs = options.submitTimeoutMs ?? DEFAULT_SUBMIT_TIMEOUT_MS;
     this.streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+    this.reads = options.reads;
+  }
+
+  /** who reads, for the run's shared reads: the service (node, and party with credentials of its own) and URL */
+  private get reader(): string {
+    return `${this.http.service} ${this.http.baseUrl}`;
   }
 
   /** `ledger:<node>` (or `ledger:<node>/<party name>`), as it appears in errors */
@@ -285,14 +168,20 @@ export class LedgerClient {
     return this.get(LEDGER_PATHS.version, versionResponseSchema, options);
   }
 
-  /** The current ledger end offset (0: the participant has seen nothing yet). */
+  /**
+   * The current ledger end offset (0: the participant has seen nothing yet), always read from the participant (it
+   * becomes the run's snapshot of it, read-cache.ts).
+   */
   async ledgerEnd(options?: CallOptions): Promise<number> {
+    const generation = this.reads?.currentGeneration();
     const body = await this.get<{ offset?: number }>(
       LEDGER_PATHS.ledgerEnd,
       ledgerEndResponseSchema,
       options,
     );
-    return body.offset ?? 0;
+    const offset = body.offset ?? 0;
+    if (generation !== undefined) this.reads?.sawLedgerEnd(this.http.baseUrl, offset, generation);
+    return offset;
   }
 
   /** The offset up to which the participant pruned its history (0: nothing pruned): reads start after it. */
@@ -409,7 +298,8 @@ export class LedgerClient {
   /**
    * The contracts active at an offset, over the WebSocket (default) or HTTP. An error frame, a security-sensitive
    * error or a broken stream is an error, never an empty result; entries other than active contracts are counted
-   * in `skipped`.
+   * in `skipped`. Without an offset of its own the query is made at the run's snapshot of the ledger end, and a
+   * query answered at that offset before is answered again from the run's reads (read-cache.ts).
    */
   async activeContracts(
     query: ActiveContractsQuery,
@@ -421,29 +311,42 @@ export class LedgerClient {
       ...nonNegativeInteger(query.activeAtOffset, 'activeAtOffset'),
     ];
     if (problems.length > 0) throw this.refused('POST', path, problems);
-    const activeAtOffset = query.activeAtOffset ?? (await this.ledgerEnd(options));
-    const request: ActiveContractsRequest = {
-      activeAtOffset,
-      eventFormat: eventFormat(query.parties, query.filters),
-    };
-    const call: LedgerCall = { submission: false, parties: query.parties };
+    const reads = this.reads;
+    const activeAtOffset =
+      query.activeAtOffset ??
+      (reads === undefined
+        ? await this.ledgerEnd(options)
+        : await reads.snapshotOffset(this.http.baseUrl, () => this.ledgerEnd(options)));
     const result: ActiveContractsResult = { activeAtOffset, contracts: [], skipped: {} };
-
-    if (options.transport === 'http') {
-      const elements = await this.send<unknown[]>('POST', path, call, {
-        body: request,
-        idempotent: true,
-        signal: options.signal,
-        timeoutMs: this.streamTimeoutMs,
-        check: checker(activeContractsResponseSchema),
-      });
-      for (const element of elements) this.collect(result, element, 'POST', call, options.onContract);
+    const deliver = (contract: ActiveContract): void => {
+      if (options.onContract) options.onContract(contract);
+      else result.contracts.push(contract);
+    };
+    const key = reads && queryKey(this.reader, query.parties, query.filters ?? [], activeAtOffset);
+    const kept = key === undefined ? undefined : reads?.answer(key);
+    if (kept !== undefined) {
+      kept.contracts.forEach(deliver);
+      Object.assign(result.skipped, kept.skipped);
       return result;
     }
-
-    await this.stream(path, request, query.parties, options.signal, (element) =>
-      this.collect(result, element, 'WS', call, options.onContract),
+    // kept when small: a big snapshot (a sender's 100,000 locked holdings) stays read in constant memory
+    let seen: ActiveContract[] | undefined = reads && [];
+    const onContract = (contract: ActiveContract): void => {
+      if (seen !== undefined && reads !== undefined) {
+        if (seen.length < reads.maxContracts) seen.push(contract);
+        else seen = undefined;
+      }
+      deliver(contract);
+    };
+    await this.readActiveContracts(
+      { activeAtOffset, eventFormat: eventFormat(query.parties, query.filters) },
+      query.parties,
+      result,
+      onContract,
+      options,
     );
+    if (key !== undefined && seen !== undefined)
+      reads?.keep(key, { contracts: seen, skipped: { ...result.skipped } });
     return result;
   }
 
@@ -459,38 +362,31 @@ export class LedgerClient {
     const problems = submissionProblems(submission);
     if (problems.length > 0) throw this.refused('POST', path, problems);
     const parties = [...submission.actAs, ...(submission.readAs ?? [])];
-    const commands: JsCommands = {
-      commands: submission.commands,
-      commandId: submission.commandId,
-      actAs: submission.actAs,
-      ...(submission.readAs?.length ? { readAs: submission.readAs } : {}),
-      ...(submission.disclosedContracts?.length ? { disclosedContracts: submission.disclosedContracts } : {}),
-      ...(submission.deduplication
-        ? { deduplicationPeriod: deduplicationPeriod(submission.deduplication) }
-        : {}),
-      ...(submission.synchronizerId ? { synchronizerId: submission.synchronizerId } : {}),
-      ...(submission.workflowId ? { workflowId: submission.workflowId } : {}),
-      ...(submission.submissionId ? { submissionId: submission.submissionId } : {}),
-    };
-    const body = await this.send<{ transaction: Transaction }>(
-      'POST',
-      path,
-      { submission: true, parties: submission.actAs },
-      {
-        body: {
-          commands,
-          transactionFormat: {
-            eventFormat: eventFormat(parties, [], true),
-            transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-          },
-        } satisfies SubmitAndWaitForTransactionRequest,
-        idempotent: false,
-        signal: options.signal,
-        timeoutMs: options.timeoutMs ?? this.submitTimeoutMs,
-        check: checker(submitAndWaitForTransactionResponseSchema),
-      },
-    );
-    return body.transaction;
+    // the run's snapshots are dropped before the command goes out and again once it is answered (or not)
+    this.reads?.wrote();
+    try {
+      const body = await this.send<{ transaction: Transaction }>(
+        'POST',
+        path,
+        { submission: true, parties: submission.actAs },
+        {
+          body: {
+            commands: jsCommands(submission),
+            transactionFormat: {
+              eventFormat: eventFormat(parties, [], true),
+              transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+            },
+          } satisfies SubmitAndWaitForTransactionRequest,
+          idempotent: false,
+          signal: options.signal,
+          timeoutMs: options.timeoutMs ?? this.submitTimeoutMs,
+          check: checker(submitAndWaitForTransactionResponseSchema),
+        },
+      );
+      return body.transaction;
+    } finally {
+      this.reads?.wrote();
+    }
   }
 
   /** Command completions after an offset, for the parties (and the token's user unless `userId` is given). */
@@ -539,97 +435,68 @@ export class LedgerClient {
 
   /** The transactions between two offsets that the parties see (the HTTP `/v2/updates` list). */
   async transactions(query: UpdatesQuery, options: ListOptions = {}): Promise<Transaction[]> {
+    const found: Transaction[] = [];
+    await this.eachTransaction(query, (transaction) => found.push(transaction), {
+      ...options,
+      transport: 'http',
+    });
+    return found;
+  }
+
+  /**
+   * Each transaction the parties see between the offsets, in order: streamed over the WebSocket (default: no list
+   * limit, constant memory) or one HTTP list. Other updates (checkpoints, reassignments, topology) are passed over.
+   * Without `endInclusive` the list ends at the ledger end, read just before.
+   */
+  async eachTransaction(
+    query: UpdatesQuery,
+    visit: (transaction: Transaction) => void,
+    options: TransactionsOptions = {},
+  ): Promise<{ endInclusive: number }> {
     const path = LEDGER_PATHS.updates;
-    const problems = [
-      ...(query.parties.length === 0 ? ['no party to read updates of'] : []),
-      ...nonNegativeInteger(query.beginExclusive, 'beginExclusive'),
-      ...nonNegativeInteger(query.endInclusive, 'endInclusive'),
-    ];
-    if (problems.length > 0) throw this.refused('POST', path, problems);
-    const endInclusive = query.endInclusive ?? (await this.ledgerEnd(options));
-    if (endInclusive <= query.beginExclusive) return [];
-    const body = await this.send<UpdatesResponse>(
-      'POST',
-      path,
-      { submission: false, parties: query.parties },
-      {
-        body: {
-          beginExclusive: query.beginExclusive,
-          endInclusive,
-          updateFormat: {
-            includeTransactions: {
-              eventFormat: eventFormat(query.parties, query.filters, true),
-              transactionShape: `TRANSACTION_SHAPE_${query.shape ?? 'LEDGER_EFFECTS'}`,
-            },
-          },
-        } satisfies UpdatesRequest,
+    const method = options.transport === 'http' ? 'POST' : 'WS';
+    const problems = updatesProblems(query);
+    if (problems.length > 0) throw this.refused(method, path, problems);
+    const reads = this.reads;
+    const poll = queryKey(this.reader, query.parties, query.filters ?? [], [
+      query.beginExclusive,
+      query.shape,
+    ]);
+    const endInclusive =
+      query.endInclusive ??
+      (reads === undefined
+        ? await this.ledgerEnd(options)
+        : await reads.snapshotOffset(this.http.baseUrl, () => this.ledgerEnd(options), poll));
+    if (endInclusive <= query.beginExclusive) return { endInclusive };
+    const request = updatesRequest(query, endInclusive);
+    const call: LedgerCall = { submission: false, parties: query.parties };
+    if (method === 'POST') {
+      const body = await this.send<UpdatesResponse>('POST', path, call, {
+        body: request,
         query: listQuery(options),
         idempotent: true,
         signal: options.signal,
         timeoutMs: this.streamTimeoutMs,
         check: checker(updatesResponseSchema),
-      },
-    );
-    return body.flatMap((element) => {
-      const transaction = element.update?.Transaction?.value;
-      return transaction === undefined ? [] : [transaction];
+      });
+      for (const element of body) {
+        const transaction = element.update?.Transaction?.value;
+        if (transaction !== undefined) visit(transaction);
+      }
+      return { endInclusive };
+    }
+    await this.stream(path, request, query.parties, options.signal, (element) => {
+      const canton = parseCantonError(element);
+      if (canton !== undefined)
+        throw ledgerErrorFromFrame(canton, { service: this.service, method, path }, call);
+      const value = (element as { update?: { Transaction?: { value?: unknown } } } | null)?.update
+        ?.Transaction?.value;
+      if (value === undefined) return;
+      const problems = wireProblems(transactionSchema, value);
+      if (problems.length > 0)
+        throw this.unexpected(method, path, `a transaction: ${describeProblems(problems)}`);
+      visit(value as Transaction);
     });
-  }
-
-  /**
-   * `transactions`, streamed over the WebSocket (no list limit, constant memory): each transaction the parties see
-   * between the offsets, in order. Other updates (checkpoints, reassignments, topology) are passed over.
-   */
-  async eachTransaction(
-    query: UpdatesQuery,
-    visit: (transaction: Transaction) => void,
-    options: CallOptions = {},
-  ): Promise<{ endInclusive: number }> {
-    const path = LEDGER_PATHS.updates;
-    const problems = [
-      ...(query.parties.length === 0 ? ['no party to read updates of'] : []),
-      ...nonNegativeInteger(query.beginExclusive, 'beginExclusive'),
-      ...nonNegativeInteger(query.endInclusive, 'endInclusive'),
-    ];
-    if (problems.length > 0) throw this.refused('WS', path, problems);
-    const endInclusive = query.endInclusive ?? (await this.ledgerEnd(options));
-    if (endInclusive <= query.beginExclusive) return { endInclusive };
-    const call: LedgerCall = { submission: false, parties: query.parties };
-    await this.stream(
-      path,
-      {
-        beginExclusive: query.beginExclusive,
-        endInclusive,
-        updateFormat: {
-          includeTransactions: {
-            eventFormat: eventFormat(query.parties, query.filters, true),
-            transactionShape: `TRANSACTION_SHAPE_${query.shape ?? 'LEDGER_EFFECTS'}`,
-          },
-        },
-      },
-      query.parties,
-      options.signal,
-      (element) => {
-        const canton = parseCantonError(element);
-        if (canton !== undefined)
-          throw ledgerErrorFromFrame(canton, { service: this.service, method: 'WS', path }, call);
-        const value = (element as { update?: { Transaction?: { value?: unknown } } } | null)?.update
-          ?.Transaction?.value;
-        if (value === undefined) return;
-        const problems = wireProblems(transactionSchema, value);
-        if (problems.length > 0)
-          throw new LedgerError({
-            service: this.service,
-            method: 'WS',
-            path,
-            serviceMessage: `unexpected response: a transaction: ${describeProblems(problems)}`,
-            retryability: 'permanent',
-            hint: 'the participant answered with a shape this ledgerbook does not know: is its version one it supports?',
-            kind: 'unexpected-response',
-          });
-        visit(value as Transaction);
-      },
-    );
     return { endInclusive };
   }
 
@@ -661,6 +528,32 @@ export class LedgerClient {
   }
 
   // -------------------------------------------------------------------------------------------------------------
+
+  /** One active-contracts read from the participant, each contract to `onContract`, the rest counted in `result`. */
+  private async readActiveContracts(
+    request: ActiveContractsRequest,
+    parties: readonly string[],
+    result: ActiveContractsResult,
+    onContract: (contract: ActiveContract) => void,
+    options: ActiveContractsOptions,
+  ): Promise<void> {
+    const path = LEDGER_PATHS.activeContracts;
+    const call: LedgerCall = { submission: false, parties };
+    if (options.transport === 'http') {
+      const elements = await this.send<unknown[]>('POST', path, call, {
+        body: request,
+        idempotent: true,
+        signal: options.signal,
+        timeoutMs: this.streamTimeoutMs,
+        check: checker(activeContractsResponseSchema),
+      });
+      for (const element of elements) this.collect(result, element, 'POST', call, onContract);
+      return;
+    }
+    await this.stream(path, request, parties, options.signal, (element) =>
+      this.collect(result, element, 'WS', call, onContract),
+    );
+  }
 
   private get<T>(
     path: string,
@@ -753,7 +646,7 @@ export class LedgerClient {
     element: unknown,
     method: string,
     call: LedgerCall,
-    onContract: ((contract: ActiveContract) => void) | undefined,
+    onContract: (contract: ActiveContract) => void,
   ): void {
     const path = LEDGER_PATHS.activeContracts;
     const canton = parseCantonError(element);
@@ -766,9 +659,8 @@ export class LedgerClient {
     if (variants.length === 1 && active !== undefined) {
       const problems = wireProblems(activeContractSchema, active);
       if (problems.length > 0)
-        throw this.unexpected(method, `an active contract: ${describeProblems(problems)}`);
-      if (onContract) onContract(active as ActiveContract);
-      else result.contracts.push(active as ActiveContract);
+        throw this.unexpected(method, path, `an active contract: ${describeProblems(problems)}`);
+      onContract(active as ActiveContract);
       return;
     }
     const variant = variants.length === 1 ? variants[0] : undefined;
@@ -776,14 +668,18 @@ export class LedgerClient {
       result.skipped[variant] = (result.skipped[variant] ?? 0) + 1;
       return;
     }
-    throw this.unexpected(method, `a contract entry of unknown kind (${variants.join(', ') || 'empty'})`);
+    throw this.unexpected(
+      method,
+      path,
+      `a contract entry of unknown kind (${variants.join(', ') || 'empty'})`,
+    );
   }
 
-  private unexpected(method: string, what: string): LedgerError {
+  private unexpected(method: string, path: string, what: string): LedgerError {
     return new LedgerError({
       service: this.service,
       method,
-      path: LEDGER_PATHS.activeContracts,
+      path,
       serviceMessage: `unexpected response: ${what}`,
       retryability: 'permanent',
       hint: 'the participant answered with a shape this ledgerbook does not know: is its version one it supports?',

@@ -6,13 +6,8 @@
  * and id exactly, and only the party's own contracts count.
  */
 import { AmountDecimal, amountProblem, amountValue, formatAmount, sumAmounts } from './amount.js';
-import type {
-  ActiveContractsOptions,
-  CallOptions,
-  DeduplicationPeriod,
-  LedgerClient,
-  SubmitOptions,
-} from './ledger.js';
+import type { ActiveContractsOptions, CallOptions, LedgerClient, SubmitOptions } from './ledger.js';
+import type { DeduplicationPeriod } from './ledger-request.js';
 import { LedgerError } from './ledger-errors.js';
 import type { ActiveContract, CreatedEvent, Transaction } from './ledger-wire.js';
 import { describeProblems, wireProblems } from './schema-check.js';
