@@ -28,7 +28,6 @@ import { sendTransfer } from '../../clients/token-flows.js';
 import { transferInstructionResult } from '../../clients/token-results.js';
 import { TOKEN_CHOICES } from '../../clients/token-wire.js';
 import { LedgerbookError, ServiceError, StepError, ValidationError } from '../../errors.js';
-import { commandIdOf } from '../../engine/command-id.js';
 import {
   defineStep,
   type Intent,
@@ -178,9 +177,13 @@ function replacesOf(intent: TransferIntent): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** What one execution of the step knows, shared by its items (the engine's state holds a reference to it). */
-interface Session {
-  recipients: Recipients;
+/**
+ * What one execution of the step knows, shared by its items: the engine opens it (openDistribution), passes it as
+ * `ctx.session` and closes it when the step ends (closeDistribution).
+ */
+export interface DistributionSession {
+  /** read by items() */
+  recipients: Recipients | undefined;
   distribution: string | undefined;
   sender: string | undefined;
   /** what the ledger shows the distribution did, kept up to date as transfers land and as it is read again */
@@ -213,33 +216,63 @@ interface Session {
 }
 
 interface Observed {
-  session: Session;
+  session: DistributionSession;
   /** the amount still to pay */
   remaining: string;
   spendable: string;
 }
 
-/** Per execution of a step (run and step id): the recipients read by items(), the lanes, what was paid. */
-const sessions = new Map<string, Session>();
+type Ctx = StepContext<DistributionSession>;
+type ItemCtx = ItemContext<DistributionSession>;
 
-function sessionKey(ctx: StepContext): string {
-  return `${ctx.runId}\u0000${ctx.stepId}`;
+/** A new execution's session: nothing read yet. */
+export function openDistribution(): DistributionSession {
+  return {
+    recipients: undefined,
+    distribution: undefined,
+    sender: undefined,
+    view: undefined,
+    catchingUp: undefined,
+    submissionId: `ledgerbook-${randomUUID()}`,
+    sentBy: new Map(),
+    pool: new HoldingPool(),
+    lanes: 1,
+    offset: 0,
+    snapshotOffset: 0,
+    refused: new Set(),
+    observed: undefined,
+    split: undefined,
+    splitDone: false,
+    splitTries: 0,
+    refreshing: undefined,
+    firstOffset: new Map(),
+    receipts: undefined,
+    lastReceipt: undefined,
+  };
 }
 
-function sessionOf(ctx: StepContext): Session {
-  const session = sessions.get(sessionKey(ctx));
-  if (session === undefined)
-    throw new StepError(`token.distribute: step '${ctx.stepId}' has no recipients read`);
-  return session;
+/** The step ended without putting its receipts in place (a failure, an interruption): the partial file goes. */
+export async function closeDistribution(session: DistributionSession): Promise<void> {
+  const receipts = session.receipts;
+  session.receipts = undefined;
+  await receipts?.discard();
 }
 
-function viewOf(session: Session): DistributionView {
+/** The recipients items() read. */
+function recipientsOf(session: DistributionSession): Recipients {
+  if (session.recipients === undefined)
+    throw new StepError('token.distribute: the recipients were not read yet');
+  return session.recipients;
+}
+
+function viewOf(session: DistributionSession): DistributionView {
   if (session.view === undefined) throw new StepError('token.distribute: the ledger was not read yet');
   return session.view;
 }
 
-function scopeOf(ctx: StepContext): SelfTransferContext['scope'] {
-  return { playbook: ctx.playbookName, target: ctx.targetName, step: ctx.stepId };
+/** A self-transfer's command id: the step's, not one item's (item ""), whichever item splits or merges. */
+function selfTransferId(ctx: Ctx): SelfTransferContext['commandId'] {
+  return (purpose, inputs) => ctx.commandId(purpose, inputs, '');
 }
 
 // --- reading the recipients --------------------------------------------------------------------------------------
@@ -337,8 +370,8 @@ const MAX_FINDINGS = 1000;
 
 // --- observing ----------------------------------------------------------------------------------------------------
 
-async function observeDistribution(ctx: StepContext, w: With): Promise<Observed> {
-  const session = sessionOf(ctx);
+async function observeDistribution(ctx: Ctx, w: With): Promise<Observed> {
+  const session = ctx.session;
   if (session.observed === undefined) {
     session.observed = firstObservation(ctx, w, session);
     session.observed.catch(() => (session.observed = undefined));
@@ -349,7 +382,7 @@ async function observeDistribution(ctx: StepContext, w: With): Promise<Observed>
 }
 
 /** Reads the sender's spendable holdings into the pool again; one read at a time, shared by who asks meanwhile. */
-function refreshHoldings(ctx: StepContext, w: With, session: Session): Promise<void> {
+function refreshHoldings(ctx: Ctx, w: With, session: DistributionSession): Promise<void> {
   session.refreshing ??= (async () => {
     try {
       const holdings = await ctx.clients
@@ -371,9 +404,9 @@ function refreshHoldings(ctx: StepContext, w: With, session: Session): Promise<v
  * when it asked or later; `after: 'any'` (before a send) joins a read under way.
  */
 async function catchUpView(
-  ctx: StepContext,
+  ctx: Ctx,
   w: With,
-  session: Session,
+  session: DistributionSession,
   after: 'now' | 'any' = 'now',
 ): Promise<DistributionView> {
   const view = viewOf(session);
@@ -410,12 +443,12 @@ function toSend(w: Pick<With, 'resend'>, payment: Payment | undefined): boolean 
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-async function firstObservation(ctx: StepContext, w: With, session: Session): Promise<Observed> {
+async function firstObservation(ctx: Ctx, w: With, session: DistributionSession): Promise<Observed> {
   const sender = ctx.clients.party(w.sender);
   const instrument = instrumentOf(ctx);
   const distribution = distributionId({
     label: w.distribution,
-    playbook: scopeOf(ctx).playbook,
+    playbook: ctx.playbookName,
     step: ctx.stepId,
     sender: sender.party,
     instrument,
@@ -424,7 +457,7 @@ async function firstObservation(ctx: StepContext, w: With, session: Session): Pr
   session.sender = sender.party;
   const holdings = await sender.holdings(instrument, { signal: ctx.signal, withLocked: false });
   session.pool.reset(poolHoldings(holdings.unlocked));
-  const recipients = session.recipients;
+  const recipients = recipientsOf(session);
   const view = await readDistribution({
     sender,
     instrument,
@@ -502,11 +535,11 @@ async function firstObservation(ctx: StepContext, w: With, session: Session): Pr
 }
 
 /** Says which receivers' offers ended unpaid (or can no longer be accepted), and what the run does about them. */
-function reportEnded(ctx: StepContext, w: With, session: Session): void {
+function reportEnded(ctx: Ctx, w: With, session: DistributionSession): void {
   const view = viewOf(session);
   const resend = resendOf(w);
   const ended = new Map<ReceiptStatus, Payment[]>();
-  for (const r of session.recipients.recipients) {
+  for (const r of recipientsOf(session).recipients) {
     const payment = view.payment(r.receiver);
     if (payment === undefined || payment.status === 'offered' || payment.status === 'settled') continue;
     const list = ended.get(payment.status);
@@ -537,7 +570,7 @@ function reportEnded(ctx: StepContext, w: With, session: Session): void {
  * What the receipts of earlier runs add to the ledger's picture: the update and offer of transfers a later read
  * only found as settlements, so that the receipts keep naming them.
  */
-async function fromEarlierReceipts(ctx: StepContext, w: With, view: DistributionView): Promise<void> {
+async function fromEarlierReceipts(ctx: Ctx, w: With, view: DistributionView): Promise<void> {
   const earlier = await earlierReceipts(ctx, w, view.distribution);
   for (const receipt of earlier.values()) {
     const payment = view.payment(receipt.receiver);
@@ -548,11 +581,7 @@ async function fromEarlierReceipts(ctx: StepContext, w: With, view: Distribution
 }
 
 /** The receipts of earlier runs of this step and distribution that sent an offer, by receiver (latest wins). */
-async function earlierReceipts(
-  ctx: StepContext,
-  w: With,
-  distribution: string,
-): Promise<Map<string, Receipt>> {
+async function earlierReceipts(ctx: Ctx, w: With, distribution: string): Promise<Map<string, Receipt>> {
   const found = new Map<string, Receipt>();
   const files = await receiptFiles(ctx, w);
   for (const file of files) {
@@ -570,7 +599,7 @@ async function earlierReceipts(
   return found;
 }
 
-async function receiptFiles(ctx: StepContext, w: With): Promise<string[]> {
+async function receiptFiles(ctx: Ctx, w: With): Promise<string[]> {
   if (w.receipts !== undefined) return [receiptsPath(ctx, w)];
   const names = await readdir(ctx.outputDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
@@ -634,7 +663,7 @@ const SPLIT_TRIES = 3;
  * the others wait; when a split fails, its item's attempt fails (the engine retries it) and the others go on with
  * the holdings there are: lanes make a distribution fast, never correct.
  */
-async function ensureLanes(ctx: ItemContext, w: With, session: Session): Promise<void> {
+async function ensureLanes(ctx: ItemCtx, w: With, session: DistributionSession): Promise<void> {
   if (session.splitDone) return;
   if (session.split !== undefined) {
     await session.split.catch(() => undefined);
@@ -659,14 +688,14 @@ async function ensureLanes(ctx: ItemContext, w: With, session: Session): Promise
   }
 }
 
-async function splitIntoLanes(ctx: ItemContext, w: With, session: Session): Promise<void> {
+async function splitIntoLanes(ctx: ItemCtx, w: With, session: DistributionSession): Promise<void> {
   const self: SelfTransferContext = {
     sender: ctx.clients.party(w.sender),
     registry: ctx.clients.registry(),
     instrument: instrumentOf(ctx),
     clock: ctx.clock,
     signal: ctx.signal,
-    scope: scopeOf(ctx),
+    commandId: selfTransferId(ctx),
   };
   for (let round = 0; round < 8; round++) {
     const splits = splitRound(session.pool.freeHoldings, session.lanes);
@@ -703,7 +732,12 @@ async function splitIntoLanes(ctx: ItemContext, w: With, session: Session): Prom
   }
 }
 
-async function sendOne(ctx: ItemContext, w: With, session: Session, recipient: Recipient): Promise<Outputs> {
+async function sendOne(
+  ctx: ItemCtx,
+  w: With,
+  session: DistributionSession,
+  recipient: Recipient,
+): Promise<Outputs> {
   await ensureLanes(ctx, w, session);
   const sender = ctx.clients.party(w.sender);
   const registry = ctx.clients.registry();
@@ -791,9 +825,9 @@ const ORIGINAL_POLLS_MS = [0, 250, 500, 1000, 2000, 4000, 8000, 15000];
  * never by sending under another id. Which submission it was says who sent it: this run, or another.
  */
 async function settleOriginal(
-  ctx: ItemContext,
+  ctx: ItemCtx,
   w: With,
-  session: Session,
+  session: DistributionSession,
   recipient: Recipient,
   intent: TransferIntent,
   error: LedgerError,
@@ -837,7 +871,7 @@ async function settleOriginal(
 /** Whether this run's own submission landed the intent's command (its completion names this run's submission id). */
 async function whoSent(
   sender: PartyLedger,
-  session: Session,
+  session: DistributionSession,
   intent: TransferIntent,
   signal: AbortSignal,
 ): Promise<'this-run' | 'another'> {
@@ -853,7 +887,7 @@ async function whoSent(
  * a lost answer made transient, so that the engine reconciles the intent before any new attempt.
  */
 function settleFailure(
-  session: Session,
+  session: DistributionSession,
   inputs: readonly PoolHolding[],
   commandId: string | undefined,
   error: unknown,
@@ -891,7 +925,7 @@ function settleFailure(
 
 /** A transfer landed: its change goes back to its lane, the view records it, its receipt is the item's outputs. */
 function landed(
-  session: Session,
+  session: DistributionSession,
   recipient: Recipient,
   inputs: readonly PoolHolding[],
   transaction: Transaction,
@@ -947,19 +981,12 @@ function transferInputs(distribution: string, recipient: Recipient, replaces?: s
 
 /** The command id a recipient's transfer is sent under (what `ctx.commandId` gives its item). */
 export function transferCommandId(
-  ctx: StepContext,
+  ctx: Ctx,
   distribution: string,
   recipient: Recipient,
   replaces?: string,
 ): string {
-  return commandIdOf({
-    playbook: ctx.playbookName,
-    target: ctx.targetName,
-    step: ctx.stepId,
-    item: recipient.receiver,
-    purpose: 'transfer',
-    inputs: transferInputs(distribution, recipient, replaces),
-  });
+  return ctx.commandId('transfer', transferInputs(distribution, recipient, replaces), recipient.receiver);
 }
 
 // --- reconciling --------------------------------------------------------------------------------------------------
@@ -979,7 +1006,7 @@ function isTransferIntent(intent: Intent): intent is TransferIntent {
  * flight is refused and waited for, not paid twice.
  */
 async function reconcileTransfer(
-  ctx: ItemContext,
+  ctx: ItemCtx,
   w: With,
   recipient: Recipient,
   intents: readonly Intent[],
@@ -1029,7 +1056,7 @@ async function completionOf(
 
 // --- finishing ----------------------------------------------------------------------------------------------------
 
-function receiptsPath(ctx: StepContext, w: With): string {
+function receiptsPath(ctx: Ctx, w: With): string {
   if (w.receipts !== undefined) return isAbsolute(w.receipts) ? w.receipts : resolve(ctx.baseDir, w.receipts);
   return join(ctx.outputDir, `receipts-${ctx.runId}.jsonl`);
 }
@@ -1040,8 +1067,8 @@ function receiptsPath(ctx: StepContext, w: With): string {
  * sender. Each under a command id of its own offer; one that another runner withdrew (or the receiver accepted)
  * meanwhile is passed over. Safe to repeat: what is withdrawn is gone from the next read.
  */
-async function withdrawSuperseded(ctx: StepContext, w: With): Promise<void> {
-  const session = sessionOf(ctx);
+async function withdrawSuperseded(ctx: Ctx, w: With): Promise<void> {
+  const session = ctx.session;
   if (session.view === undefined) await observeDistribution(ctx, w);
   const superseded = (await catchUpView(ctx, w, session)).superseded();
   if (superseded.length === 0) return;
@@ -1051,12 +1078,7 @@ async function withdrawSuperseded(ctx: StepContext, w: With): Promise<void> {
   for (const payment of superseded) {
     const offer = payment.offer as string;
     ctx.progress(`withdrawing the superseded offer ${short(offer)} to ${short(payment.receiver)}`);
-    const commandId = commandIdOf({
-      ...scopeOf(ctx),
-      item: payment.receiver,
-      purpose: 'withdraw',
-      inputs: { offer },
-    });
+    const commandId = ctx.commandId('withdraw', { offer }, payment.receiver);
     try {
       const context = await registry.transferInstructionContext(offer, 'withdraw', { signal: ctx.signal });
       await sender.submit(commandId, transferInstructionCommand('withdraw', offer, context), {
@@ -1081,7 +1103,7 @@ async function withdrawSuperseded(ctx: StepContext, w: With): Promise<void> {
 }
 
 /** Merges the sender's spendable holdings into one (the lanes' last changes, and anything else spendable). */
-async function consolidate(ctx: StepContext, w: With): Promise<number> {
+async function consolidate(ctx: Ctx, w: With): Promise<number> {
   const sender = ctx.clients.party(w.sender);
   const instrument = instrumentOf(ctx);
   const holdings = await sender.holdings(instrument, { signal: ctx.signal, withLocked: false });
@@ -1095,7 +1117,7 @@ async function consolidate(ctx: StepContext, w: With): Promise<number> {
         instrument,
         clock: ctx.clock,
         signal: ctx.signal,
-        scope: scopeOf(ctx),
+        commandId: selfTransferId(ctx),
       },
       holdings.unlocked.map((h) => h.contractId),
       holdings.unlockedTotal,
@@ -1119,34 +1141,10 @@ async function consolidate(ctx: StepContext, w: With): Promise<number> {
 
 // --- the parts token.transfer shares (a transfer is a distribution of one) -----------------------------------------
 
-export async function recipientItems(
-  w: With,
-  ctx: StepContext,
-): Promise<Array<{ key: string; value: Recipient }>> {
+export async function recipientItems(w: With, ctx: Ctx): Promise<Array<{ key: string; value: Recipient }>> {
   const recipients = await loadRecipients(w, ctx);
   if (recipients.problems.length > 0) refuse(recipientDiagnostics(recipients));
-  sessions.set(sessionKey(ctx), {
-    recipients,
-    distribution: undefined,
-    sender: undefined,
-    view: undefined,
-    catchingUp: undefined,
-    submissionId: `ledgerbook-${randomUUID()}`,
-    sentBy: new Map(),
-    pool: new HoldingPool(),
-    lanes: 1,
-    offset: 0,
-    snapshotOffset: 0,
-    refused: new Set(),
-    observed: undefined,
-    split: undefined,
-    splitDone: false,
-    splitTries: 0,
-    refreshing: undefined,
-    firstOffset: new Map(),
-    receipts: undefined,
-    lastReceipt: undefined,
-  });
+  ctx.session.recipients = recipients;
   return recipients.recipients.map((r) => ({ key: r.receiver, value: r }));
 }
 
@@ -1181,7 +1179,7 @@ export function planRecipient(w: Pick<With, 'resend'>, state: Observed, recipien
 }
 
 export const sendRecipient = (
-  ctx: ItemContext,
+  ctx: ItemCtx,
   w: With,
   state: Observed,
   recipient: Recipient,
@@ -1189,18 +1187,13 @@ export const sendRecipient = (
 
 export { observeDistribution, reconcileTransfer };
 
-/** Forgets the step's session (its recipients, lanes and what it paid) once the step is over. */
-export function endSession(ctx: StepContext): void {
-  sessions.delete(sessionKey(ctx));
-}
-
 export type { Observed as DistributionState };
 
 /** The distribution's id (known to the session once the ledger was read; computed when no item needed it). */
-function distributionFor(ctx: StepContext, w: With, session: Session): string {
+function distributionFor(ctx: Ctx, w: With, session: DistributionSession): string {
   session.distribution ??= distributionId({
     label: w.distribution,
-    playbook: scopeOf(ctx).playbook,
+    playbook: ctx.playbookName,
     step: ctx.stepId,
     sender: ctx.clients.party(w.sender).party,
     instrument: instrumentOf(ctx),
@@ -1209,8 +1202,8 @@ function distributionFor(ctx: StepContext, w: With, session: Session): string {
 }
 
 /** Each recipient's receipt, as its item finishes: a line of the receipts file, and the totals. */
-export function reportRecipient(ctx: StepContext, w: With, item: Item<Recipient>, result: ItemResult): void {
-  const session = sessionOf(ctx);
+export function reportRecipient(ctx: Ctx, w: With, item: Item<Recipient>, result: ItemResult): void {
+  const session = ctx.session;
   const distribution = distributionFor(ctx, w, session);
   session.receipts ??= new ReceiptsWriter(receiptsPath(ctx, w));
   const recipient = item.value;
@@ -1235,22 +1228,22 @@ export function reportRecipient(ctx: StepContext, w: With, item: Item<Recipient>
   session.lastReceipt = receipt;
 }
 
-/** Puts the receipts file in place and ends the session: the step's report. */
+/** Puts the receipts file in place: the step's report. */
 export async function closeReceipts(
-  ctx: StepContext,
+  ctx: Ctx,
   w: With,
 ): Promise<{ distribution: string; path: string; totals: ReceiptTotals; last: Receipt | undefined }> {
-  const session = sessionOf(ctx);
+  const session = ctx.session;
   const distribution = distributionFor(ctx, w, session);
   const writer = session.receipts ?? new ReceiptsWriter(receiptsPath(ctx, w));
+  session.receipts = undefined;
   await writer.close();
-  endSession(ctx);
   return { distribution, path: writer.path, totals: writer.totals, last: session.lastReceipt };
 }
 
 // --- the step -------------------------------------------------------------------------------------------------------
 
-export const tokenDistribute = defineStep<With, Observed, Recipient>({
+export const tokenDistribute = defineStep<With, Observed, Recipient, DistributionSession>({
   kind: 'token.distribute',
   summary:
     'Pay many receivers from one party exactly once, at network speed: recipients from a CSV file or a list, a receipt per recipient.',
@@ -1264,6 +1257,7 @@ export const tokenDistribute = defineStep<With, Observed, Recipient>({
   },
   needsTarget: true,
   concurrency: DEFAULT_LANES,
+  session: { open: openDistribution, close: closeDistribution },
   check(w, target, baseDir) {
     const findings: StaticFinding[] = checkActingParty(w.sender, target, '/sender');
     if (Array.isArray(w.recipients)) {
