@@ -3,7 +3,7 @@
  * items have intents recorded after their last `done` (those go through the step's `reconcile` on resume).
  * One pass over the records with Maps, so a 10,000-item journal folds in milliseconds.
  */
-import type { JournalRecord } from './journal.js';
+import type { JournalRecord } from './journal-record.js';
 import type { Intent, Outputs } from './step.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'paused' | 'ambiguous' | 'interrupted';

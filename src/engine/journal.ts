@@ -12,86 +12,14 @@ import { fsProblem } from './fs-problem.js';
 import { compactRecords } from './journal-state.js';
 import type { Masker } from './masker.js';
 import { ensurePrivateDir } from './state-dir.js';
-import type { Intent, Outputs } from './step.js';
+import type { JournalRecord, JournalRecordType } from './journal-record.js';
+
+export type { JournalRecord, JournalRecordType } from './journal-record.js';
 
 export const JOURNAL_FORMAT = 1;
 export const JOURNAL_FILE = 'journal.ndjson';
 /** the longest a plain `append` waits for a durable write to carry it */
 export const GROUP_COMMIT_DELAY_MS = 50;
-
-export type JournalRecord =
-  | {
-      t: 'run';
-      v: 1;
-      run: string;
-      at: string;
-      playbook: string;
-      /** the playbook file as the command line named it */
-      file: string;
-      /**
-       * the playbook file as every checkout names it: its path in the git work tree it lives in, else its
-       * absolute path (see playbook-path.ts); absent in journals written before it was recorded
-       */
-      path?: string;
-      target: string;
-      digest: string;
-      inputsDigest: string;
-      pid: number;
-      host: string;
-      user: string;
-      mode: 'run';
-      /** started with --fresh: journal-only memory of earlier runs (see lastFinishedStep) is forgotten */
-      fresh?: boolean;
-    }
-  | { t: 'step'; run: string; step: string; at: string; withDigest: string; items: number }
-  | { t: 'intent'; run: string; step: string; item: string; at: string; intent: Intent }
-  | {
-      t: 'done';
-      run: string;
-      step: string;
-      item: string;
-      at: string;
-      status: 'applied' | 'in-sync' | 'reconciled';
-      outputs: Outputs;
-    }
-  | {
-      /** an item's attempt ended with a definite error: its intents are settled, the next run plans it anew */
-      t: 'failed';
-      run: string;
-      step: string;
-      item: string;
-      at: string;
-      error: { code: string; message: string };
-    }
-  | {
-      t: 'step-done';
-      run: string;
-      step: string;
-      at: string;
-      status: 'applied' | 'in-sync' | 'skipped';
-      outputs: Outputs;
-      withDigest: string;
-    }
-  | {
-      /** an operator's decision about an item whose outcome was ambiguous (`ledgerbook state resolve`) */
-      t: 'resolve';
-      run: string;
-      step: string;
-      item: string;
-      at: string;
-      as: 'done' | 'redo';
-      by: string;
-    }
-  | {
-      t: 'end';
-      run: string;
-      at: string;
-      status: 'succeeded' | 'failed' | 'paused' | 'ambiguous' | 'interrupted';
-      exitCode: number;
-      error?: { code: string; message: string };
-    };
-
-export type JournalRecordType = JournalRecord['t'];
 
 const RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecordType>([
   'run',

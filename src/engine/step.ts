@@ -65,7 +65,7 @@ export interface Clock {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export interface StepContext {
+export interface StepContext<X = unknown> {
   readonly runId: string;
   readonly stepId: string;
   /** the playbook's `name` and the target's (what the journal and deterministic command ids are keyed by) */
@@ -117,6 +117,18 @@ export interface StepContext {
   /** the items this step applies at once at most (`concurrency:`, or the kind's default) */
   readonly concurrency: number;
   /**
+   * What this execution of the step shares between its calls (StepKind.session): opened by the engine before the
+   * step lists its items, closed when the step ends. `undefined` for a kind without one, and in `verify`.
+   */
+  readonly session: X;
+  /**
+   * The deterministic ledger command id of one effect of this step (src/engine/command-id.ts): from the playbook,
+   * the target, the step, the item key (`item`; in an item's context its own key by default, else `""`),
+   * `purpose` and `inputs` (the values that define the effect, never a secret). The same effect gets the same id
+   * in every attempt and every run; the engine is the only place that derives it.
+   */
+  commandId(purpose: string, inputs: JsonValue, item?: string): string;
+  /**
    * A line for the log. With `once`, lines of the same `once` key from several items of the step are said once:
    * the first is shown, and when the step ends one more line names the items that said the same.
    */
@@ -140,18 +152,12 @@ export interface StepContext {
   evaluate(expression: string, extraScope?: Record<string, unknown>): unknown;
 }
 
-export interface ItemContext extends StepContext {
+export interface ItemContext<X = unknown> extends StepContext<X> {
   readonly item: Item;
   /** 1 on the first try; the engine retries transient failures with the step's policy */
   readonly attempt: number;
   /** make the intent of a side effect durable; call it right before the side effect, await it */
   record(intent: Intent): Promise<void>;
-  /**
-   * The deterministic ledger command id of one effect of this item (src/engine/command-id.ts): from the playbook,
-   * the target, the step, the item key, `purpose` and `inputs` (the values that define the effect, never a secret).
-   * The same effect gets the same id in every attempt and every run.
-   */
-  commandId(purpose: string, inputs: JsonValue): string;
   /**
    * When the step's `timeout` ends this attempt (a `clock.now()` value), or undefined without a timeout: a step
    * that waits for an outside event stops polling before it and pauses the run instead (PausedError).
@@ -182,7 +188,18 @@ export interface StaticFinding {
   onlyIfRuns?: boolean;
 }
 
-export interface StepKind<W = unknown, S = unknown, I = unknown> {
+/**
+ * A step's per-execution state (a distribution's recipients, holdings and receipts): the engine opens it before
+ * the step lists its items, passes it to every call as `ctx.session`, and closes it when the step ends — finished,
+ * failed, interrupted, or only planned — so that nothing of an execution outlives it in a module of the kind.
+ */
+export interface StepSession<X> {
+  open(ctx: StepContext<undefined>): X;
+  /** releases what the session holds (an unfinished file); after a finished step, after a failure, after a plan */
+  close?(session: X): void | Promise<void>;
+}
+
+export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> {
   /** `<group>.<name>`, e.g. `core.shell`, `dpm.onboard-party` */
   readonly kind: string;
   /** one line, shown in `ledgerbook schema` and the editor */
@@ -195,6 +212,8 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
   readonly needsTarget: boolean;
   /** default number of items applied at once (1 if omitted) */
   readonly concurrency?: number;
+  /** what an execution of the step shares between its calls, owned by the engine (see StepSession) */
+  readonly session?: StepSession<X>;
 
   /** checks that need the target but no network: node names exist, files exist and match their sha256 … */
   check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
@@ -204,16 +223,16 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
    * then, and right before the step for the others; a finding refuses the run (exit 65) before the step sends
    * anything. Not called for `for_each` steps.
    */
-  verify?(ctx: StepContext, w: W): Promise<StaticFinding[]>;
+  verify?(ctx: StepContext<undefined>, w: W): Promise<StaticFinding[]>;
   /** fan-out steps: the items, with stable keys. Omitted: one item, key `""`, value `with` */
-  items?(w: W, ctx: StepContext): Item<I>[] | Promise<Item<I>[]>;
+  items?(w: W, ctx: StepContext<X>): Item<I>[] | Promise<Item<I>[]>;
   /**
    * the top-level `with` fields `items()` reads (and nothing else of `with`): a plan that cannot resolve the
    * other fields yet (they read outputs of a step that will change first) still says which items there will be
    */
   readonly itemsFrom?: readonly string[];
   /** read live state; no side effect */
-  observe(ctx: StepContext, w: W): Promise<S>;
+  observe(ctx: StepContext<X>, w: W): Promise<S>;
   /** pure: from observed state, what this item would change */
   plan(w: W, state: S, item: Item<I>): ItemPlan;
   /**
@@ -222,9 +241,9 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
    */
   planState?(state: S): unknown;
   /** make the changes; `ctx.record(intent)` before each side effect; returns the item's outputs */
-  apply(ctx: ItemContext, w: W, item: Item<I>, plan: ItemPlan, state: S): Promise<Outputs>;
+  apply(ctx: ItemContext<X>, w: W, item: Item<I>, plan: ItemPlan, state: S): Promise<Outputs>;
   /** after a crash or an ambiguous answer: did the recorded intents take effect? */
-  reconcile(ctx: ItemContext, w: W, item: Item<I>, intents: readonly Intent[]): Promise<Reconciliation>;
+  reconcile(ctx: ItemContext<X>, w: W, item: Item<I>, intents: readonly Intent[]): Promise<Reconciliation>;
   /** fan-out steps: the step's outputs from all items; omitted: the single item's outputs */
   combine?(w: W, results: readonly ItemResult[]): Outputs;
   /**
@@ -233,19 +252,19 @@ export interface StepKind<W = unknown, S = unknown, I = unknown> {
    * distribution's receipts). The engine then keeps no item outputs for `finish` (its results carry `{}`), so a
    * 100,000-item step does not hold 100,000 outputs.
    */
-  onItem?(ctx: StepContext, w: W, item: Item<I>, result: ItemResult): void;
+  onItem?(ctx: StepContext<X>, w: W, item: Item<I>, result: ItemResult): void;
   /**
    * `run` only, once every item is done: work that belongs to the step as a whole (merging what the items left
    * behind, writing a receipts file) and the step's outputs, in place of `combine`. It runs again when a run is
    * resumed before the step finished, so it must be safe to repeat (observe, then act).
    */
-  finish?(ctx: StepContext, w: W, results: readonly ItemResult[], state: S | undefined): Promise<Outputs>;
+  finish?(ctx: StepContext<X>, w: W, results: readonly ItemResult[], state: S | undefined): Promise<Outputs>;
 }
 
 /** Erases the type parameters for the registry. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyStepKind = StepKind<any, any, any>;
+export type AnyStepKind = StepKind<any, any, any, any>;
 
-export function defineStep<W, S, I = W>(kind: StepKind<W, S, I>): StepKind<W, S, I> {
+export function defineStep<W, S, I = W, X = unknown>(kind: StepKind<W, S, I, X>): StepKind<W, S, I, X> {
   return kind;
 }

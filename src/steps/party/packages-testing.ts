@@ -141,6 +141,7 @@ export function fakeContext(
     fingerprint: 'unit',
     outputDir: baseDir,
     concurrency: 1,
+    session: undefined,
     log: (level, message) => logs.push({ level, message }),
     output: () => undefined,
     laterStep: () => undefined,

@@ -77,7 +77,7 @@ export const tokenConsolidate = defineStep<With, Observed>({
         instrument: instrumentOf(ctx),
         clock: ctx.clock,
         signal: ctx.signal,
-        scope: { playbook: ctx.playbookName, target: ctx.targetName, step: ctx.stepId },
+        commandId: (purpose, inputs) => ctx.commandId(purpose, inputs, ''),
       },
       inputs,
       state.total,

@@ -11,8 +11,7 @@ import { transferOf } from '../../clients/token-commands.js';
 import { sendTransfer } from '../../clients/token-flows.js';
 import { META_KEYS, type InstrumentId } from '../../clients/token-wire.js';
 import { StepError } from '../../errors.js';
-import { commandIdOf } from '../../engine/command-id.js';
-import type { Clock } from '../../engine/step.js';
+import type { Clock, JsonValue } from '../../engine/step.js';
 
 /** A self-transfer's offer expiry (it settles at once; the reference's flows use five hours). */
 const SELF_TRANSFER_MS = 5 * 3_600_000;
@@ -31,8 +30,11 @@ export interface SelfTransferContext {
   instrument: InstrumentId;
   clock: Clock;
   signal: AbortSignal;
-  /** what the command id derives from besides the inputs (playbook, target, step) */
-  scope: { playbook: string; target: string; step: string };
+  /**
+   * the engine's command id of the step's effect `purpose` with `inputs` (`ctx.commandId`), at step level: a
+   * self-transfer belongs to no item, whichever item makes it
+   */
+  commandId(purpose: string, inputs: JsonValue): string;
 }
 
 /** One merge-split self-transfer of `amount` from `inputs`; `why` is its reason in the metadata. */
@@ -43,12 +45,7 @@ export async function selfTransfer(
   why: string,
 ): Promise<SelfTransfer> {
   const now = ctx.clock.now();
-  const commandId = commandIdOf({
-    ...ctx.scope,
-    item: '',
-    purpose: 'merge-split',
-    inputs: { inputs: [...inputs].sort(), amount },
-  });
+  const commandId = ctx.commandId('merge-split', { inputs: [...inputs].sort(), amount });
   const sent = await sendTransfer(
     ctx.sender,
     ctx.registry,

@@ -161,12 +161,11 @@ interface Acted {
   amount: string;
 }
 
-/** What this execution of an item did, kept across its attempts (a retry re-reads the offers that are left). */
-const done = new Map<string, Acted[]>();
-
-function doneKey(ctx: StepContext): string {
-  return `${ctx.runId}\u0000${ctx.stepId}\u0000${JSON.stringify(ctx.source)}`;
-}
+/**
+ * What each item of this execution of the step did, kept across its attempts (a retry re-reads the offers that
+ * are left): the step's session, by item key.
+ */
+type Acting = Map<string, Acted[]>;
 
 function counterpartyOf(action: Action, w: With): string | undefined {
   return action.counterparty === 'sender' ? w.sender : w.receiver;
@@ -221,7 +220,7 @@ function outputs(action: Action, acted: readonly Acted[], remaining: number): Ou
 
 /** Acts on one batch of offers in one transaction; a refused batch is split into single offers. */
 async function actOnBatch(
-  ctx: ItemContext,
+  ctx: ItemContext<Acting>,
   action: Action,
   w: With,
   batch: readonly TransferOffer[],
@@ -272,7 +271,7 @@ async function actOnBatch(
 }
 
 function offerKind(action: Action): AnyStepKind {
-  return defineStep<With, Observed>({
+  return defineStep<With, Observed, With, Acting>({
     kind: action.kind,
     summary: action.summary,
     withSchema: schemaOf(action),
@@ -283,6 +282,7 @@ function offerKind(action: Action): AnyStepKind {
       remaining: 'matching offers still pending afterwards (0 unless some failed)',
     },
     needsTarget: true,
+    session: { open: () => new Map() },
     check(w, target) {
       const findings: StaticFinding[] = checkActingParty(w.party, target, '/party');
       const counterparty = counterpartyOf(action, w);
@@ -328,10 +328,9 @@ function offerKind(action: Action): AnyStepKind {
       }));
       return { changes };
     },
-    async apply(ctx, w, _item, _plan, state) {
-      const key = doneKey(ctx);
-      const acted = done.get(key) ?? [];
-      done.set(key, acted);
+    async apply(ctx, w, item, _plan, state) {
+      const acted = ctx.session.get(item.key) ?? [];
+      ctx.session.set(item.key, acted);
       const failed: Array<{ offer: TransferOffer; error: LedgerbookError }> = [];
       const batches: TransferOffer[][] = [];
       for (let i = 0; i < state.offers.length; i += BATCH) batches.push(state.offers.slice(i, i + BATCH));
@@ -352,14 +351,14 @@ function offerKind(action: Action): AnyStepKind {
           { hint: failed[0]?.error.hint ?? 'see the ledger’s reason above' },
         );
       }
-      done.delete(key);
+      ctx.session.delete(item.key);
       return outputs(action, acted, 0);
     },
-    reconcile(ctx) {
+    reconcile(ctx, _w, item) {
       // an offer is consumed once: what an earlier attempt did shows as offers that are gone
       return Promise.resolve({
         status: 'not-done',
-        note: `reading the offers still pending (${done.get(doneKey(ctx))?.length ?? 0} ${action.past} so far)`,
+        note: `reading the offers still pending (${ctx.session.get(item.key)?.length ?? 0} ${action.past} so far)`,
       });
     },
   });

@@ -127,6 +127,16 @@ export class ReceiptsWriter {
     await rename(this.partial, this.path);
   }
 
+  /** Gives the file up (its step did not finish): the partial file is closed and removed, nothing put in place. */
+  async discard(): Promise<void> {
+    this.buffer = '';
+    await this.writing;
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+    await rm(this.partial, { force: true });
+  }
+
   private flush(): void {
     const text = this.buffer;
     this.buffer = '';

@@ -7,7 +7,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { amountValue, compareAmounts } from '../../clients/amount.js';
 import type { Holding } from '../../clients/party-ledger.js';
 import { StepError } from '../../errors.js';
-import { defineStep, type Outputs } from '../../engine/step.js';
+import { defineStep, type JsonValue, type Outputs } from '../../engine/step.js';
 import { selfTransfer } from './merge-split.js';
 import { amountSchema, checkActingParty, instrumentOf, partyNameSchema } from './common.js';
 
@@ -87,7 +87,7 @@ export const tokenSplit = defineStep<With, Observed>({
       instrument: instrumentOf(ctx),
       clock: ctx.clock,
       signal: ctx.signal,
-      scope: { playbook: ctx.playbookName, target: ctx.targetName, step: ctx.stepId },
+      commandId: (purpose: string, inputs: JsonValue) => ctx.commandId(purpose, inputs, ''),
     };
     for (const [i, amount] of w.amounts.entries()) {
       if (matched[i] !== undefined) continue;

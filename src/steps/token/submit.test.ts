@@ -62,6 +62,7 @@ function context(intents: Intent[]): ItemContext {
     fingerprint: 'f',
     outputDir: '.',
     concurrency: 1,
+    session: undefined,
     log: () => undefined,
     output: () => undefined,
     laterStep: () => undefined,

@@ -18,7 +18,10 @@ import {
   closeReceipts,
   reportRecipient,
   verifyRecipients,
+  openDistribution,
+  closeDistribution,
   type DistributeWith,
+  type DistributionSession,
   type DistributionState,
 } from './distribute.js';
 import { RESENDABLE } from './distribution.js';
@@ -100,7 +103,7 @@ function asDistribution(w: With, ctx: Pick<StepContext, 'target'>): DistributeWi
   };
 }
 
-export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
+export const tokenTransfer = defineStep<With, DistributionState, Recipient, DistributionSession>({
   kind: 'token.transfer',
   summary: 'Send one amount to one receiver, exactly once (an offer, or a direct settlement).',
   withSchema,
@@ -115,6 +118,7 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient>({
     command: 'the command id it is sent under',
   },
   needsTarget: true,
+  session: { open: openDistribution, close: closeDistribution },
   check(w, target) {
     const findings: StaticFinding[] = checkActingParty(w.sender, target, '/sender');
     if (typeof w.receiver === 'string' && !hasExpression(w.receiver) && target !== undefined) {
