@@ -11,6 +11,7 @@ import { childPointer } from './pointer.js';
 import { positionInString } from './scalar-position.js';
 import { annotate, type FieldAnnotations } from './schema-annotations.js';
 import type { Target } from './target.js';
+import type { StepKinds } from '../steps/index.js';
 
 export interface StepInfo {
   index: number;
@@ -60,7 +61,7 @@ export class RuleContext {
 
   constructor(
     readonly doc: SourceDoc,
-    readonly registry: ReadonlyMap<string, AnyStepKind>,
+    readonly registry: Pick<StepKinds, 'names' | 'get'>,
     readonly target: Target | undefined,
   ) {
     this.data = isRecord(doc.data) ? doc.data : {};
