@@ -9,7 +9,7 @@ import * as prettier from 'prettier';
 import { importTs } from './import-ts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { schemaFiles } = await importTs(join(root, 'src', 'playbook', 'schema-files.ts'));
+const { schemaFiles } = await importTs(join(root, 'src', 'cli', 'schema-files.ts'));
 const { stepKinds } = await importTs(join(root, 'src', 'steps', 'index.ts'));
 const outDir = join(root, 'schemas');
 const files = schemaFiles(stepKinds);

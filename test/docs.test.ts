@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bitcoinAddressProblem } from '../src/clients/bitcoin-address.js';
-import { parseSource } from '../src/playbook/load.js';
-import { validatePlaybook } from '../src/playbook/validate.js';
+import { parseSource } from '../src/validation/load.js';
+import { validatePlaybook } from '../src/validation/validate.js';
 import { fixedStepKinds, loadAllStepKinds } from '../src/steps/index.js';
 import { cli } from './e2e/cli.js';
 

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnyStepKind } from '../src/engine/step.js';
 import { ValidationError } from '../src/errors.js';
-import type { Diagnostic } from '../src/playbook/diagnostics.js';
+import type { Diagnostic } from '../src/diagnostics.js';
 import { formatDiagnostics } from '../src/playbook/format.js';
-import { parseSource, parseWithPositions } from '../src/playbook/load.js';
-import { loadPlaybook, validatePlaybook } from '../src/playbook/validate.js';
+import { parseSource, parseWithPositions } from '../src/validation/load.js';
+import { loadPlaybook, validatePlaybook } from '../src/validation/validate.js';
 import { fixedStepKinds, loadAllStepKinds } from '../src/steps/index.js';
 
 const dir = join(import.meta.dirname, 'fixtures', 'invalid');

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../src/playbook/schema-check.js';
-import { schemaFiles } from '../src/playbook/schema-files.js';
+import { schemaFiles } from '../src/cli/schema-files.js';
 import { loadAllStepKinds } from '../src/steps/index.js';
 
 const dir = join(import.meta.dirname, '..', 'schemas');

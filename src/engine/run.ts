@@ -25,10 +25,10 @@ import {
   resolveDeep,
   type Scope,
 } from '../playbook/expressions/index.js';
-import type { Diagnostic } from '../playbook/diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import type { Playbook, StepSpec } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
-import { checkResolvedWith } from '../playbook/validate.js';
+import { checkResolvedWith } from '../playbook/schema-check.js';
 import { lazyPointers, positionedFinding } from '../playbook/resolved-check.js';
 import { commandIdOf } from './command-id.js';
 import { canonicalJson, digestOf, sha256 } from './digest.js';

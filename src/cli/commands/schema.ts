@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { schemaFiles } from '../../playbook/schema-files.js';
+import { schemaFiles } from '../schema-files.js';
 import { loadAllStepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 

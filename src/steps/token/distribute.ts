@@ -41,7 +41,7 @@ import {
   type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import type { Diagnostic } from '../../playbook/diagnostics.js';
+import type { Diagnostic } from '../../diagnostics.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import {

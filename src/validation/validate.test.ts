@@ -5,11 +5,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyStepKind, StaticFinding } from '../engine/step.js';
 import { fixedStepKinds } from '../steps/index.js';
 import { ValidationError } from '../errors.js';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { parseSource } from './load.js';
-import { durationSchema } from './playbook-schema.js';
-import type { Target } from './target.js';
-import { checkResolvedWith, loadPlaybook, referencedNames, validatePlaybook } from './validate.js';
+import { durationSchema } from '../playbook/playbook-schema.js';
+import type { Target } from '../playbook/target.js';
+import { checkResolvedWith } from '../playbook/schema-check.js';
+import { loadPlaybook, referencedNames, validatePlaybook } from './validate.js';
 
 const inert = {
   observe: () => Promise.resolve(null),

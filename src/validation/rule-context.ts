@@ -3,14 +3,14 @@
  * and every rule still runs so that all problems of a file are reported at once), and helpers to report.
  */
 import type { AnyStepKind } from '../engine/step.js';
-import type { Diagnostic } from './diagnostics.js';
-import type { SourceDoc } from './model.js';
-import { hasExpression, readTemplate, type Template } from './expressions/template.js';
-import type { NameUse } from './model.js';
-import { childPointer } from './pointer.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { SourceDoc } from '../playbook/model.js';
+import { hasExpression, readTemplate, type Template } from '../playbook/expressions/template.js';
+import type { NameUse } from '../playbook/model.js';
+import { childPointer } from '../playbook/pointer.js';
 import { positionInString } from './scalar-position.js';
-import { annotate, type FieldAnnotations } from './schema-annotations.js';
-import type { Target } from './target.js';
+import { annotate, type FieldAnnotations } from '../playbook/schema-annotations.js';
+import type { Target } from '../playbook/target.js';
 import type { StepKinds } from '../steps/index.js';
 
 export interface StepInfo {

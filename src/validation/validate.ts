@@ -10,23 +10,23 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { ValidationError } from '../errors.js';
-import { didYouMean } from './closest.js';
+import { didYouMean } from '../playbook/closest.js';
 import { RETRY_DEFAULTS } from './defaults.js';
-import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
-import { parseDuration } from './duration.js';
+import { compareDiagnostics, type Diagnostic } from '../diagnostics.js';
+import { parseDuration } from '../playbook/duration.js';
 import { checkStepExpressions, checkVarExpressions } from './expression-rules.js';
 import { readSource } from './load.js';
-import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from './model.js';
+import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from '../playbook/model.js';
 
-export type { NameUse } from './model.js';
+export type { NameUse } from '../playbook/model.js';
 import {
   playbookSchema,
   stepSchema,
   type PlaybookFile,
   type RetryFile,
   type StepFile,
-} from './playbook-schema.js';
-import { parsePointer } from './pointer.js';
+} from '../playbook/playbook-schema.js';
+import { parsePointer } from '../playbook/pointer.js';
 import { RuleContext, isRecord, type StepInfo } from './rule-context.js';
 import {
   durations,
@@ -45,11 +45,9 @@ import {
   expressionPointers,
   withWhere,
   type Finding,
-} from './schema-check.js';
-import type { Target } from './target.js';
+} from '../playbook/schema-check.js';
+import type { Target } from '../playbook/target.js';
 import type { StepKinds } from '../steps/index.js';
-
-export { checkResolvedWith } from './schema-check.js';
 
 export interface ValidateOptions {
   /** the step kinds by `uses`: the kinds the playbook names must be loaded (`loadPlaybook` loads them) */
