@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Clients } from '../clients/index.js';
+import type { Clients } from '../clients/clients.js';
 import {
   AmbiguousOutcomeError,
   EXIT,

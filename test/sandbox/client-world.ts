@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { compareAmounts } from '../../src/clients/amount.js';
 import { createClients } from '../../src/clients/factory.js';
-import type { Clients } from '../../src/clients/index.js';
+import type { Clients } from '../../src/clients/clients.js';
 import type { PartyLedger } from '../../src/clients/party-ledger.js';
 import { transferOf, type TransferSpec } from '../../src/clients/token-commands.js';
 import { actOnTransferInstruction, sendTransfer, type TransferSent } from '../../src/clients/token-flows.js';
