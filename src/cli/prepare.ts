@@ -17,7 +17,6 @@ import { loadTarget } from '../validation/target-load.js';
 import { positionInString } from '../validation/scalar-position.js';
 import { loadPlaybook, referencedNames, type NameUse } from '../validation/validate.js';
 import { stepKinds } from '../steps/index.js';
-import { BUILTIN_SANDBOX_SECRETS, startEmbeddedSandbox } from './embedded-sandbox.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -82,9 +81,10 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   // read before a sandbox starts: a secrets file that cannot be used is refused with nothing started
   const fileEntries =
     options.secretsFile === undefined ? undefined : await readSecretsFile(options.secretsFile);
+  // loaded only to start it: validate, and a playbook that needs no target, never load the sandbox's starter
   const sandbox =
     builtinTarget && needsTarget && options.startSandbox
-      ? await startEmbeddedSandbox(options.startSandbox.stateDir)
+      ? await (await import('./embedded-sandbox.js')).startEmbeddedSandbox(options.startSandbox.stateDir)
       : undefined;
   const stop = async (): Promise<void> => {
     await sandbox?.stop();
@@ -165,9 +165,11 @@ async function checkNames(c: {
     return { file: playbook.file, line: 1, col: 1, pointer: '' };
   };
   // validate with the built-in target starts no sandbox: the secrets it will supply are not missing
-  const missing = found.missing.filter(
-    (m) => target !== undefined || !builtinTarget || !BUILTIN_SANDBOX_SECRETS.has(m.name),
-  );
+  const builtinSecrets =
+    target === undefined && builtinTarget && found.missing.length > 0
+      ? (await import('./embedded-sandbox.js')).BUILTIN_SANDBOX_SECRETS
+      : new Set<string>();
+  const missing = found.missing.filter((m) => !builtinSecrets.has(m.name));
   const problems: Diagnostic[] = missing.map((m) => ({
     ...where(m.name, names.secrets),
     rule: 'missing-secret',
