@@ -1,7 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
 const layering = {
@@ -9,10 +9,62 @@ const layering = {
     {
       group: ['**/sandbox/**', '**/sandbox'],
       message:
-        'src/steps, src/clients, src/engine and src/playbook must not import the sandbox: it meets the rest only over HTTP.',
+        'the product must not import the sandbox: it meets the rest only over HTTP (src/cli loads it lazily through its entry).',
     },
   ],
 };
+
+/**
+ * The product's layers, top to bottom (docs/architecture.md "Layers"): a file imports its own layer and the
+ * layers below it, never one above; `validation` and `engine` stand side by side and share no code.
+ */
+const LAYERS = [
+  { name: 'cli', files: ['src/cli/**'] },
+  { name: 'validation', files: ['src/validation/**'], beside: 'engine' },
+  { name: 'engine', files: ['src/engine/**'], beside: 'validation' },
+  { name: 'steps', files: ['src/steps/**'] },
+  { name: 'clients', files: ['src/clients/**'] },
+  { name: 'playbook', files: ['src/playbook/**'] },
+  { name: 'base', files: ['src/*.ts', 'src/dar/**'] },
+];
+
+/**
+ * What a lower layer may use of the engine: the step contract (its types and `defineStep`) and the canonical
+ * digests. The others are debts the step-contract work of issue 19 removes: a step computing command ids
+ * (command-id.ts), running its own pool (pool.ts); core.shell keeps two variables the engine sets from its
+ * child's environment (plan-signature.ts, state/backend.ts).
+ */
+const ENGINE_CONTRACT = ['src/engine/step.ts', 'src/engine/digest.ts'];
+const ENGINE_DEBTS = [
+  'src/engine/command-id.ts',
+  'src/engine/pool.ts',
+  'src/engine/plan-signature.ts',
+  'src/engine/state/backend.ts',
+];
+
+function layerZones() {
+  const zones = [];
+  LAYERS.forEach((layer, index) => {
+    const above = LAYERS.slice(0, index).filter((l) => l.name !== layer.beside);
+    const sideways = LAYERS.filter((l) => l.name === layer.beside);
+    for (const other of [...above, ...sideways]) {
+      const except =
+        other.name === 'engine'
+          ? layer.name === 'steps'
+            ? [...ENGINE_CONTRACT, ...ENGINE_DEBTS]
+            : ENGINE_CONTRACT
+          : [];
+      zones.push({
+        // exceptions are matched against the imported file's absolute path
+        target: layer.files,
+        from: other.files,
+        except: except.map((path) => `**/${path}`),
+        message: `${layer.name} is below ${other.name}: see docs/architecture.md "Layers"`,
+      });
+    }
+  });
+  return zones;
+}
 
 export default tseslint.config(
   {
@@ -34,6 +86,10 @@ export default tseslint.config(
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     plugins: { 'import-x': importX },
+    // the sources import `./x.js` for `./x.ts`: without a resolver that knows it, the import rules see no file
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
     rules: {
       'import-x/no-cycle': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -60,9 +116,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/steps/**', 'src/clients/**', 'src/engine/**', 'src/playbook/**'],
+    files: [
+      'src/steps/**',
+      'src/clients/**',
+      'src/engine/**',
+      'src/playbook/**',
+      'src/validation/**',
+      'src/*.ts',
+      'src/dar/**',
+    ],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', layering] },
+    rules: {
+      'no-restricted-imports': ['error', layering],
+      'import-x/no-restricted-paths': ['error', { zones: layerZones() }],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -23,11 +23,12 @@ writeFileSync(invalid, plainPlaybook(steps, { error: true }));
 
 try {
   const cli = pairedRuns(['validate', valid], ['validate', invalid], runs);
-  const { parseSource } = await importTs(new URL('../src/playbook/load.ts', import.meta.url).pathname);
+  const { parseSource } = await importTs(new URL('../src/validation/load.ts', import.meta.url).pathname);
   const { validatePlaybook } = await importTs(
-    new URL('../src/playbook/validate.ts', import.meta.url).pathname,
+    new URL('../src/validation/validate.ts', import.meta.url).pathname,
   );
   const { stepKinds } = await importTs(new URL('../src/steps/index.ts', import.meta.url).pathname);
+  await stepKinds.load(stepKinds.names);
   const time = (file, expectFindings) => {
     const source = readFileSync(file, 'utf8');
     let t = performance.now();

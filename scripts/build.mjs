@@ -1,6 +1,6 @@
 // Builds the CLI into dist/cli/: one esbuild bundle (entry main.js, lazily loaded chunks per command), and the
-// JSON Schema validators compiled to code ahead of time (validators.generated.cjs for playbooks, targets and
-// plans; wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a
+// JSON Schema validators compiled to code ahead of time (validators/ for playbooks, targets, plans and
+// each step kind's `with`; wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a
 // run loads ajv's compiler or compiles a schema. Type checking is `npm run typecheck`.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -34,10 +34,15 @@ await build({
   logLevel: 'warning',
 });
 
-const { precompiledValidatorsSource, precompiledWireValidators } = await importTs(
+const { precompiledValidators, precompiledWireValidators } = await importTs(
   join(root, 'src', 'cli', 'precompile-validators.ts'),
 );
-await writeFile(join(out, 'validators.generated.cjs'), await precompiledValidatorsSource());
+// the playbook's, the target's, the saved plan's and each step kind's schema, one module each: the folder is
+// SCHEMA_VALIDATORS_DIR of src/playbook/precompiled.ts
+const validators = join(out, 'validators');
+await mkdir(validators);
+for (const [key, code] of await precompiledValidators())
+  await writeFile(join(validators, `${key}.cjs`), code);
 // the clients' wire schemas, one module each: the folder is WIRE_VALIDATORS_DIR of src/clients/schema-check.ts
 const wire = join(out, 'wire-validators');
 await mkdir(wire);

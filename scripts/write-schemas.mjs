@@ -9,10 +9,10 @@ import * as prettier from 'prettier';
 import { importTs } from './import-ts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { schemaFiles } = await importTs(join(root, 'src', 'playbook', 'schema-files.ts'));
-const { stepKinds } = await importTs(join(root, 'src', 'steps', 'index.ts'));
+const { schemaFiles } = await importTs(join(root, 'src', 'cli', 'schema-files.ts'));
+const { loadAllStepKinds } = await importTs(join(root, 'src', 'steps', 'index.ts'));
 const outDir = join(root, 'schemas');
-const files = schemaFiles(stepKinds);
+const files = schemaFiles(await loadAllStepKinds());
 
 const wanted = new Set(Object.keys(files).map((path) => join(outDir, path)));
 for (const [path, schema] of Object.entries(files)) {

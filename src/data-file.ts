@@ -18,7 +18,7 @@ import {
 import { createHash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { decodeUtf8 } from './playbook/input-limits.js';
+import { decodeUtf8 } from './input-limits.js';
 
 export class DataFileError extends Error {
   constructor(

@@ -1,4 +1,4 @@
-import type { Diagnostic } from './playbook/diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
 
 /**
  * One error base class, one subclass per failure family, a stable `code` per failure, and one table that maps

@@ -6,9 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bitcoinAddressProblem } from '../src/clients/bitcoin-address.js';
-import { parseSource } from '../src/playbook/load.js';
-import { validatePlaybook } from '../src/playbook/validate.js';
-import { stepKinds } from '../src/steps/index.js';
+import { parseSource } from '../src/validation/load.js';
+import { validatePlaybook } from '../src/validation/validate.js';
+import { fixedStepKinds, loadAllStepKinds } from '../src/steps/index.js';
 import { cli } from './e2e/cli.js';
 
 const root = join(import.meta.dirname, '..');
@@ -25,6 +25,8 @@ const shipped = readdirSync(join(root, 'playbooks')).filter((f) => f.endsWith('.
 function yamlBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
 }
+
+const stepKinds = fixedStepKinds((await loadAllStepKinds()).values());
 
 describe('playbooks in the repository and in the docs', () => {
   it.each(shipped)('playbooks/%s validates and starts with the schema line', (file) => {

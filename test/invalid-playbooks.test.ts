@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnyStepKind } from '../src/engine/step.js';
 import { ValidationError } from '../src/errors.js';
-import type { Diagnostic } from '../src/playbook/diagnostics.js';
+import type { Diagnostic } from '../src/diagnostics.js';
 import { formatDiagnostics } from '../src/playbook/format.js';
-import { parseSource, parseWithPositions } from '../src/playbook/load.js';
-import { loadPlaybook, validatePlaybook } from '../src/playbook/validate.js';
-import { stepKinds } from '../src/steps/index.js';
+import { parseSource, parseWithPositions } from '../src/validation/load.js';
+import { loadPlaybook, validatePlaybook } from '../src/validation/validate.js';
+import { fixedStepKinds, loadAllStepKinds } from '../src/steps/index.js';
 
 const dir = join(import.meta.dirname, 'fixtures', 'invalid');
 
@@ -38,7 +38,7 @@ const fixtureLogin: AnyStepKind = {
   apply: () => Promise.reject(new Error('fixture kind: never run')),
   reconcile: () => Promise.reject(new Error('fixture kind: never run')),
 };
-const registry: ReadonlyMap<string, AnyStepKind> = new Map([...stepKinds, [fixtureLogin.kind, fixtureLogin]]);
+const registry = fixedStepKinds([...(await loadAllStepKinds()).values(), fixtureLogin]);
 
 interface Expected {
   line: number;

@@ -2,11 +2,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../src/playbook/schema-check.js';
-import { schemaFiles } from '../src/playbook/schema-files.js';
-import { stepKinds } from '../src/steps/index.js';
+import { schemaFiles } from '../src/cli/schema-files.js';
+import { loadAllStepKinds } from '../src/steps/index.js';
 
 const dir = join(import.meta.dirname, '..', 'schemas');
-const generated = schemaFiles(stepKinds);
+const generated = schemaFiles(await loadAllStepKinds());
 
 function filesOnDisk(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>

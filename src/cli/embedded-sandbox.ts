@@ -6,9 +6,9 @@
  */
 import { join } from 'node:path';
 import { ValidationError } from '../errors.js';
-import { parseSource } from '../playbook/load.js';
+import { parseSource } from '../validation/load.js';
 import type { Target } from '../playbook/target.js';
-import { validateTarget } from '../playbook/target-load.js';
+import { validateTarget } from '../validation/target-load.js';
 import { terminalSafe } from '../terminal-text.js';
 import { claimSandbox, runningSandbox } from './sandbox-claim.js';
 import { stableBasePort } from './sandbox-ports.js';

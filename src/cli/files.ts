@@ -2,7 +2,7 @@
  * Files named on the command line follow one rule: a file to read that is missing, unreadable or not what it should
  * be, and a path to write that cannot be written (its folder missing, a folder itself, no permission), are refused
  * with exit 65 before anything runs, naming the flag, the path, why, and what to do. Playbooks and targets are read
- * by src/playbook/load.ts (diagnostics at 1:1), secrets files by src/engine/secrets.ts, saved plans by
+ * by src/validation/load.ts (diagnostics at 1:1), secrets files by src/engine/secrets.ts, saved plans by
  * commands/plan.ts, faults files by the sandbox; the paths written at the end of a command are checked here.
  */
 import { constants } from 'node:fs';

@@ -146,7 +146,7 @@ function build(setExit: (code: number) => void): Command {
     .option('--list', 'list the schema names')
     .action(async (name: string | undefined, _opts, command: Command) => {
       const { schemaCommand } = await import('./commands/schema.js');
-      setExit(schemaCommand(name, command.optsWithGlobals()));
+      setExit(await schemaCommand(name, command.optsWithGlobals()));
     });
 
   program

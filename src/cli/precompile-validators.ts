@@ -17,32 +17,31 @@ import { schemaKey } from '../playbook/precompiled.js';
 import { inlineLocalRefs } from '../playbook/schema-annotations.js';
 import { createAjv } from '../playbook/schema-check.js';
 import { targetSchema } from '../playbook/target-schema.js';
-import { stepKinds } from '../steps/index.js';
+import { loadAllStepKinds } from '../steps/index.js';
 
 /** ajv's standalone module is CommonJS: the function is its `default`. */
 const standaloneCode = standaloneModule.default;
 
-export function validatedSchemas(): JsonSchema[] {
-  return [
-    playbookSchema,
-    targetSchema,
-    planSchema,
-    ...[...stepKinds.values()].map((kind) => kind.withSchema),
-  ];
+export async function validatedSchemas(): Promise<JsonSchema[]> {
+  const kinds = await loadAllStepKinds();
+  return [playbookSchema, targetSchema, planSchema, ...[...kinds.values()].map((kind) => kind.withSchema)];
 }
 
-export function precompiledValidatorsSource(): string {
-  const ajv = createAjv({ source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` });
-  const exports: Record<string, string> = {};
-  for (const schema of validatedSchemas()) {
+/**
+ * Every schema the CLI validates with, compiled: one module per schema, named as precompiled.ts looks it up
+ * (its key), so that a command loads the validators of the step kinds its playbook uses and no other.
+ */
+export async function precompiledValidators(): Promise<Map<string, string>> {
+  const modules = new Map<string, string>();
+  for (const schema of await validatedSchemas()) {
     const inlined = inlineLocalRefs(schema);
     const key = schemaKey(inlined);
-    if (exports[key]) continue;
+    if (modules.has(key)) continue;
+    const ajv = createAjv({ source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` });
     const { $id: _id, ...withoutId } = inlined as Record<string, unknown>;
-    ajv.addSchema(withoutId, key);
-    exports[key] = key;
+    modules.set(key, standaloneCode(ajv, ajv.compile(withoutId)));
   }
-  return standaloneCode(ajv, exports);
+  return modules;
 }
 
 /**

@@ -7,17 +7,16 @@ import { ValidationError } from '../errors.js';
 import { digestOf } from '../engine/digest.js';
 import { MIN_SECRET_LENGTH, Masker } from '../engine/masker.js';
 import { readSecretsFile, resolveSecrets } from '../engine/secrets.js';
-import type { Diagnostic } from '../playbook/diagnostics.js';
-import { parseInputFlags, resolveInputs } from '../playbook/inputs.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { parseInputFlags, resolveInputs } from '../validation/inputs.js';
 import { checkResolvedSteps } from '../playbook/resolved-check.js';
 import { terminalSafe } from '../terminal-text.js';
 import type { Playbook } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';
-import { loadTarget } from '../playbook/target-load.js';
-import { positionInString } from '../playbook/scalar-position.js';
-import { loadPlaybook, referencedNames, type NameUse } from '../playbook/validate.js';
+import { loadTarget } from '../validation/target-load.js';
+import { positionInString } from '../validation/scalar-position.js';
+import { loadPlaybook, referencedNames, type NameUse } from '../validation/validate.js';
 import { stepKinds } from '../steps/index.js';
-import { BUILTIN_SANDBOX_SECRETS, startEmbeddedSandbox } from './embedded-sandbox.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -82,9 +81,10 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   // read before a sandbox starts: a secrets file that cannot be used is refused with nothing started
   const fileEntries =
     options.secretsFile === undefined ? undefined : await readSecretsFile(options.secretsFile);
+  // loaded only to start it: validate, and a playbook that needs no target, never load the sandbox's starter
   const sandbox =
     builtinTarget && needsTarget && options.startSandbox
-      ? await startEmbeddedSandbox(options.startSandbox.stateDir)
+      ? await (await import('./embedded-sandbox.js')).startEmbeddedSandbox(options.startSandbox.stateDir)
       : undefined;
   const stop = async (): Promise<void> => {
     await sandbox?.stop();
@@ -165,9 +165,11 @@ async function checkNames(c: {
     return { file: playbook.file, line: 1, col: 1, pointer: '' };
   };
   // validate with the built-in target starts no sandbox: the secrets it will supply are not missing
-  const missing = found.missing.filter(
-    (m) => target !== undefined || !builtinTarget || !BUILTIN_SANDBOX_SECRETS.has(m.name),
-  );
+  const builtinSecrets =
+    target === undefined && builtinTarget && found.missing.length > 0
+      ? (await import('./embedded-sandbox.js')).BUILTIN_SANDBOX_SECRETS
+      : new Set<string>();
+  const missing = found.missing.filter((m) => !builtinSecrets.has(m.name));
   const problems: Diagnostic[] = missing.map((m) => ({
     ...where(m.name, names.secrets),
     rule: 'missing-secret',

@@ -15,7 +15,7 @@ import { DpmClient } from './dpm.js';
 import { FaucetClient } from './faucet.js';
 import { GatewayClient } from './gateway.js';
 import { HttpService, createHttpClient, type TokenSource } from './http.js';
-import type { Clients } from './index.js';
+import type { Clients } from './clients.js';
 import { LedgerClient } from './ledger.js';
 import { PartyLedger } from './party-ledger.js';
 import { ReadCache } from './read-cache.js';

@@ -8,7 +8,21 @@ import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { LedgerbookError, ServiceError } from '../errors.js';
 import type { Retryability } from '../errors.js';
-import type { HttpClient, HttpResponse } from './index.js';
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** the body parsed as JSON when it is JSON, else the text */
+  body: unknown;
+}
+
+export interface HttpClient {
+  /** a plain GET, for core.wait; never retried here (the engine retries) */
+  get(
+    url: string,
+    options?: { headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<HttpResponse>;
+}
 
 /** Where bearer tokens come from (src/clients/auth.ts implements it). */
 export interface TokenSource {

@@ -1,7 +1,7 @@
 /**
  * What the engine is given to run or plan a playbook (runPlaybook in run.ts), and what it answers.
  */
-import type { Clients } from '../clients/index.js';
+import type { Clients } from '../clients/clients.js';
 import type { ExitCode, LedgerbookError } from '../errors.js';
 import type { Playbook } from '../playbook/model.js';
 import type { Target } from '../playbook/target.js';

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
 import { DataFileError, readDataFile } from '../data-file.js';
 import { FileArgumentError, ValidationError } from '../errors.js';
-import type { Diagnostic } from '../playbook/diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 
 export interface SecretSources {
   /** `--secrets-file`, as the user gave it */
@@ -284,7 +284,7 @@ function parseYaml(text: string, file: string): Parsed {
     const position = at(yaml.isScalar(keyNode) ? keyNode.range?.[0] : undefined);
     const name = yaml.isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
     if (name === '<<' && yaml.isScalar(keyNode) && keyNode.type === 'PLAIN') {
-      // playbooks and targets merge `<<` (src/playbook/load.ts); a secrets file is flat NAME: value lines
+      // playbooks and targets merge `<<` (src/validation/load.ts); a secrets file is flat NAME: value lines
       problems.push(
         problem(
           file,

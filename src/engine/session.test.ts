@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offlineClients } from '../clients/factory.js';
 import { StepError } from '../errors.js';
-import { loadPlaybook } from '../playbook/validate.js';
+import { loadPlaybook } from '../validation/validate.js';
 import { systemClock } from './clock.js';
 import { EventBus } from './event-bus.js';
 import { Masker } from './masker.js';
 import { runPlaybook, type RunMode } from './run.js';
 import { defineStep, type AnyStepKind } from './step.js';
+import { fixedStepKinds } from '../steps/index.js';
 
 /** What a test kind's sessions went through, and what each call of the kind saw as `ctx.session`. */
 interface Trace {
@@ -69,7 +70,7 @@ afterEach(async () => {
 
 async function run(mode: RunMode, fail: boolean): Promise<{ trace: Trace; status: string }> {
   const trace: Trace = { opened: 0, closed: 0, seen: [] };
-  const registry = new Map([['test.session', sessionKind(trace)]]);
+  const registry = fixedStepKinds([sessionKind(trace)]);
   const file = join(dir, 'session.yaml');
   await writeFile(
     file,
@@ -88,7 +89,7 @@ async function run(mode: RunMode, fail: boolean): Promise<{ trace: Trace; status
     approvals: new Set(),
     secrets: {},
     env: {},
-    registry,
+    registry: await registry.load(registry.names),
     clients: offlineClients(),
     clock: systemClock,
     masker,

@@ -7,7 +7,7 @@ import { StepError } from '../errors.js';
 import { collectReferences, evaluateString, resolveDeep, type Scope } from '../playbook/expressions/index.js';
 import type { StepSpec } from '../playbook/model.js';
 import { lazyPointers } from '../playbook/resolved-check.js';
-import { checkResolvedWith } from '../playbook/validate.js';
+import { checkResolvedWith } from '../playbook/schema-check.js';
 import { canonicalJson } from './digest.js';
 import type { RunContext } from './run-context.js';
 import { typeName } from './run-text.js';

@@ -5,7 +5,7 @@
  * retries, timeouts, checkpoints, fan-out, rendering and exit codes. A step never builds a client, reads
  * process.env, sleeps on its own clock or retries by itself.
  */
-import type { Clients } from '../clients/index.js';
+import type { Clients } from '../clients/clients.js';
 import type { Target } from '../playbook/target.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

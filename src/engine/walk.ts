@@ -7,7 +7,7 @@
  */
 import { EXIT, LedgerbookError, PausedError, StateError, StepError, ValidationError } from '../errors.js';
 import { evaluateCondition, resolveDeep } from '../playbook/expressions/index.js';
-import type { Diagnostic } from '../playbook/diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import type { StepSpec } from '../playbook/model.js';
 import { positionedFinding } from '../playbook/resolved-check.js';
 import { digestOf } from './digest.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { formatDiagnostics } from './format.js';
 
 const diagnostics: Diagnostic[] = [

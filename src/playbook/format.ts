@@ -8,7 +8,7 @@
  *
  * and a last line "N problems found; nothing was run".
  */
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { terminalSafeDeep } from '../terminal-text.js';
 
 export interface FormatOptions {

@@ -1,32 +1,36 @@
 /**
- * Validators the build compiled to code (dist/cli/validators.generated.cjs, by src/cli/precompile-validators.ts),
- * keyed by the digest of the schema they check. Running from source there are none, and schemas are compiled
- * at first use instead; both paths validate with the same schemas and ajv options.
+ * Validators the build compiled to code, one module per schema (dist/cli/validators/<key>.cjs, by
+ * src/cli/precompile-validators.ts), keyed by the digest of the schema they check: a command loads the validators
+ * of the schemas it checks (the playbook's, and the `with` of each step kind the playbook uses) and no other.
+ * Running from source there are none, and schemas are compiled at first use instead; both paths validate with
+ * the same schemas and ajv options.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { digestOf } from '../engine/digest.js';
 import type { JsonSchema } from '../engine/step.js';
 
-export const PRECOMPILED_FILE = './validators.generated.cjs';
+/** The folder of the compiled validators, beside the bundle. */
+export const SCHEMA_VALIDATORS_DIR = 'validators';
 
-let table: Readonly<Record<string, ValidateFunction>> | undefined;
+const load = createRequire(import.meta.url);
+let isBuilt: boolean | undefined;
 
-function load(): Readonly<Record<string, ValidateFunction>> {
-  try {
-    return createRequire(import.meta.url)(PRECOMPILED_FILE) as Record<string, ValidateFunction>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return {};
-    throw error;
-  }
-}
-
-/** The key of a schema in the table: the digest of its (refs-inlined) JSON. */
+/** The key of a schema among the compiled validators: the digest of its (refs-inlined) JSON. */
 export function schemaKey(schema: JsonSchema): string {
   return digestOf(schema);
 }
 
 export function precompiledValidator(schema: JsonSchema): ValidateFunction | undefined {
-  table ??= load();
-  return table[schemaKey(schema)];
+  isBuilt ??= existsSync(fileURLToPath(new URL(SCHEMA_VALIDATORS_DIR, import.meta.url)));
+  if (!isBuilt) return undefined;
+  try {
+    return (load(`./${SCHEMA_VALIDATORS_DIR}/${schemaKey(schema)}.cjs`) as { default: ValidateFunction })
+      .default;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
 }

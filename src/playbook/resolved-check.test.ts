@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepKinds } from '../steps/index.js';
 import { checkResolvedSteps } from './resolved-check.js';
-import { loadPlaybook } from './validate.js';
+import { loadPlaybook } from '../validation/validate.js';
 
 let dir: string;
 beforeAll(async () => {

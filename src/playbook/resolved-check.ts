@@ -8,7 +8,7 @@
  * fields that read secrets (a finding would quote the value) and steps whose `if:` is false.
  */
 import type { AnyStepKind } from '../engine/step.js';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { collectReferences, type Reference } from './expressions/references.js';
 import type { Scope } from './expressions/scope.js';
 import { evaluateCondition, evaluateString, hasExpression, resolveDeep } from './expressions/template.js';

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, isCollection, parseDocument } from 'yaml';
 import { ValidationError } from '../errors.js';
-import { type Diagnostic, compareDiagnostics } from '../playbook/diagnostics.js';
+import { type Diagnostic, compareDiagnostics } from '../diagnostics.js';
 import { KINDS, WORKFLOW_KINDS, type WorkflowKind, isWorkflowKind } from './dpm/workflows/kinds.js';
 
 export type FaultSpec =

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTarget } from '../../src/playbook/target-load.js';
+import { loadTarget } from '../../src/validation/target-load.js';
 import { nodeIdentity } from '../../src/sandbox/identity.js';
 import { startSandbox, type SandboxUrls, type TargetFileOptions } from '../../src/sandbox/index.js';
 import { cli, spawnCli, tempDir, writePlaybook, type CliResult } from './cli.js';

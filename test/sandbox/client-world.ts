@@ -8,14 +8,14 @@ import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { compareAmounts } from '../../src/clients/amount.js';
 import { createClients } from '../../src/clients/factory.js';
-import type { Clients } from '../../src/clients/index.js';
+import type { Clients } from '../../src/clients/clients.js';
 import type { PartyLedger } from '../../src/clients/party-ledger.js';
 import { transferOf, type TransferSpec } from '../../src/clients/token-commands.js';
 import { actOnTransferInstruction, sendTransfer, type TransferSent } from '../../src/clients/token-flows.js';
 import type { InstrumentId } from '../../src/clients/token-wire.js';
-import { parseSource } from '../../src/playbook/load.js';
+import { parseSource } from '../../src/validation/load.js';
 import type { Target } from '../../src/playbook/target.js';
-import { validateTarget } from '../../src/playbook/target-load.js';
+import { validateTarget } from '../../src/validation/target-load.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { startWorld, waitFor, type Api, type World } from './helpers.js';
 

@@ -31,9 +31,9 @@ import {
   type SavedPlan,
   type UnsignedPlan,
 } from '../../engine/saved-plan.js';
-import type { Diagnostic } from '../../playbook/diagnostics.js';
-import { decodeUtf8 } from '../../playbook/input-limits.js';
-import { MAX_SOURCE_BYTES } from '../../playbook/load.js';
+import type { Diagnostic } from '../../diagnostics.js';
+import { decodeUtf8 } from '../../input-limits.js';
+import { MAX_SOURCE_BYTES } from '../../validation/load.js';
 import { checkSchema, genericWhere } from '../../playbook/schema-check.js';
 import type { Prepared } from '../prepare.js';
 import { BUILTIN_TARGET } from '../prepare.js';

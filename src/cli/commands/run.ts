@@ -133,7 +133,7 @@ export async function runCommand(
         approvals: new Set(approvals),
         secrets: prepared.secrets,
         env: prepared.env,
-        registry: stepKinds,
+        registry: await stepKinds.load(prepared.playbook.steps.map((step) => step.uses)),
         clients,
         clock: systemClock,
         masker: prepared.masker,

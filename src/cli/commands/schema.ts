@@ -1,16 +1,19 @@
 import { UsageError } from '../../errors.js';
-import { schemaFiles } from '../../playbook/schema-files.js';
-import { stepKinds } from '../../steps/index.js';
+import { schemaFiles } from '../schema-files.js';
+import { loadAllStepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 
 /**
  * `ledgerbook schema [name]`: print a JSON Schema — `playbook` (default), `target`, `events`, or a step kind
  * such as `core.shell` — or `--list` the names.
  */
-export function schemaCommand(name: string | undefined, options: GlobalOptions & { list?: boolean }): number {
+export async function schemaCommand(
+  name: string | undefined,
+  options: GlobalOptions & { list?: boolean },
+): Promise<number> {
   const out = makeOutput(options);
   try {
-    const files = schemaFiles(stepKinds);
+    const files = schemaFiles(await loadAllStepKinds());
     const byName = new Map<string, unknown>();
     for (const [path, schema] of Object.entries(files)) {
       const base = path

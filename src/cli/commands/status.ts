@@ -6,7 +6,7 @@ import { isLive } from '../../engine/live-run.js';
 import { holderName, type LockInfo } from '../../engine/lock.js';
 import { EVENT_STRUCTURE, type EventOf } from '../../engine/events.js';
 import { Masker } from '../../engine/masker.js';
-import { FAST_SCHEMA } from '../../playbook/load.js';
+import { FAST_SCHEMA } from '../../validation/load.js';
 import { STATE_ENV, type LockState } from '../../engine/state/backend.js';
 import { stateDirProblem } from '../../engine/fs-problem.js';
 import { FileStateBackend } from '../../engine/state/file.js';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../errors.js';
-import type { Diagnostic } from '../../playbook/diagnostics.js';
+import type { Diagnostic } from '../../diagnostics.js';
 import { makeOutput, reportError, versionEvent, type GlobalOptions } from '../output.js';
 import { prepare } from '../prepare.js';
 

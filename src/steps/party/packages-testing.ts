@@ -3,7 +3,7 @@
  * read routes from fixed data per node (the wire types of dpm-wire.ts) and record every call, so that observe,
  * plan and reconcile can be driven through the cases the sandbox cannot easily produce. Not used by the CLI.
  */
-import type { Clients } from '../../clients/index.js';
+import type { Clients } from '../../clients/clients.js';
 import type { DpmClient } from '../../clients/dpm.js';
 import { offlineClients } from '../../clients/factory.js';
 import type {

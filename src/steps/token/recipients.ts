@@ -7,7 +7,7 @@
 import { createReadStream, closeSync, readSync } from 'node:fs';
 import { AmountDecimal, amountValue, formatAmount, positiveAmountProblem } from '../../clients/amount.js';
 import { didYouMean } from '../../playbook/closest.js';
-import type { Diagnostic } from '../../playbook/diagnostics.js';
+import type { Diagnostic } from '../../diagnostics.js';
 import { openDataFile } from '../../data-file.js';
 import { CsvReader, type CsvProblem, type CsvRecord } from './csv.js';
 import { isPartyId, partyIdProblem } from './common.js';

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { ValidationError } from '../../../errors.js';
 import type { StaticFinding, StepContext } from '../../../engine/step.js';
 import type { Target } from '../../../playbook/target.js';
-import type { Diagnostic } from '../../../playbook/diagnostics.js';
+import type { Diagnostic } from '../../../diagnostics.js';
 import { hasExpression } from '../../../playbook/expressions/template.js';
 import { DataFileError, displayPath } from '../../../data-file.js';
 import {

@@ -5,14 +5,14 @@
 import { isLoopback } from '../loopback.js';
 import { hasUrlCredentials, hideUrlCredentials } from '../url-credentials.js';
 import { ValidationError } from '../errors.js';
-import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
+import { compareDiagnostics, type Diagnostic } from '../diagnostics.js';
 import { readSource } from './load.js';
-import type { Position, SourceDoc } from './model.js';
-import { childPointer, parsePointer } from './pointer.js';
+import type { Position, SourceDoc } from '../playbook/model.js';
+import { childPointer, parsePointer } from '../playbook/pointer.js';
 import { isRecord } from './rule-context.js';
-import { checkSchema, genericWhere, type Finding } from './schema-check.js';
-import type { Target } from './target.js';
-import { targetSchema, type TargetFile } from './target-schema.js';
+import { checkSchema, genericWhere, type Finding } from '../playbook/schema-check.js';
+import type { Target } from '../playbook/target.js';
+import { targetSchema, type TargetFile } from '../playbook/target-schema.js';
 
 export interface TargetValidation {
   /** only when there is no error */

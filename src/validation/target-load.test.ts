@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidationError } from '../errors.js';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { parseSource } from './load.js';
 import { loadTarget, validateTarget } from './target-load.js';
 

@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyStepKind, StaticFinding } from '../engine/step.js';
+import { fixedStepKinds } from '../steps/index.js';
 import { ValidationError } from '../errors.js';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { parseSource } from './load.js';
-import { durationSchema } from './playbook-schema.js';
-import type { Target } from './target.js';
-import { checkResolvedWith, loadPlaybook, referencedNames, validatePlaybook } from './validate.js';
+import { durationSchema } from '../playbook/playbook-schema.js';
+import type { Target } from '../playbook/target.js';
+import { checkResolvedWith } from '../playbook/schema-check.js';
+import { loadPlaybook, referencedNames, validatePlaybook } from './validate.js';
 
 const inert = {
   observe: () => Promise.resolve(null),
@@ -127,9 +129,7 @@ const logKind: AnyStepKind = {
   ...inert,
 };
 
-const registry: ReadonlyMap<string, AnyStepKind> = new Map(
-  [onboardKind, shellKind, waitKind, logKind].map((k) => [k.kind, k]),
-);
+const registry = fixedStepKinds([onboardKind, shellKind, waitKind, logKind]);
 
 /** The playbook text from lines, so that tests can state exact line:col. */
 const yaml = (...lines: string[]): string => `${lines.join('\n')}\n`;

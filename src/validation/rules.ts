@@ -3,12 +3,12 @@
  * expression rules live in expression-rules.ts.
  */
 import { dirname, resolve } from 'node:path';
-import { hasExpression } from './expressions/template.js';
-import { InvalidDurationError, parseDuration } from './duration.js';
+import { hasExpression } from '../playbook/expressions/template.js';
+import { InvalidDurationError, parseDuration } from '../playbook/duration.js';
 import { RETRY_DEFAULTS } from './defaults.js';
-import { durationSchema, inputSchema } from './playbook-schema.js';
+import { durationSchema, inputSchema } from '../playbook/playbook-schema.js';
 import { valueProblem } from './inputs.js';
-import { childPointer } from './pointer.js';
+import { childPointer } from '../playbook/pointer.js';
 import { isRecord, type RuleContext, type StepInfo } from './rule-context.js';
 
 const INPUT_TYPES: readonly unknown[] = inputSchema.properties.type.enum;

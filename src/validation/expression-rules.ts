@@ -3,12 +3,12 @@
  * a step that runs before (never itself or a later one) and an output its kind declares, `item` only in a
  * for_each step. Every problem points at the reference inside its string.
  */
-import { didYouMean } from './closest.js';
-import { ExpressionSyntaxError } from './expressions/errors.js';
-import { collectReferences, templateReferences, type Reference } from './expressions/references.js';
-import { ROOTS } from './expressions/scope.js';
-import { hasExpression } from './expressions/template.js';
-import { childPointer, isWithin } from './pointer.js';
+import { didYouMean } from '../playbook/closest.js';
+import { ExpressionSyntaxError } from '../playbook/expressions/errors.js';
+import { collectReferences, templateReferences, type Reference } from '../playbook/expressions/references.js';
+import { ROOTS } from '../playbook/expressions/scope.js';
+import { hasExpression } from '../playbook/expressions/template.js';
+import { childPointer, isWithin } from '../playbook/pointer.js';
 import { forEachExpressionString, isRecord, type RuleContext, type StepInfo } from './rule-context.js';
 
 /** Where a string is: in a var, or in a field of a step (`lazy`: a field the step evaluates itself). */

@@ -8,10 +8,10 @@ import type * as YamlModule from 'yaml';
 import type { Document, LineCounter, Node, YAMLError } from 'yaml';
 import { DataFileError, readDataBytes } from '../data-file.js';
 import { ValidationError } from '../errors.js';
-import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
-import type { Position, SourceDoc } from './model.js';
-import { decodeUtf8, structureProblems } from './input-limits.js';
-import { childPointer, parsePointer } from './pointer.js';
+import { compareDiagnostics, type Diagnostic } from '../diagnostics.js';
+import type { Position, SourceDoc } from '../playbook/model.js';
+import { decodeUtf8, structureProblems } from '../input-limits.js';
+import { childPointer, parsePointer } from '../playbook/pointer.js';
 import { PositionIndex, UnsupportedYaml } from './position-index.js';
 
 type Code = 'LB_PLAYBOOK_INVALID' | 'LB_TARGET_INVALID' | 'LB_INPUT_INVALID';

@@ -4,7 +4,7 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { stringify, type ToStringOptions } from 'yaml';
 import { FAST_SCHEMA, parseSource, parseWithPositions } from './load.js';
-import { childPointer } from './pointer.js';
+import { childPointer } from '../playbook/pointer.js';
 import { LineTable, PositionIndex, UnsupportedYaml } from './position-index.js';
 
 /** Every pointer of `data`, and beside each collection's entries one that does not exist. */

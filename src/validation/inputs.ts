@@ -1,13 +1,13 @@
 /** `--input name=value`: converted to the declared type, checked against `enum`, defaults applied. */
 import jsYaml from 'js-yaml';
 import { UsageError, ValidationError } from '../errors.js';
-import { didYouMean } from './closest.js';
-import type { Diagnostic } from './diagnostics.js';
-import { sameValue, typeName } from './expressions/values.js';
-import type { Playbook } from './model.js';
-import type { InputFile } from './playbook-schema.js';
-import { childPointer } from './pointer.js';
-import { showValue } from './schema-check.js';
+import { didYouMean } from '../playbook/closest.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { sameValue, typeName } from '../playbook/expressions/values.js';
+import type { Playbook } from '../playbook/model.js';
+import type { InputFile } from '../playbook/playbook-schema.js';
+import { childPointer } from '../playbook/pointer.js';
+import { showValue } from '../playbook/schema-check.js';
 
 /** `["a=1", "b=x=y"]` → `{a: "1", b: "x=y"}`; a flag without `=`, or a name given twice, is a usage error. */
 /** A YAML value given on the command line (`[a, b]`, `{k: v}`): the YAML 1.2 core schema, as playbooks. */

@@ -7,25 +7,11 @@ import type { BitcoinClient } from './bitcoin.js';
 import type { DpmClient } from './dpm.js';
 import type { FaucetClient } from './faucet.js';
 import type { GatewayClient } from './gateway.js';
+import type { HttpClient } from './http.js';
 import type { LedgerClient } from './ledger.js';
 import type { PartyLedger } from './party-ledger.js';
 import type { RegistryClient } from './registry.js';
 import type { RewardsClient } from './rewards.js';
-
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** the body parsed as JSON when it is JSON, else the text */
-  body: unknown;
-}
-
-export interface HttpClient {
-  /** a plain GET, for core.wait; never retried here (the engine retries) */
-  get(
-    url: string,
-    options?: { headers?: Record<string, string>; signal?: AbortSignal },
-  ): Promise<HttpResponse>;
-}
 
 export interface Clients {
   readonly http: HttpClient;

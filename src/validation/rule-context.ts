@@ -3,14 +3,15 @@
  * and every rule still runs so that all problems of a file are reported at once), and helpers to report.
  */
 import type { AnyStepKind } from '../engine/step.js';
-import type { Diagnostic } from './diagnostics.js';
-import type { SourceDoc } from './model.js';
-import { hasExpression, readTemplate, type Template } from './expressions/template.js';
-import type { NameUse } from './model.js';
-import { childPointer } from './pointer.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { SourceDoc } from '../playbook/model.js';
+import { hasExpression, readTemplate, type Template } from '../playbook/expressions/template.js';
+import type { NameUse } from '../playbook/model.js';
+import { childPointer } from '../playbook/pointer.js';
 import { positionInString } from './scalar-position.js';
-import { annotate, type FieldAnnotations } from './schema-annotations.js';
-import type { Target } from './target.js';
+import { annotate, type FieldAnnotations } from '../playbook/schema-annotations.js';
+import type { Target } from '../playbook/target.js';
+import type { StepKinds } from '../steps/index.js';
 
 export interface StepInfo {
   index: number;
@@ -60,7 +61,7 @@ export class RuleContext {
 
   constructor(
     readonly doc: SourceDoc,
-    readonly registry: ReadonlyMap<string, AnyStepKind>,
+    readonly registry: Pick<StepKinds, 'names' | 'get'>,
     readonly target: Target | undefined,
   ) {
     this.data = isRecord(doc.data) ? doc.data : {};

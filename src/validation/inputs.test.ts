@@ -3,6 +3,7 @@ import { UsageError, ValidationError } from '../errors.js';
 import { convertInput, parseInputFlags, resolveInputs } from './inputs.js';
 import { parseSource } from './load.js';
 import { validatePlaybook } from './validate.js';
+import { fixedStepKinds } from '../steps/index.js';
 
 describe('parseInputFlags', () => {
   it('splits at the first =', () => {
@@ -80,21 +81,18 @@ describe('resolveInputs', () => {
     '',
   ].join('\n');
   const { playbook } = validatePlaybook(parseSource('pb.yaml', text).doc, {
-    registry: new Map([
-      [
-        'core.log',
-        {
-          kind: 'core.log',
-          summary: 'Print.',
-          withSchema: { type: 'object' },
-          outputs: {},
-          needsTarget: false,
-          observe: () => Promise.resolve(null),
-          plan: () => ({ changes: [] }),
-          apply: () => Promise.resolve({}),
-          reconcile: () => Promise.resolve({ status: 'not-done' as const }),
-        },
-      ],
+    registry: fixedStepKinds([
+      {
+        kind: 'core.log',
+        summary: 'Print.',
+        withSchema: { type: 'object' },
+        outputs: {},
+        needsTarget: false,
+        observe: () => Promise.resolve(null),
+        plan: () => ({ changes: [] }),
+        apply: () => Promise.resolve({}),
+        reconcile: () => Promise.resolve({ status: 'not-done' as const }),
+      },
     ]),
   });
   if (!playbook) throw new Error('the test playbook is invalid');

@@ -3,7 +3,7 @@
  * `${{ … }}`, not just at the start of the string. Exact when the string is written on one line (plain,
  * single- or double-quoted); otherwise the start of the string.
  */
-import type { Position, SourceDoc } from './model.js';
+import type { Position, SourceDoc } from '../playbook/model.js';
 import { LineTable } from './position-index.js';
 
 const lineTables = new WeakMap<SourceDoc, LineTable>();

@@ -14,8 +14,8 @@
  * entry); so does a lookup whose path does not have the shape of the parsed data.
  */
 import jsYaml from 'js-yaml';
-import type { Position } from './model.js';
-import { parsePointer } from './pointer.js';
+import type { Position } from '../playbook/model.js';
+import { parsePointer } from '../playbook/pointer.js';
 
 /** The text uses something the index does not cover, or disagrees with the parsed data. */
 export class UnsupportedYaml extends Error {}

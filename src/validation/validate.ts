@@ -10,24 +10,23 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { ValidationError } from '../errors.js';
-import type { AnyStepKind } from '../engine/step.js';
-import { didYouMean } from './closest.js';
+import { didYouMean } from '../playbook/closest.js';
 import { RETRY_DEFAULTS } from './defaults.js';
-import { compareDiagnostics, type Diagnostic } from './diagnostics.js';
-import { parseDuration } from './duration.js';
+import { compareDiagnostics, type Diagnostic } from '../diagnostics.js';
+import { parseDuration } from '../playbook/duration.js';
 import { checkStepExpressions, checkVarExpressions } from './expression-rules.js';
 import { readSource } from './load.js';
-import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from './model.js';
+import type { Playbook, RetryPolicy, SourceDoc, StepSpec } from '../playbook/model.js';
 
-export type { NameUse } from './model.js';
+export type { NameUse } from '../playbook/model.js';
 import {
   playbookSchema,
   stepSchema,
   type PlaybookFile,
   type RetryFile,
   type StepFile,
-} from './playbook-schema.js';
-import { parsePointer } from './pointer.js';
+} from '../playbook/playbook-schema.js';
+import { parsePointer } from '../playbook/pointer.js';
 import { RuleContext, isRecord, type StepInfo } from './rule-context.js';
 import {
   durations,
@@ -46,14 +45,13 @@ import {
   expressionPointers,
   withWhere,
   type Finding,
-} from './schema-check.js';
-import type { Target } from './target.js';
-
-export { checkResolvedWith } from './schema-check.js';
+} from '../playbook/schema-check.js';
+import type { Target } from '../playbook/target.js';
+import type { StepKinds } from '../steps/index.js';
 
 export interface ValidateOptions {
-  /** step kinds by `uses` */
-  registry: ReadonlyMap<string, AnyStepKind>;
+  /** the step kinds by `uses`: the kinds the playbook names must be loaded (`loadPlaybook` loads them) */
+  registry: Pick<StepKinds, 'names' | 'get'>;
   /** when given, the step kinds' `check()` run with it (they get the unresolved `with`) */
   target?: Target | undefined;
 }
@@ -100,13 +98,26 @@ export function validatePlaybook(
   return { playbook: buildPlaybook(doc, doc.data as PlaybookFile, ctx.names), diagnostics };
 }
 
-/** Load, parse and validate a playbook file; throws ValidationError('LB_PLAYBOOK_INVALID') with every problem. */
-export async function loadPlaybook(file: string, opts: ValidateOptions): Promise<Playbook> {
+/**
+ * Load, parse and validate a playbook file, loading the step kinds it names (and no other); throws
+ * ValidationError('LB_PLAYBOOK_INVALID') with every problem.
+ */
+export async function loadPlaybook(
+  file: string,
+  opts: ValidateOptions & { registry: StepKinds },
+): Promise<Playbook> {
   const { doc, diagnostics } = await readSource(file, 'LB_PLAYBOOK_INVALID');
   if (diagnostics.length > 0) throw new ValidationError('LB_PLAYBOOK_INVALID', diagnostics);
+  await opts.registry.load(kindsNamed(doc.data));
   const result = validatePlaybook(doc, opts);
   if (!result.playbook) throw new ValidationError('LB_PLAYBOOK_INVALID', result.diagnostics);
   return result.playbook;
+}
+
+/** The `uses` of every step of a playbook's data, as written (unknown ones included). */
+function kindsNamed(data: unknown): string[] {
+  const steps = isRecord(data) && Array.isArray(data['steps']) ? (data['steps'] as unknown[]) : [];
+  return steps.flatMap((step) => (isRecord(step) && typeof step['uses'] === 'string' ? [step['uses']] : []));
 }
 
 /**
@@ -114,7 +125,7 @@ export async function loadPlaybook(file: string, opts: ValidateOptions): Promise
  * whether the step's `with` fits.
  */
 function stepKindCheck(ctx: RuleContext, out: Diagnostic[]): (step: StepInfo) => boolean {
-  const kinds = [...ctx.registry.keys()].sort();
+  const kinds = ctx.registry.names;
   const usesPattern = new RegExp(stepSchema.properties.uses.pattern);
   return (step) => {
     if (step.uses === undefined) return false;

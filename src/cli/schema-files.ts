@@ -7,9 +7,9 @@
 import type { AnyStepKind } from '../engine/step.js';
 import { eventsSchema } from '../engine/events.js';
 import { planSchema } from '../engine/saved-plan.js';
-import { playbookSchema, stepSchema } from './playbook-schema.js';
-import { inlineLocalRefs } from './schema-annotations.js';
-import { targetSchema } from './target-schema.js';
+import { playbookSchema, stepSchema } from '../playbook/playbook-schema.js';
+import { inlineLocalRefs } from '../playbook/schema-annotations.js';
+import { targetSchema } from '../playbook/target-schema.js';
 
 /** Any string with an expression in it: the validator leaves its type and content to run time. */
 const CONTAINS_EXPRESSION = '\\$\\{\\{[\\s\\S]*\\}\\}';
