@@ -128,7 +128,8 @@ steps:
     await sb.world.admin.put('/capacity', { latencyMs: 0, limit: null });
     expect(result.code, result.stderr).toBe(0);
     const refusals = events(result.stdout).filter(
-      (e) => e.type === 'retry' && /PARTICIPANT_BACKPRESSURE/.test((e['error'] as { message: string }).message),
+      (e) =>
+        e.type === 'retry' && /PARTICIPANT_BACKPRESSURE/.test((e['error'] as { message: string }).message),
     );
     expect(refusals.length).toBeGreaterThan(2);
     await expectPaidOnce(sb, distributionOf(result.stdout), lines);
