@@ -1,0 +1,84 @@
+/**
+ * contracts/dpm.openapi.yaml, the DPM operator API's one description: a well-formed OpenAPI 3.1 document whose
+ * schemas all compile, and the client's generated view of it (src/clients/dpm-wire.generated.ts) up to date.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as prettier from 'prettier';
+import { describe, expect, it } from 'vitest';
+import { newAjv } from '../../src/ajv.js';
+import { DPM_ROUTES, routeRequestSchemas, routeResponseSchemas } from '../../src/clients/dpm-wire.js';
+import {
+  clientView,
+  dpmOperations,
+  dpmWireSource,
+  loadDpmDocument,
+  refName,
+  strictView,
+} from '../../scripts/dpm-contract.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const doc = loadDpmDocument();
+const operations = dpmOperations(doc);
+
+describe('contracts/dpm.openapi.yaml', () => {
+  it('is OpenAPI 3.1 with a unique operationId per operation and a JSON success body each', () => {
+    expect((doc as unknown as { openapi: string }).openapi).toBe('3.1.0');
+    const ids = operations.map((op) => op.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operations.length).toBeGreaterThan(70);
+  });
+
+  it('names only components that exist, and every component compiles (strict ajv) in both views', () => {
+    const text = readFileSync(join(root, 'contracts/dpm.openapi.yaml'), 'utf8');
+    for (const [, ref] of text.matchAll(/\$ref: '([^']+)'/g)) {
+      if (ref!.startsWith('#/components/responses/')) continue;
+      expect(doc.components.schemas, ref).toHaveProperty([refName(ref!)]);
+    }
+    const ajv = newAjv({ allErrors: true, strict: true, allowUnionTypes: true });
+    for (const name of Object.keys(doc.components.schemas)) {
+      expect(() => ajv.compile(strictView(doc, name)), name).not.toThrow();
+    }
+  });
+
+  it('the client view: a nullable field may be missing, a list may come empty; requests as written', () => {
+    const component = {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        note: { type: ['string', 'null'] },
+        tags: { type: 'array', items: { type: 'string' }, minItems: 1 },
+      },
+      required: ['id', 'note', 'tags'],
+    };
+    expect(clientView(component, 'response')).toEqual({
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        note: { type: ['string', 'null'] },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['id', 'tags'],
+    });
+    expect(clientView(component, 'request')).toBe(component);
+  });
+
+  it('describes every route the client calls and every body it checks', () => {
+    const keys = new Set(operations.map((op) => `${op.method} ${op.path}`));
+    for (const route of Object.values(DPM_ROUTES)) expect(keys).toContain(`${route.method} ${route.path}`);
+    expect(Object.keys(routeResponseSchemas).sort()).toEqual([...keys].sort());
+    expect(Object.keys(routeRequestSchemas).sort()).toEqual(
+      operations
+        .filter((op) => op.request !== undefined)
+        .map((op) => `${op.method} ${op.path}`)
+        .sort(),
+    );
+  });
+
+  it('src/clients/dpm-wire.generated.ts is what the document generates (`npm run contracts`)', async () => {
+    const file = join(root, 'src/clients/dpm-wire.generated.ts');
+    const options = (await prettier.resolveConfig(file)) ?? {};
+    const expected = await prettier.format(dpmWireSource(doc), { ...options, filepath: file });
+    expect(readFileSync(file, 'utf8') === expected, 'run `npm run contracts`').toBe(true);
+  });
+});
