@@ -35,7 +35,10 @@ interface Operation {
 }
 export interface DpmDocument {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  components: {
+    schemas: Record<string, Schema>;
+    responses?: Record<string, { content: Record<string, MediaType> }>;
+  };
 }
 
 /** One route of the document: how to call it and the names of its body schemas. */
@@ -126,17 +129,45 @@ export const LOOSE_CANTON_ID: Schema = {
   description: '`<prefix>::<namespace>`',
 };
 
+/** Keywords of the document that are for the sandbox's decoder (Rust types), not for a JSON Schema validator. */
+function withoutDecoderKeywords(node: Schema): Schema {
+  const { format: _format, discriminator: _discriminator, ...rest } = node;
+  return rest;
+}
+
+/** A tagged union (`oneOf` + `discriminator`) checked by its tag only: `{"type": "<one of the variants>", …}`. */
+function byTagOnly(node: Schema): Schema {
+  const tag = (node.discriminator as { propertyName: string }).propertyName;
+  const variants = (node.oneOf as Schema[]).map(
+    (variant) => (variant.properties as Record<string, Schema>)[tag]!.const,
+  );
+  return {
+    ...(node.title === undefined ? {} : { title: node.title }),
+    type: 'object',
+    properties: { [tag]: { enum: variants } },
+    required: [tag],
+    additionalProperties: true,
+  };
+}
+
 /**
- * The client's view of one component: for a response body, a nullable field may be missing and a list the
- * reference says is omitted when empty (`minItems: 1`) may come empty, as the samples show; requests as written.
- * `$ref`s are left in place (the generator turns them into references between constants).
+ * The client's view of one component. A response: a nullable field may be missing and a list the reference says
+ * is omitted when empty (`minItems: 1`) may come empty, as the samples show. A request, what we send: nothing
+ * undocumented (every object closed), a tagged union checked by its tag only (the server names a wrong field of
+ * a variant itself).
  */
 export function clientView(schema: Schema, role: 'request' | 'response'): Schema {
-  if (role === 'request') return schema;
-  return mapSchema(schema, (node) => {
+  return mapSchema(schema, (found) => {
+    let node = withoutDecoderKeywords(found);
+    if (role === 'request') {
+      if (found.discriminator !== undefined) return byTagOnly(found);
+      return typeof node.properties === 'object' && node.additionalProperties === undefined
+        ? { ...node, additionalProperties: false }
+        : node;
+    }
     if (node.type === 'array' || (Array.isArray(node.type) && node.type.includes('array'))) {
       const { minItems: _omittedWhenEmpty, ...rest } = node;
-      return rest;
+      node = rest;
     }
     if (!Array.isArray(node.required) || typeof node.properties !== 'object') return node;
     const properties = node.properties as Record<string, Schema>;
@@ -173,11 +204,12 @@ function withoutRef(node: Schema): Schema {
 
 /** The reference's view of a component: resolved, every object closed unless the document opens it. */
 export function strictView(doc: DpmDocument, name: string): Schema {
-  return mapSchema(resolved(doc, name), (node) =>
-    typeof node.properties === 'object' && node.additionalProperties === undefined
+  return mapSchema(resolved(doc, name), (found) => {
+    const node = withoutDecoderKeywords(found);
+    return typeof node.properties === 'object' && node.additionalProperties === undefined
       ? { ...node, additionalProperties: false }
-      : node,
-  ) as Schema;
+      : node;
+  }) as Schema;
 }
 
 /** Every component a response (or a request) names, with the components they use in turn. */
@@ -209,18 +241,21 @@ export function schemaConstName(component: string): string {
   return `${component[0]!.toLowerCase()}${component.slice(1)}Schema`;
 }
 
-/** The components in an order where each comes after the ones it names. */
-function dependencyOrder(doc: DpmDocument): string[] {
+/** The components in an order where each comes after the ones it names (in `views`), from `roots`. */
+function dependencyOrder(views: Record<string, Schema>, roots: Iterable<string>): string[] {
   const order: string[] = [];
+  const visiting = new Set<string>();
   const visit = (name: string): void => {
     if (order.includes(name)) return;
-    mapSchema(doc.components.schemas[name], (node) => {
+    if (visiting.has(name)) throw new Error(`a cycle of $refs through ${name}`);
+    visiting.add(name);
+    mapSchema(views[name], (node) => {
       if (typeof node.$ref === 'string') visit(refName(node.$ref));
       return node;
     });
     order.push(name);
   };
-  for (const name of Object.keys(doc.components.schemas)) visit(name);
+  for (const name of roots) visit(name);
   return order;
 }
 
@@ -246,24 +281,29 @@ export function dpmWireSource(doc: DpmDocument = loadDpmDocument()): string {
   const responses = componentsOf(doc, 'response');
   const lines = [
     `// Generated from ${DPM_DOCUMENT} by scripts/generate-dpm-wire.mjs (npm run contracts): do not edit.`,
-    '// The client’s view of the document (scripts/dpm-contract.ts): responses open, nullable fields optional.',
+    '// The client’s view of the document (scripts/dpm-contract.ts clientView).',
     "import type { FromSchema } from 'json-schema-to-ts';",
     '',
   ];
-  for (const name of dependencyOrder(doc)) {
-    const role = requests.has(name) && !responses.has(name) ? 'request' : 'response';
-    if (requests.has(name) && responses.has(name)) {
-      const asRequest = JSON.stringify(clientView(doc.components.schemas[name]!, 'request'));
-      if (asRequest !== JSON.stringify(clientView(doc.components.schemas[name]!, 'response')))
-        throw new Error(`${name} is both a request and a response body, with different views`);
-    }
-    const schema =
-      role === 'response'
-        ? (CLIENT_SUBSTITUTES[name] ?? doc.components.schemas[name]!)
-        : doc.components.schemas[name]!;
-    if (role === 'request' && name in CLIENT_SUBSTITUTES) throw new Error(`${name} is used in a request`);
+  const views: Record<string, Schema> = {};
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    if (requests.has(name) && responses.has(name))
+      throw new Error(`${name} is both a request and a response body`);
+    views[name] = requests.has(name)
+      ? clientView(schema, 'request')
+      : clientView(CLIENT_SUBSTITUTES[name] ?? schema, 'response');
+  }
+  const roots = [
+    ...dpmOperations(doc).flatMap((op) =>
+      op.request === undefined ? [op.response] : [op.response, op.request],
+    ),
+    ...Object.values(doc.components.responses ?? {}).map((r) =>
+      refName(r.content['application/json']!.schema.$ref),
+    ),
+  ];
+  for (const name of dependencyOrder(views, roots)) {
     const constName = schemaConstName(name);
-    lines.push(`export const ${constName} = ${schemaSource(clientView(schema, role))} as const;`);
+    lines.push(`export const ${constName} = ${schemaSource(views[name])} as const;`);
     lines.push(`export type ${name} = FromSchema<typeof ${constName}>;`);
   }
   lines.push('', '/** Every route of the document: method, path, success status, body schemas. */');

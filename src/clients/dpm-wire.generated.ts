@@ -1,17 +1,7 @@
 // Generated from contracts/dpm.openapi.yaml by scripts/generate-dpm-wire.mjs (npm run contracts): do not edit.
-// The client’s view of the document (scripts/dpm-contract.ts): responses open, nullable fields optional.
+// The client’s view of the document (scripts/dpm-contract.ts clientView).
 import type { FromSchema } from 'json-schema-to-ts';
 
-export const cantonIdSchema = {
-  type: 'string',
-  pattern: '^[^:]+(?::[^:]+)*::[^:]+$',
-  description: '`<prefix>::<namespace>`',
-} as const;
-export type CantonId = FromSchema<typeof cantonIdSchema>;
-export const publicKeySchema = { type: 'string', pattern: '^0[23][0-9a-fA-F]{64}$' } as const;
-export type PublicKey = FromSchema<typeof publicKeySchema>;
-export const unixSecondsSchema = { type: 'integer', description: 'unix seconds' } as const;
-export type UnixSeconds = FromSchema<typeof unixSecondsSchema>;
 export const healthzResponseSchema = {
   type: 'object',
   properties: { status: { const: 'ok' } },
@@ -32,6 +22,12 @@ export const authConfigResponseSchema = {
   required: ['auth_required'],
 } as const;
 export type AuthConfigResponse = FromSchema<typeof authConfigResponseSchema>;
+export const cantonIdSchema = {
+  type: 'string',
+  pattern: '^[^:]+(?::[^:]+)*::[^:]+$',
+  description: '`<prefix>::<namespace>`',
+} as const;
+export type CantonId = FromSchema<typeof cantonIdSchema>;
 export const tlsConfigSchema = {
   type: 'object',
   properties: {
@@ -141,6 +137,8 @@ export const nodeConfigResponseSchema = {
   ],
 } as const;
 export type NodeConfigResponse = FromSchema<typeof nodeConfigResponseSchema>;
+export const publicKeySchema = { type: 'string', pattern: '^0[23][0-9a-fA-F]{64}$' } as const;
+export type PublicKey = FromSchema<typeof publicKeySchema>;
 export const keysStatusResponseSchema = {
   type: 'object',
   properties: { has_keys: { type: 'boolean' }, public_key: { anyOf: [publicKeySchema, { type: 'null' }] } },
@@ -180,6 +178,7 @@ export type CantonIdInRequest = FromSchema<typeof cantonIdInRequestSchema>;
 export const networkConfigRequestSchema = {
   type: 'array',
   items: {
+    title: 'Peer',
     type: 'object',
     properties: {
       participant_id: cantonIdInRequestSchema,
@@ -275,38 +274,23 @@ export const partyConfigResponseSchema = {
 } as const;
 export type PartyConfigResponse = FromSchema<typeof partyConfigResponseSchema>;
 export const partyConfigRequestSchema = {
+  title: 'PartyConfigRequest',
   type: 'object',
   properties: {
     dec_party_id: cantonIdInRequestSchema,
     member_party_id: cantonIdInRequestSchema,
     user_id: { type: 'string', minLength: 1 },
-    keycloak_url: { type: 'string' },
-    keycloak_realm: { type: 'string' },
-    keycloak_client_id: { type: 'string' },
-    keycloak_client_secret: { type: 'string' },
-    keycloak_username: { type: 'string' },
-    keycloak_password: { type: 'string' },
-    auth0_domain: { type: 'string' },
-    auth0_audience: { type: 'string' },
-    auth0_client_id: { type: 'string' },
-    auth0_client_secret: { type: 'string' },
-    packages: {
-      type: 'object',
-      properties: {
-        governance_action: { type: ['string', 'null'] },
-        governance_core: { type: ['string', 'null'] },
-        governance_rewards: { type: ['string', 'null'] },
-        governance_token_custody: { type: ['string', 'null'] },
-        governance_utility_credential: { type: ['string', 'null'] },
-        governance_utility_onboarding: { type: ['string', 'null'] },
-        utility_credential: { type: ['string', 'null'] },
-        utility_credential_app: { type: ['string', 'null'] },
-        utility_registry: { type: ['string', 'null'] },
-        vault: { type: ['string', 'null'] },
-        vault_governance: { type: ['string', 'null'] },
-      },
-      additionalProperties: { type: ['string', 'null'] },
-    },
+    keycloak_url: { type: ['string', 'null'] },
+    keycloak_realm: { type: ['string', 'null'] },
+    keycloak_client_id: { type: ['string', 'null'] },
+    keycloak_client_secret: { type: ['string', 'null'] },
+    keycloak_username: { type: ['string', 'null'] },
+    keycloak_password: { type: ['string', 'null'] },
+    auth0_domain: { type: ['string', 'null'] },
+    auth0_audience: { type: ['string', 'null'] },
+    auth0_client_id: { type: ['string', 'null'] },
+    auth0_client_secret: { type: ['string', 'null'] },
+    packages: {},
   },
   required: ['dec_party_id', 'member_party_id', 'user_id'],
   additionalProperties: false,
@@ -383,6 +367,7 @@ export const workflowResponseSchema = {
 } as const;
 export type WorkflowResponse = FromSchema<typeof workflowResponseSchema>;
 export const onboardingRequestSchema = {
+  title: 'OnboardingRequest',
   type: 'object',
   properties: {
     party_id_prefix: {
@@ -395,51 +380,79 @@ export const onboardingRequestSchema = {
       items: cantonIdInRequestSchema,
       description: 'the other members; not this node',
     },
-    threshold: {
-      anyOf: [{ type: 'integer', minimum: 1, maximum: 2147483647 }, { type: 'null' }],
-      description: 'default ceil(owners / 2)',
-    },
+    threshold: { type: ['integer', 'null'], minimum: 1, maximum: 2147483647 },
   },
   required: ['party_id_prefix', 'peer_ids'],
   additionalProperties: false,
 } as const;
 export type OnboardingRequest = FromSchema<typeof onboardingRequestSchema>;
 export const kickRequestSchema = {
+  title: 'KickRequest',
   type: 'object',
   properties: {
     decentralized_party_id: cantonIdInRequestSchema,
     participant_id: cantonIdInRequestSchema,
     new_threshold: { type: 'integer', minimum: 1, maximum: 2147483647 },
-    previous_threshold: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    previous_threshold: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647 },
   },
   required: ['decentralized_party_id', 'participant_id', 'new_threshold'],
   additionalProperties: false,
 } as const;
 export type KickRequest = FromSchema<typeof kickRequestSchema>;
 export const addPartyRequestSchema = {
+  title: 'AddPartyRequest',
   type: 'object',
   properties: {
     decentralized_party_id: cantonIdInRequestSchema,
     new_participant_id: cantonIdInRequestSchema,
     new_threshold: { type: 'integer', minimum: 1, maximum: 2147483647 },
-    previous_threshold: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    previous_threshold: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647 },
   },
   required: ['decentralized_party_id', 'new_participant_id', 'new_threshold'],
   additionalProperties: false,
 } as const;
 export type AddPartyRequest = FromSchema<typeof addPartyRequestSchema>;
 export const changeThresholdRequestSchema = {
+  title: 'ChangeThresholdRequest',
   type: 'object',
   properties: {
     decentralized_party_id: cantonIdInRequestSchema,
     new_threshold: { type: 'integer', minimum: 1, maximum: 2147483647 },
-    previous_threshold: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    previous_threshold: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647 },
   },
   required: ['decentralized_party_id', 'new_threshold'],
   additionalProperties: false,
 } as const;
 export type ChangeThresholdRequest = FromSchema<typeof changeThresholdRequestSchema>;
+export const fieldDefinitionSchema = {
+  title: 'FieldDefinition',
+  type: 'object',
+  properties: {
+    type: {
+      enum: [
+        'decentralized_party',
+        'operator_party',
+        'participant_party',
+        'text',
+        'int64',
+        'bool',
+        'instrument',
+        'attestors_set',
+        'party_set',
+        'rel_time',
+        'optional',
+        'record',
+        'governance_threshold',
+        'none',
+      ],
+    },
+  },
+  required: ['type'],
+  additionalProperties: true,
+} as const;
+export type FieldDefinition = FromSchema<typeof fieldDefinitionSchema>;
 export const contractDefinitionSchema = {
+  title: 'ContractDefinition',
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -447,39 +460,14 @@ export const contractDefinitionSchema = {
     package_id: { type: 'string', description: 'a package id or a symbolic `#name`' },
     module_name: { type: 'string' },
     entity_name: { type: 'string' },
-    fields: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          type: {
-            enum: [
-              'decentralized_party',
-              'operator_party',
-              'participant_party',
-              'text',
-              'int64',
-              'bool',
-              'instrument',
-              'attestors_set',
-              'party_set',
-              'rel_time',
-              'optional',
-              'record',
-              'governance_threshold',
-              'none',
-            ],
-          },
-        },
-        required: ['type'],
-      },
-    },
+    fields: { type: 'array', items: fieldDefinitionSchema },
   },
   required: ['id', 'name', 'package_id', 'module_name', 'entity_name', 'fields'],
   additionalProperties: false,
 } as const;
 export type ContractDefinition = FromSchema<typeof contractDefinitionSchema>;
 export const contractsRequestSchema = {
+  title: 'ContractsRequest',
   type: 'object',
   properties: {
     decentralized_party_id: cantonIdInRequestSchema,
@@ -490,13 +478,14 @@ export const contractsRequestSchema = {
       description: 'same order as participant_ids',
     },
     operator_party: cantonIdInRequestSchema,
-    contracts: { type: 'array', items: contractDefinitionSchema },
+    contracts: { type: ['array', 'null'], items: contractDefinitionSchema },
   },
   required: ['decentralized_party_id', 'participant_ids', 'participant_parties', 'operator_party'],
   additionalProperties: false,
 } as const;
 export type ContractsRequest = FromSchema<typeof contractsRequestSchema>;
 export const darFileSchema = {
+  title: 'DarFile',
   type: 'object',
   properties: {
     filename: { type: 'string', minLength: 1 },
@@ -511,25 +500,29 @@ export const darFileSchema = {
 } as const;
 export type DarFile = FromSchema<typeof darFileSchema>;
 export const darsDistributeRequestSchema = {
+  title: 'DarsRequest',
   type: 'object',
   properties: {
     dar_files: { type: 'array', items: darFileSchema, minItems: 1 },
-    peer_ids: { type: 'array', items: cantonIdInRequestSchema, minItems: 1 },
+    peer_ids: { type: ['array', 'null'], items: cantonIdInRequestSchema, minItems: 1 },
   },
-  required: ['dar_files', 'peer_ids'],
+  required: ['dar_files'],
   additionalProperties: false,
 } as const;
 export type DarsDistributeRequest = FromSchema<typeof darsDistributeRequestSchema>;
 export const darsUploadRequestSchema = {
+  title: 'DarsRequest',
   type: 'object',
   properties: {
     dar_files: { type: 'array', items: darFileSchema },
-    peer_ids: { type: 'array', items: cantonIdInRequestSchema },
+    peer_ids: { type: ['array', 'null'], items: cantonIdInRequestSchema },
   },
   required: ['dar_files'],
   additionalProperties: false,
 } as const;
 export type DarsUploadRequest = FromSchema<typeof darsUploadRequestSchema>;
+export const unixSecondsSchema = { type: 'integer', description: 'unix seconds' } as const;
+export type UnixSeconds = FromSchema<typeof unixSecondsSchema>;
 export const workflowRunSchema = {
   type: 'object',
   properties: {
@@ -621,6 +614,7 @@ export const invitationsResponseSchema = {
 } as const;
 export type InvitationsResponse = FromSchema<typeof invitationsResponseSchema>;
 export const invitationActionRequestSchema = {
+  title: 'InvitationActionRequest',
   type: 'object',
   properties: { id: { type: 'string', minLength: 1 } },
   required: ['id'],
@@ -1063,180 +1057,170 @@ export const transferInstructionsResponseSchema = {
   required: ['transfer_instructions'],
 } as const;
 export type TransferInstructionsResponse = FromSchema<typeof transferInstructionsResponseSchema>;
+export const proposalTypeSchema = {
+  title: 'ProposalType',
+  type: 'object',
+  properties: {
+    type: {
+      enum: [
+        'setup_cc_preapproval',
+        'setup_token_preapproval',
+        'transfer',
+        'accept_transfer',
+        'generic_vote',
+        'provision_provider_service',
+        'setup_utility',
+        'create_provider_service_request',
+        'create_user_service_request',
+        'set_provider_app_reward_beneficiaries',
+        'setup_coupon_reassignment_delegation',
+        'revoke_coupon_reassignment_delegation',
+        'set_enable_result_contracts',
+        'create_delegated_batched_markers_proxy',
+        'setup_minting_delegation',
+        'accept_external_party_setup',
+        'mint',
+        'offer_free_credential',
+        'offer_paid_credential',
+        'accept_free_credential',
+        'burn',
+        'accept_mint_request',
+        'accept_burn_request',
+        'create_provider_configuration',
+        'create_registrar_service_request',
+        'onboard_registrar',
+        'provision_instrument',
+        'onboard_instrument_issuers',
+        'offboard_instrument_issuers',
+      ],
+    },
+  },
+  required: ['type'],
+  additionalProperties: true,
+} as const;
+export type ProposalType = FromSchema<typeof proposalTypeSchema>;
 export const proposeRequestSchema = {
+  title: 'ProposeActionRequest',
   type: 'object',
   properties: {
     party_id: cantonIdInRequestSchema,
     rules_contract_id: { type: 'string', minLength: 1 },
-    proposal: {
-      type: 'object',
-      properties: {
-        type: {
-          enum: [
-            'setup_cc_preapproval',
-            'setup_token_preapproval',
-            'transfer',
-            'accept_transfer',
-            'generic_vote',
-            'provision_provider_service',
-            'setup_utility',
-            'create_provider_service_request',
-            'create_user_service_request',
-            'set_provider_app_reward_beneficiaries',
-            'setup_coupon_reassignment_delegation',
-            'revoke_coupon_reassignment_delegation',
-            'set_enable_result_contracts',
-            'create_delegated_batched_markers_proxy',
-            'setup_minting_delegation',
-            'accept_external_party_setup',
-            'mint',
-            'offer_free_credential',
-            'offer_paid_credential',
-            'accept_free_credential',
-            'burn',
-            'accept_mint_request',
-            'accept_burn_request',
-            'create_provider_configuration',
-            'create_registrar_service_request',
-            'onboard_registrar',
-            'provision_instrument',
-            'onboard_instrument_issuers',
-            'offboard_instrument_issuers',
-          ],
-        },
-      },
-      required: ['type'],
-    },
+    proposal: proposalTypeSchema,
   },
   required: ['party_id', 'rules_contract_id', 'proposal'],
   additionalProperties: false,
 } as const;
 export type ProposeRequest = FromSchema<typeof proposeRequestSchema>;
+export const actionTypeSchema = {
+  title: 'ActionType',
+  type: 'object',
+  properties: {
+    type: {
+      enum: [
+        'governance_add_member',
+        'governance_remove_member',
+        'governance_set_threshold',
+        'governance_set_timeout',
+        'governance_add_additional_proposer',
+        'governance_remove_additional_proposer',
+        'vault_deployment',
+        'yield_epoch_deployment',
+        'vault_pause',
+        'vault_unpause',
+        'vault_update_limits',
+        'vault_update_backend',
+        'vault_update_far_beneficiaries',
+        'processor_deployment_request',
+        'utility_create_provider_request',
+        'utility_create_user_request',
+        'utility_setup',
+        'utility_accept_holder_service_request',
+        'credential_offer_free',
+        'credential_accept_free',
+        'dev_net_feature_app',
+      ],
+    },
+  },
+  required: ['type'],
+  additionalProperties: true,
+} as const;
+export type ActionType = FromSchema<typeof actionTypeSchema>;
+export const governanceTypeSchema = {
+  title: 'GovernanceType',
+  enum: ['vault', 'core_self', 'core_domain'],
+} as const;
+export type GovernanceType = FromSchema<typeof governanceTypeSchema>;
 export const confirmRequestSchema = {
+  title: 'ConfirmActionRequest',
   type: 'object',
   properties: {
     party_id: cantonIdInRequestSchema,
     rules_contract_id: { type: 'string', minLength: 1 },
-    action: {
-      type: 'object',
-      properties: {
-        type: {
-          enum: [
-            'governance_add_member',
-            'governance_remove_member',
-            'governance_set_threshold',
-            'governance_set_timeout',
-            'governance_add_additional_proposer',
-            'governance_remove_additional_proposer',
-            'vault_deployment',
-            'yield_epoch_deployment',
-            'vault_pause',
-            'vault_unpause',
-            'vault_update_limits',
-            'vault_update_backend',
-            'vault_update_far_beneficiaries',
-            'processor_deployment_request',
-            'utility_create_provider_request',
-            'utility_create_user_request',
-            'utility_setup',
-            'utility_accept_holder_service_request',
-            'credential_offer_free',
-            'credential_accept_free',
-            'dev_net_feature_app',
-          ],
-        },
-      },
-      required: ['type'],
-    },
-    governance_type: { enum: ['vault', 'core_self', 'core_domain'] },
-    proposal_cid: { type: 'string', minLength: 1 },
+    action: actionTypeSchema,
+    governance_type: { anyOf: [governanceTypeSchema, { type: 'null' }] },
+    proposal_cid: { type: ['string', 'null'], minLength: 1 },
   },
   required: ['party_id', 'rules_contract_id', 'action'],
   additionalProperties: false,
 } as const;
 export type ConfirmRequest = FromSchema<typeof confirmRequestSchema>;
 export const executeRequestSchema = {
+  title: 'ExecuteActionRequest',
   type: 'object',
   properties: {
     party_id: cantonIdInRequestSchema,
     rules_contract_id: { type: 'string', minLength: 1 },
-    action: {
-      type: 'object',
-      properties: {
-        type: {
-          enum: [
-            'governance_add_member',
-            'governance_remove_member',
-            'governance_set_threshold',
-            'governance_set_timeout',
-            'governance_add_additional_proposer',
-            'governance_remove_additional_proposer',
-            'vault_deployment',
-            'yield_epoch_deployment',
-            'vault_pause',
-            'vault_unpause',
-            'vault_update_limits',
-            'vault_update_backend',
-            'vault_update_far_beneficiaries',
-            'processor_deployment_request',
-            'utility_create_provider_request',
-            'utility_create_user_request',
-            'utility_setup',
-            'utility_accept_holder_service_request',
-            'credential_offer_free',
-            'credential_accept_free',
-            'dev_net_feature_app',
-          ],
-        },
-      },
-      required: ['type'],
-    },
-    governance_type: { enum: ['vault', 'core_self', 'core_domain'] },
-    proposal_cid: { type: 'string', minLength: 1 },
+    action: actionTypeSchema,
     confirmation_cids: { type: 'array', items: { type: 'string', minLength: 1 } },
     disclosed_contracts: {
-      type: 'array',
+      type: ['array', 'null'],
       items: {
+        title: 'DisclosedContractInput',
         type: 'object',
         properties: { contract_id: { type: 'string', minLength: 1 }, blob: { type: 'string' } },
         required: ['contract_id', 'blob'],
         additionalProperties: false,
       },
     },
+    governance_type: { anyOf: [governanceTypeSchema, { type: 'null' }] },
+    proposal_cid: { type: ['string', 'null'], minLength: 1 },
   },
   required: ['party_id', 'rules_contract_id', 'action', 'confirmation_cids'],
   additionalProperties: false,
 } as const;
 export type ExecuteRequest = FromSchema<typeof executeRequestSchema>;
 export const expireRequestSchema = {
+  title: 'ExpireConfirmationRequest',
   type: 'object',
   properties: {
     party_id: cantonIdInRequestSchema,
     rules_contract_id: { type: 'string', minLength: 1 },
     confirmation_cid: { type: 'string', minLength: 1 },
-    governance_type: { enum: ['vault', 'core_self', 'core_domain'] },
+    governance_type: { anyOf: [governanceTypeSchema, { type: 'null' }] },
   },
   required: ['party_id', 'rules_contract_id', 'confirmation_cid'],
   additionalProperties: false,
 } as const;
 export type ExpireRequest = FromSchema<typeof expireRequestSchema>;
 export const cancelRequestSchema = {
+  title: 'CancelConfirmationRequest',
   type: 'object',
   properties: {
     party_id: cantonIdInRequestSchema,
     confirmation_cid: { type: 'string', minLength: 1 },
-    governance_type: { enum: ['vault', 'core_self', 'core_domain'] },
+    governance_type: { anyOf: [governanceTypeSchema, { type: 'null' }] },
   },
   required: ['party_id', 'confirmation_cid'],
   additionalProperties: false,
 } as const;
 export type CancelRequest = FromSchema<typeof cancelRequestSchema>;
 export const cancelProposalRequestSchema = {
+  title: 'CancelProposalRequest',
   type: 'object',
   properties: {
     party_id: cantonIdInRequestSchema,
     proposal_cid: { type: 'string', minLength: 1 },
-    confirmation_cid: { type: 'string', minLength: 1 },
+    confirmation_cid: { type: ['string', 'null'], minLength: 1 },
   },
   required: ['party_id', 'proposal_cid'],
   additionalProperties: false,
@@ -1260,6 +1244,7 @@ export const grantRightsResponseSchema = {
 } as const;
 export type GrantRightsResponse = FromSchema<typeof grantRightsResponseSchema>;
 export const grantRightsRequestSchema = {
+  title: 'GrantRightsRequest',
   type: 'object',
   properties: {
     dec_party_id: cantonIdInRequestSchema,
@@ -1281,18 +1266,19 @@ export const discoverMemberPartyResponseSchema = {
 } as const;
 export type DiscoverMemberPartyResponse = FromSchema<typeof discoverMemberPartyResponseSchema>;
 export const discoverMemberPartyRequestSchema = {
+  title: 'DiscoverMemberPartyRequest',
   type: 'object',
   properties: {
-    keycloak_url: { type: 'string' },
-    keycloak_realm: { type: 'string' },
-    keycloak_client_id: { type: 'string' },
-    keycloak_client_secret: { type: 'string' },
-    keycloak_username: { type: 'string' },
-    keycloak_password: { type: 'string' },
-    auth0_domain: { type: 'string' },
-    auth0_audience: { type: 'string' },
-    auth0_client_id: { type: 'string' },
-    auth0_client_secret: { type: 'string' },
+    keycloak_url: { type: ['string', 'null'] },
+    keycloak_realm: { type: ['string', 'null'] },
+    keycloak_client_id: { type: ['string', 'null'] },
+    keycloak_client_secret: { type: ['string', 'null'] },
+    keycloak_username: { type: ['string', 'null'] },
+    keycloak_password: { type: ['string', 'null'] },
+    auth0_domain: { type: ['string', 'null'] },
+    auth0_audience: { type: ['string', 'null'] },
+    auth0_client_id: { type: ['string', 'null'] },
+    auth0_client_secret: { type: ['string', 'null'] },
   },
   additionalProperties: false,
 } as const;
@@ -1630,130 +1616,6 @@ export const onboardingMeshErrorResponseSchema = {
   required: ['error', 'missing_edges'],
 } as const;
 export type OnboardingMeshErrorResponse = FromSchema<typeof onboardingMeshErrorResponseSchema>;
-export const onboardingCoordinatorConfigSchema = {
-  type: 'object',
-  properties: {
-    party_id_prefix: { type: 'string' },
-    instance_name: { type: 'string' },
-    threshold: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
-    _p: { type: 'null', description: 'a PhantomData member, serialized as null' },
-  },
-  required: ['party_id_prefix', 'instance_name'],
-} as const;
-export type OnboardingCoordinatorConfig = FromSchema<typeof onboardingCoordinatorConfigSchema>;
-export const kickCoordinatorConfigSchema = {
-  type: 'object',
-  properties: {
-    decentralized_party_id: cantonIdSchema,
-    participant_id: cantonIdSchema,
-    namespace_fingerprint: { type: 'string' },
-    new_threshold: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
-    previous_threshold: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
-    instance_name: { type: 'string' },
-    _p: { type: 'null', description: 'a PhantomData member, serialized as null' },
-  },
-  required: [
-    'decentralized_party_id',
-    'participant_id',
-    'namespace_fingerprint',
-    'new_threshold',
-    'previous_threshold',
-    'instance_name',
-  ],
-} as const;
-export type KickCoordinatorConfig = FromSchema<typeof kickCoordinatorConfigSchema>;
-export const addPartyCoordinatorConfigSchema = {
-  type: 'object',
-  properties: {
-    decentralized_party_id: cantonIdSchema,
-    new_participant_id: cantonIdSchema,
-    new_threshold: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
-    previous_threshold: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
-    instance_name: { type: 'string' },
-    _p: { type: 'null', description: 'a PhantomData member, serialized as null' },
-  },
-  required: [
-    'decentralized_party_id',
-    'new_participant_id',
-    'new_threshold',
-    'previous_threshold',
-    'instance_name',
-  ],
-} as const;
-export type AddPartyCoordinatorConfig = FromSchema<typeof addPartyCoordinatorConfigSchema>;
-export const changeThresholdCoordinatorConfigSchema = {
-  type: 'object',
-  properties: {
-    decentralized_party_id: cantonIdSchema,
-    new_threshold: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
-    previous_threshold: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
-    instance_name: { type: 'string' },
-    _p: { type: 'null', description: 'a PhantomData member, serialized as null' },
-  },
-  required: ['decentralized_party_id', 'new_threshold', 'previous_threshold', 'instance_name'],
-} as const;
-export type ChangeThresholdCoordinatorConfig = FromSchema<typeof changeThresholdCoordinatorConfigSchema>;
-export const contractsCoordinatorConfigSchema = {
-  type: 'object',
-  properties: {
-    decentralized_party_id: cantonIdSchema,
-    participant_ids: { type: 'array', items: cantonIdSchema },
-    participant_parties: { type: 'array', items: cantonIdSchema },
-    operator_party: cantonIdSchema,
-    contracts: {
-      type: ['array', 'null'],
-      items: {
-        type: 'object',
-        properties: { name: { type: 'string' } },
-        additionalProperties: true,
-        required: ['name'],
-      },
-    },
-    instance_name: { type: 'string' },
-  },
-  required: [
-    'decentralized_party_id',
-    'participant_ids',
-    'participant_parties',
-    'operator_party',
-    'instance_name',
-  ],
-} as const;
-export type ContractsCoordinatorConfig = FromSchema<typeof contractsCoordinatorConfigSchema>;
-export const darsCoordinatorConfigSchema = {
-  type: 'object',
-  properties: {
-    dar_files: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          filename: { type: 'string' },
-          data: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' },
-        },
-        required: ['filename', 'data'],
-      },
-    },
-    instance_name: { type: 'string' },
-    peer_ids: { type: ['array', 'null'], items: cantonIdSchema },
-  },
-  required: ['dar_files', 'instance_name'],
-} as const;
-export type DarsCoordinatorConfig = FromSchema<typeof darsCoordinatorConfigSchema>;
-export const peerConfigSchema = {
-  type: 'object',
-  properties: {
-    prefix: { type: ['string', 'null'] },
-    participants: { type: ['array', 'null'], items: cantonIdSchema },
-    dar_filenames: { type: ['array', 'null'], items: { type: 'string' } },
-    participant_id: { anyOf: [cantonIdSchema, { type: 'null' }] },
-    new_participant_id: { anyOf: [cantonIdSchema, { type: 'null' }] },
-    new_threshold: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
-    previous_threshold: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
-    package_names: { type: ['array', 'null'], items: { type: 'string' } },
-  },
-} as const;
-export type PeerConfig = FromSchema<typeof peerConfigSchema>;
 
 /** Every route of the document: method, path, success status, body schemas. */
 export const dpmOperations = {
