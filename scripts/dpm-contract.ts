@@ -19,6 +19,13 @@ import { load } from 'js-yaml';
 /** Where the document lives, from the repository root. */
 export const DPM_DOCUMENT = 'contracts/dpm.openapi.yaml';
 
+/** What `npm run contracts` writes from it, from the repository root. */
+export const GENERATED_FILES = {
+  client: 'src/clients/dpm-wire.generated.ts',
+  /** the sandbox's request bodies: re-point here when the sandbox moves */
+  sandbox: 'src/sandbox/dpm/wire.generated.ts',
+} as const;
+
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export type Schema = Record<string, unknown>;
@@ -103,12 +110,13 @@ function mapSchema(node: unknown, visit: (schema: Schema) => Schema): unknown {
   if (node === null || typeof node !== 'object') return node;
   const out: Schema = {};
   for (const [key, value] of Object.entries(node)) {
-    // `properties` is a map of names, `enum`/`const`/`required` hold values, not schemas
+    // `properties` is a map of names; `enum`, `const`, `required`, `discriminator` hold values, not schemas
     if (key === 'properties')
       out[key] = Object.fromEntries(
         Object.entries(value as Schema).map(([name, schema]) => [name, mapSchema(schema, visit)]),
       );
-    else if (key === 'enum' || key === 'const' || key === 'required') out[key] = value;
+    else if (key === 'enum' || key === 'const' || key === 'required' || key === 'discriminator')
+      out[key] = value;
     else out[key] = mapSchema(value, visit);
   }
   return visit(out);
@@ -316,4 +324,53 @@ export function dpmWireSource(doc: DpmDocument = loadDpmDocument()): string {
   }
   lines.push('} as const;', '');
   return lines.join('\n');
+}
+
+/** What the sandbox's decoder reads of a schema (serde checks types, names and presence, not patterns). */
+const DECODER_KEYWORDS = new Set([
+  '$ref',
+  'title',
+  'type',
+  'format',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'oneOf',
+  'discriminator',
+  'enum',
+  'const',
+]);
+
+function decoderKeywordsOnly(node: Schema): Schema {
+  return Object.fromEntries(Object.entries(node).filter(([key]) => DECODER_KEYWORDS.has(key)));
+}
+
+/**
+ * The sandbox's copy of the request bodies, unformatted: the components the requests name, as the document has
+ * them (`$ref`s kept), and the body of each route. The sandbox turns them into its decoder's shapes
+ * (src/sandbox/dpm/wire.ts), so that it refuses with the real server's texts exactly what the document refuses.
+ */
+export function sandboxRequestsSource(doc: DpmDocument = loadDpmDocument()): string {
+  const requests = [...componentsOf(doc, 'request')].sort();
+  const bodies = Object.fromEntries(
+    dpmOperations(doc).flatMap((op) =>
+      op.request === undefined ? [] : [[`${op.method} ${op.path}`, op.request]],
+    ),
+  );
+  const components = Object.fromEntries(
+    requests.map((name) => [name, mapSchema(doc.components.schemas[name], decoderKeywordsOnly)]),
+  );
+  return [
+    `// Generated from ${DPM_DOCUMENT} by scripts/generate-dpm-wire.mjs (npm run contracts): do not edit.`,
+    '// The request bodies of the DPM operator API as the server decodes them; wire.ts makes decoder shapes of them.',
+    '',
+    '/** Method + path template → the component of its request body. */',
+    `export const requestBodyOf: Readonly<Record<string, string>> = ${JSON.stringify(bodies)};`,
+    '',
+    '/** The components the request bodies name (JSON Schema, `$ref`s to each other). */',
+    `export const requestComponents: Readonly<Record<string, object>> = ${JSON.stringify(components)};`,
+    '',
+  ].join('\n');
 }

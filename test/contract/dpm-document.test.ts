@@ -1,6 +1,7 @@
 /**
  * contracts/dpm.openapi.yaml, the DPM operator API's one description: a well-formed OpenAPI 3.1 document whose
- * schemas all compile, and the client's generated view of it (src/clients/dpm-wire.generated.ts) up to date.
+ * schemas all compile, and what is generated from it (the client's view, the sandbox's request bodies) up to
+ * date.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { newAjv } from '../../src/ajv.js';
 import { DPM_ROUTES, routeRequestSchemas, routeResponseSchemas } from '../../src/clients/dpm-wire.js';
 import {
+  GENERATED_FILES,
   clientView,
   componentsOf,
   dpmOperations,
   dpmWireSource,
   loadDpmDocument,
   refName,
+  sandboxRequestsSource,
   strictView,
 } from '../../scripts/dpm-contract.js';
 
@@ -109,10 +112,15 @@ describe('contracts/dpm.openapi.yaml', () => {
     );
   });
 
-  it('src/clients/dpm-wire.generated.ts is what the document generates (`npm run contracts`)', async () => {
-    const file = join(root, 'src/clients/dpm-wire.generated.ts');
+  it.each([
+    [GENERATED_FILES.client, dpmWireSource],
+    [GENERATED_FILES.sandbox, sandboxRequestsSource],
+  ] as const)('%s is what the document generates (`npm run contracts`)', async (path, source) => {
+    const file = join(root, path);
     const options = (await prettier.resolveConfig(file)) ?? {};
-    const expected = await prettier.format(dpmWireSource(doc), { ...options, filepath: file });
-    expect(readFileSync(file, 'utf8') === expected, 'run `npm run contracts`').toBe(true);
+    const expected = await prettier.format(source(doc), { ...options, filepath: file });
+    expect(readFileSync(file, 'utf8') === expected, `${path} is out of date: run \`npm run contracts\``).toBe(
+      true,
+    );
   });
 });
