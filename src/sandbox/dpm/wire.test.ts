@@ -74,7 +74,7 @@ describe('the decoder shapes of the DPM document', () => {
       'Json deserialize error: missing field `party_id_prefix` at line 1 column 15',
     );
     expect(failure('[{"filename":"a.dar"}]', 'POST /dars/upload')).toBe(
-      'Json deserialize error: invalid type: sequence, expected struct DarsRequest at line 1 column 0',
+      'Json deserialize error: invalid type: sequence, expected struct DarsRequest at line 1 column 1',
     );
     expect(
       failure(
