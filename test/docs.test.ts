@@ -132,7 +132,7 @@ describe('the references the code cites', () => {
       .filter((f) => /\.(ts|mjs|md)$/.test(f))
       .map((f) => join(dir, f));
 
-  it('every "<reference>.md §N" in src, test, bench, docs and the READMEs names a file and section of docs/reference', () => {
+  it('every "<reference>.md §N" in src, test, bench, docs, the READMEs and contracts/ names a file and section of docs/reference', () => {
     const sections = new Map<string, Set<string>>();
     const missing: string[] = [];
     let citations = 0;
@@ -142,6 +142,7 @@ describe('the references the code cites', () => {
       ...sourceFiles('bench'),
       ...sourceFiles('docs'),
       'README.md',
+      'contracts/dpm.openapi.yaml',
     ];
     for (const file of files) {
       const source = text(file);

@@ -41,7 +41,7 @@ import type {
   WorkflowStatusResponse,
   WorkflowsResponse,
 } from './dpm-wire.js';
-import type { InstrumentsResponse } from './dpm-wire-extra.js';
+import type { InstrumentsResponse } from './dpm-wire.js';
 import type {
   AuditResponse,
   BurnRequestsResponse,
@@ -59,7 +59,7 @@ import type {
   MintRequestsResponse,
   ProposeRequest,
   TransferInstructionsResponse,
-} from './dpm-wire-governance.js';
+} from './dpm-wire.js';
 import type { HttpService, RequestOptions } from './http.js';
 import { idSegment } from './path.js';
 import { describeProblems, wireProblems } from './schema-check.js';

@@ -3,7 +3,7 @@
  * `routeResponseSchemas` is driven on a 3-node sandbox into a state where it answers its success shape (mesh,
  * parties, DARs, contracts, a run of every kind, pending invitations), and each answer is checked for the
  * reference's status code and content type, decoded with the client's wire schema, and compared field by field
- * with the reference's shape (dpm-shapes.ts: present when always sent, absent or null when optional, nothing
+ * with the reference's view of contracts/dpm.openapi.yaml (dpm-reference.ts: present when always sent, absent or null when optional, nothing
  * undocumented, enums and integers as documented). Then a representative set of error answers (§0.1).
  *
  * Routes the sandbox does not simulate (README "What is simulated, and what is not") are listed in NOT_SIMULATED
@@ -16,9 +16,12 @@ import {
   DPM_ROUTES,
   LEGACY_CANCEL_ROUTES,
   LEGACY_STATUS_ROUTES,
+  WORKFLOW_KINDS,
+  WORKFLOW_STEPS as STEPS,
   routeResponseSchemas,
   routeSuccessStatus,
   type RouteKey,
+  type WorkflowKind as Kind,
 } from '../../src/clients/dpm-wire.js';
 import { wireProblems } from '../../src/clients/schema-check.js';
 import { readDar } from '../../src/dar/read.js';
@@ -40,50 +43,36 @@ import {
   governanceRulesFields,
   grantRights,
 } from '../sandbox/helpers.js';
-import {
-  AUTH_CONFIG,
-  AUTH_STATUS,
-  AUTH_TEST,
-  COMPARE_PEERS,
-  COORDINATOR_CONFIG,
-  DECENTRALIZED_PARTIES,
-  ERROR,
-  GOVERNANCE_CONFIRMATIONS,
-  GOVERNANCE_STATE,
-  HEALTHZ,
-  INVITATIONS,
-  KEYS_STATUS,
-  type Kind,
-  MESH_ERROR,
-  MESSAGE,
-  NETWORK_CONFIG,
-  NODE_CONFIG,
-  PACKAGE_CONFIG,
-  PACKAGE_CONFIG_DEFAULTS,
-  PARTICIPANTS_STATUS,
-  PARTY_CONFIG,
-  PEER_CONFIG,
-  START_MESSAGES,
-  STEPS,
-  SUCCESS,
-  type Type,
-  VETTED,
-  WORKFLOW_KINDS,
-  WORKFLOW_RESPONSE,
-  WORKFLOW_STATUS,
-  WORKFLOWS,
-  always,
-  conform,
-  int,
-  nullable,
-  obj,
-  oneOf,
-  optional,
-  str,
-} from './dpm-shapes.js';
+import { type Conformance, conform, responseOf } from './dpm-reference.js';
+import { loadDpmDocument } from '../../scripts/dpm-contract.js';
 import { GOVERNANCE_TEST_ROUTES, NOT_SIMULATED } from './dpm-coverage.js';
 
 type Json = Record<string, unknown>;
+
+/** §5: the 202 message per start route */
+const START_MESSAGES: Record<Kind, string> = {
+  Onboarding: 'Onboarding workflow started',
+  Kick: 'Kick workflow started',
+  AddParty: 'Add-party workflow started',
+  ChangeThreshold: 'Change-threshold workflow started',
+  Contracts: 'Contracts workflow started',
+  Dars: 'DARs distribution workflow started',
+};
+
+/** §3: the hard-coded defaults the server always stores and returns */
+const PACKAGE_CONFIG_DEFAULTS = {
+  governance_action: '#governance-action-v1',
+  governance_core: '#governance-core-v1',
+  governance_rewards: '#governance-rewards-automation-v1',
+  governance_token_custody: '#governance-token-custody-v1',
+  governance_utility_credential: '#governance-utility-credential-v1',
+  governance_utility_onboarding: '#governance-utility-onboarding-v1',
+  utility_credential: '#utility-credential-v0',
+  utility_credential_app: '#utility-credential-app-v0',
+  utility_registry: '#utility-registry-app-v0',
+  vault: '#bitsafe-vault-v0-rc8',
+  vault_governance: '#bitsafe-vault-governance-v0-rc8',
+};
 
 const SAMPLE_DARS = ['governance-core-0.2.0.dar', 'wrapped-1.2.1.dar', 'utility-registry-app-0.0.1.dar'];
 /** every package the sample DARs carry (main and dependencies), as a participant reads them */
@@ -97,13 +86,13 @@ const samplePackageIds = SAMPLE_DARS.flatMap((file) =>
 const driven = new Set<RouteKey>();
 
 /** The reference's status and content type, the wire schema, and the reference's fields, for one success answer. */
-function expectSuccess(route: RouteKey, response: Response, shape: Type): void {
+function expectSuccess(route: RouteKey, response: Response): void {
   const schema = routeResponseSchemas[route];
   expect(schema, `${route} has a wire schema`).toBeDefined();
   expect(response.status, `${route}: ${response.text}`).toBe(routeSuccessStatus[route] ?? 200);
   expect(response.contentType, route).toBe('application/json');
   expect(wireProblems(schema!, response.body), `${route} decodes with the wire schema`).toEqual([]);
-  const { problems, extras } = conform(response.body, shape);
+  const { problems, extras } = conform(response.body, responseOf(route));
   expect(problems, `${route}: fields per the reference`).toEqual([]);
   expect(extras, `${route}: fields the reference does not document`).toEqual([]);
   driven.add(route);
@@ -112,7 +101,7 @@ function expectSuccess(route: RouteKey, response: Response, shape: Type): void {
 function expectJsonError(response: Response, status: number, error: string | RegExp): void {
   expect(response.status, response.text.slice(0, 300)).toBe(status);
   expect(response.contentType).toBe('application/json');
-  expect(conform(response.body, ERROR)).toEqual({ problems: [], extras: [] });
+  expect(conform(response.body, 'ErrorResponse')).toEqual({ problems: [], extras: [] });
   const text = (response.body as { error: string }).error;
   if (typeof error === 'string') expect(text).toBe(error);
   else expect(text).toMatch(error);
@@ -152,7 +141,7 @@ function runProblems(run: RunRecord): string[] {
   const problems: string[] = [];
   const where = `${run.role} run ${run.instance_name}`;
   const kind = run.kind as Kind;
-  const steps = STEPS[kind];
+  const steps: readonly string[] = STEPS[kind];
   if (run.step_total !== steps.length) problems.push(`${where}: step_total ${run.step_total}`);
   const index = run.current_step === 'Active' ? 0 : steps.indexOf(run.current_step);
   if (index < 0 || (run.current_step === 'Active' && run.role !== 'Peer')) {
@@ -183,8 +172,8 @@ function runProblems(run: RunRecord): string[] {
     problems.push(`${where}: config_json is not JSON (${(error as Error).message})`);
     return problems;
   }
-  const shape = run.role === 'Coordinator' ? COORDINATOR_CONFIG[kind] : PEER_CONFIG;
-  const { problems: configProblems, extras } = conform(config, shape);
+  const component = run.role === 'Coordinator' ? `${kind}CoordinatorConfig` : 'PeerConfig';
+  const { problems: configProblems, extras } = conform(config, component);
   problems.push(...configProblems.map((p) => `${where} config_json ${p}`));
   problems.push(...extras.map((p) => `${where} config_json: undocumented ${p}`));
   return problems;
@@ -199,34 +188,43 @@ function memberParty(world: World, i: number): string {
   return `operator${i + 1}::${world.participant[i]!.split('::')[1]}`;
 }
 
-describe('the field-by-field checker', () => {
-  const shape = obj({
-    id: always(str()),
-    count: always(int(0)),
-    kind: always(oneOf('a', 'b')),
-    note: optional(str()),
-    owner: nullable(str()),
-  });
+describe('the field-by-field checker (the reference view of the document)', () => {
+  const doc = {
+    ...loadDpmDocument(),
+    components: {
+      schemas: {
+        Sample: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            count: { type: 'integer', minimum: 0 },
+            kind: { enum: ['a', 'b'] },
+            note: { type: ['string', 'null'] },
+            owner: { type: ['string', 'null'] },
+          },
+          required: ['id', 'count', 'kind', 'owner'],
+        },
+      },
+    },
+  };
+  const check = (value: unknown): Conformance => conform(value, 'Sample', doc);
 
   it('accepts a body as documented, with an optional field absent or null', () => {
-    expect(conform({ id: 'x', count: 1, kind: 'a', owner: null }, shape)).toEqual({
-      problems: [],
-      extras: [],
-    });
-    expect(conform({ id: 'x', count: 1, kind: 'b', note: null, owner: 'o' }, shape)).toEqual({
+    expect(check({ id: 'x', count: 1, kind: 'a', owner: null })).toEqual({ problems: [], extras: [] });
+    expect(check({ id: 'x', count: 1, kind: 'b', note: null, owner: 'o' })).toEqual({
       problems: [],
       extras: [],
     });
   });
 
   it('reports missing and null required fields, wrong types and enums, and undocumented fields', () => {
-    const result = conform({ id: null, count: 1.5, kind: 'c', note: 3, extra: true }, shape);
+    const result = check({ id: null, count: 1.5, kind: 'c', note: 3, extra: true });
     expect(result.problems).toEqual([
-      '/id: null (the reference always sends a value)',
-      '/count: expected an integer, got number 1.5',
-      '/kind: expected one of "a", "b", got the string "c"',
-      '/note: expected a string, got number 3',
       '/owner: missing (the reference always sends it)',
+      '/id: null (the reference always sends a value)',
+      '/count: expected integer, got 1.5',
+      '/kind: expected ["a","b"], got "c"',
+      '/note: expected string,null, got 3',
     ]);
     expect(result.extras).toEqual(['/extra']);
   });
@@ -378,14 +376,14 @@ describe('the sandbox against the DPM reference, route by route', () => {
   describe('§1 node, health, keys', () => {
     it('GET /healthz: {"status":"ok"} with Cache-Control: no-store, no token needed', async () => {
       const response = await node1.call('GET', '/healthz', { token: null });
-      expectSuccess('GET /healthz', response, HEALTHZ);
+      expectSuccess('GET /healthz', response);
       const raw = await fetch(`${node1.base}/healthz`);
       expect(raw.headers.get('cache-control')).toBe('no-store');
     });
 
     it('GET /auth-config: the Keycloak fields only (no Auth0 fields), no token needed', async () => {
       const response = await node1.call('GET', '/auth-config', { token: null });
-      expectSuccess('GET /auth-config', response, AUTH_CONFIG);
+      expectSuccess('GET /auth-config', response);
       expect(response.body).toEqual({
         auth_required: true,
         keycloak_host: keycloakUrl,
@@ -397,7 +395,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
     it('GET /node-config: the flattened config and the runtime fields; node.port is the Noise port', async () => {
       for (const [i, api] of world.dpm.entries()) {
         const response = await api.get<Json>('/node-config');
-        expectSuccess('GET /node-config', response, NODE_CONFIG);
+        expectSuccess('GET /node-config', response);
         const body = response.body as {
           node: { participant_id: string; port: number };
           canton: { network: string };
@@ -422,7 +420,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
 
     it('GET /keys/status: has_keys and the 66-hex compressed public key', async () => {
       const response = await node1.get('/keys/status');
-      expectSuccess('GET /keys/status', response, KEYS_STATUS);
+      expectSuccess('GET /keys/status', response);
       expect(response.body).toMatchObject({ has_keys: true });
     });
   });
@@ -431,7 +429,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
     it('GET /network-config: the full peer list on every node, itself included', async () => {
       for (const api of world.dpm) {
         const response = await api.get<{ peers: Array<{ participant_id: string }> }>('/network-config');
-        expectSuccess('GET /network-config', response, NETWORK_CONFIG);
+        expectSuccess('GET /network-config', response);
         expect(response.body.peers.map((p) => p.participant_id)).toEqual(world.participant);
       }
     });
@@ -439,13 +437,13 @@ describe('the sandbox against the DPM reference, route by route', () => {
     it('POST /network-config (a bare array, the table replaced): {"success": true}', async () => {
       const peers = (await node1.get<{ peers: unknown[] }>('/network-config')).body.peers;
       const response = await node1.post('/network-config', peers);
-      expectSuccess('POST /network-config', response, SUCCESS);
+      expectSuccess('POST /network-config', response);
       expect((await node1.get<{ peers: unknown[] }>('/network-config')).body.peers).toEqual(peers);
     });
 
     it('GET /participants-status: CurrentNode without latency, the others Connected with a version', async () => {
       const response = await node2.get<{ statuses: Json[] }>('/participants-status');
-      expectSuccess('GET /participants-status', response, PARTICIPANTS_STATUS);
+      expectSuccess('GET /participants-status', response);
       const statuses = response.body.statuses;
       expect(statuses.map((s) => s.id)).toEqual(world.participant);
       const self = statuses.find((s) => s.id === world.participant[1]);
@@ -460,12 +458,12 @@ describe('the sandbox against the DPM reference, route by route', () => {
 
   describe('§3 party config', () => {
     it('PUT /party-config: {"success": true}', () => {
-      expectSuccess('PUT /party-config', putPartyConfig, SUCCESS);
+      expectSuccess('PUT /party-config', putPartyConfig);
     });
 
     it('GET /party-config/{dec_party_id}: a configured party, and the defaults for one that is not', async () => {
       const configured = await node1.get<Json>(`/party-config/${alpha.party_id}`);
-      expectSuccess('GET /party-config/{dec_party_id}', configured, PARTY_CONFIG);
+      expectSuccess('GET /party-config/{dec_party_id}', configured);
       expect(configured.body).toEqual({
         dec_party_id: alpha.party_id,
         member_party_id: memberParty(world, 0),
@@ -481,7 +479,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
       });
 
       const unconfigured = await node1.get<Json>(`/party-config/${gamma.party_id}`);
-      expectSuccess('GET /party-config/{dec_party_id}', unconfigured, PARTY_CONFIG);
+      expectSuccess('GET /party-config/{dec_party_id}', unconfigured);
       expect(unconfigured.body).not.toHaveProperty('member_party_id');
       expect(unconfigured.body).not.toHaveProperty('user_id');
       expect(unconfigured.body).toMatchObject({
@@ -499,7 +497,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
   describe('§4 decentralized parties', () => {
     it('GET /decentralized-parties: cached (contracts listed) and live (refresh=true)', async () => {
       const cached = await node1.get<{ parties: PartyRecord[]; source: string }>('/decentralized-parties');
-      expectSuccess('GET /decentralized-parties', cached, DECENTRALIZED_PARTIES);
+      expectSuccess('GET /decentralized-parties', cached);
       expect(cached.body.source).toBe('cache');
       const cachedAlpha = cached.body.parties.find((p) => p.party_id === alpha.party_id);
       expect(cachedAlpha?.contracts?.map((c) => c.template_id)).toEqual(['Governance.Rules:GovernanceRules']);
@@ -510,7 +508,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
       const live = await node2.get<{ parties: PartyRecord[]; source: string }>(
         '/decentralized-parties?prefix=alpha&refresh=true',
       );
-      expectSuccess('GET /decentralized-parties', live, DECENTRALIZED_PARTIES);
+      expectSuccess('GET /decentralized-parties', live);
       expect(live.body).toMatchObject({ source: 'live', refreshing: false });
       expect(live.body.parties.map((p) => p.party_id)).toEqual([alpha.party_id]);
       // live: owner_key only for this participant
@@ -525,14 +523,14 @@ describe('the sandbox against the DPM reference, route by route', () => {
       const kind = kindOfStart[key]!;
       const started = starts.get(key);
       expect(started, `${route} was started`).toBeDefined();
-      expectSuccess(key, started!.response, WORKFLOW_RESPONSE);
+      expectSuccess(key, started!.response);
       expect(started!.response.body).toMatchObject({ status: 'inprogress', message: START_MESSAGES[kind] });
       expect(started!.response.body.instance_name).toMatch(instancePattern(kind, started!.prefix));
     });
 
     it('POST /dars/upload: {"success": true}, synchronous on this participant', async () => {
       const response = await node3.post('/dars/upload', { dar_files: [darFile(SAMPLE_DARS[2]!)] });
-      expectSuccess('POST /dars/upload', response, SUCCESS);
+      expectSuccess('POST /dars/upload', response);
     });
   });
 
@@ -540,7 +538,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
     it('GET /workflows: every run of every kind, both roles, as §7 describes them', async () => {
       for (const [i, api] of world.dpm.entries()) {
         const response = await api.get<{ runs: RunRecord[] }>('/workflows');
-        expectSuccess('GET /workflows', response, WORKFLOWS);
+        expectSuccess('GET /workflows', response);
         const runs = response.body.runs;
         expect(runs.flatMap(runProblems), `node${i + 1}`).toEqual([]);
         const updated = runs.map((r) => Number(r.updated_at));
@@ -607,7 +605,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
         const statuses = await node2.get<{ statuses: Array<Json & { workflow?: Json }> }>(
           '/participants-status',
         );
-        expectSuccess('GET /participants-status', statuses, PARTICIPANTS_STATUS);
+        expectSuccess('GET /participants-status', statuses);
         expect(statuses.body.statuses.find((s) => s.id === world.participant[0])?.workflow).toEqual({
           kind,
           role: 'Coordinator',
@@ -618,7 +616,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
 
         const statusRoute = LEGACY_STATUS_ROUTES[kind];
         const status = await node1.get(statusRoute.path);
-        expectSuccess(`GET ${statusRoute.path}`, status, WORKFLOW_STATUS);
+        expectSuccess(`GET ${statusRoute.path}`, status);
         expect(status.body).toEqual({ status: 'inprogress' });
 
         const cancelRoute = LEGACY_CANCEL_ROUTES[kind];
@@ -627,10 +625,10 @@ describe('the sandbox against the DPM reference, route by route', () => {
           const response = await node1.post(cancelRoute.path);
           return response.text.includes('still initializing') ? undefined : response;
         });
-        expectSuccess(`POST ${cancelRoute.path}`, cancelled, MESSAGE);
+        expectSuccess(`POST ${cancelRoute.path}`, cancelled);
         expect(cancelled.body).toEqual({ message: `${labels[kind]} workflow cancelled` });
         const after = await node1.get(statusRoute.path);
-        expectSuccess(`GET ${statusRoute.path}`, after, WORKFLOW_STATUS);
+        expectSuccess(`GET ${statusRoute.path}`, after);
         expect(after.body).toEqual({ status: 'cancelled' });
         await waitFor(`node2's card of ${instance} to be dropped`, async () => {
           const cards = await node2.get<{ invitations: Array<{ workflow_instance?: string }> }>(
@@ -656,7 +654,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
       await waitForInvitation(node3, instance);
       for (const api of [node2, node3]) {
         const cards = await api.get<{ invitations: Json[] }>('/invitations');
-        expectSuccess('GET /invitations', cards, INVITATIONS);
+        expectSuccess('GET /invitations', cards);
         const card = cards.body.invitations.find((c) => c.workflow_instance === instance);
         expect(card).toEqual({
           id: `onboarding-${pubkey.slice(0, 16)}-${instance}`,
@@ -673,26 +671,26 @@ describe('the sandbox against the DPM reference, route by route', () => {
 
       const card2 = await waitForInvitation(node2, instance);
       const accepted = await node2.post('/invitations/accept', { id: card2.id });
-      expectSuccess('POST /invitations/accept', accepted, MESSAGE);
+      expectSuccess('POST /invitations/accept', accepted);
       expect(accepted.body).toEqual({ message: 'Invitation accepted' });
 
       const card3 = await waitForInvitation(node3, instance);
       const declined = await node3.post('/invitations/decline', { id: card3.id });
-      expectSuccess('POST /invitations/decline', declined, MESSAGE);
+      expectSuccess('POST /invitations/decline', declined);
       expect(declined.body).toEqual({ message: 'Invitation declined' });
       const failed = await waitForRun(node1, instance, 'failed');
       expect(failed.error).toBe(`Peer ${p3} declined the invitation`);
 
       const retried = await node1.post(`/workflows/${instance}/retry`);
-      expectSuccess('POST /workflows/{instance_name}/retry', retried, MESSAGE);
+      expectSuccess('POST /workflows/{instance_name}/retry', retried);
       expect(retried.body).toEqual({ message: `Retrying workflow ${instance} from step WaitingForPeers` });
 
       const cancelled = await node1.post(`/workflows/${instance}/cancel`);
-      expectSuccess('POST /workflows/{instance_name}/cancel', cancelled, MESSAGE);
+      expectSuccess('POST /workflows/{instance_name}/cancel', cancelled);
       expect(cancelled.body).toEqual({ message: 'Onboarding workflow cancelled' });
 
       const dismissed = await node1.post(`/workflows/${instance}/dismiss`);
-      expectSuccess('POST /workflows/{instance_name}/dismiss', dismissed, MESSAGE);
+      expectSuccess('POST /workflows/{instance_name}/dismiss', dismissed);
       expect(dismissed.body).toEqual({ message: `workflow ${instance} dismissed` });
       const runs = (await node1.get<{ runs: RunRecord[] }>('/workflows')).body.runs;
       expect(runs.map((r) => r.instance_name)).not.toContain(instance);
@@ -702,7 +700,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
   describe('§9 auth, §10 packages, §11 governance reads', () => {
     it('GET /auth/status: the configured party, authenticated, every right', async () => {
       const response = await node1.get('/auth/status');
-      expectSuccess('GET /auth/status', response, AUTH_STATUS);
+      expectSuccess('GET /auth/status', response);
       expect(response.body).toEqual({
         parties: [
           {
@@ -725,14 +723,14 @@ describe('the sandbox against the DPM reference, route by route', () => {
 
     it('POST /auth/test (authenticated, not admin): one result per configured party', async () => {
       const response = await node1.call('POST', '/auth/test', { token: await world.token('viewer') });
-      expectSuccess('POST /auth/test', response, AUTH_TEST);
+      expectSuccess('POST /auth/test', response);
       expect(response.body).toEqual({ results: [{ party_id: alpha.party_id, success: true }] });
     });
 
     it('GET /packages/vetted: a bare array with every distributed package, on every node', async () => {
       for (const api of world.dpm) {
         const response = await api.get<Array<{ package_id: string }>>('/packages/vetted');
-        expectSuccess('GET /packages/vetted', response, VETTED);
+        expectSuccess('GET /packages/vetted', response);
         expect(new Set(withoutWorldPackages(response.body).map((p) => p.package_id))).toEqual(
           new Set(samplePackageIds),
         );
@@ -743,7 +741,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
       const response = await node1.get<{ local_packages: unknown[]; peers: Json[] }>(
         '/packages/compare-peers',
       );
-      expectSuccess('GET /packages/compare-peers', response, COMPARE_PEERS);
+      expectSuccess('GET /packages/compare-peers', response);
       expect(response.body.local_packages.length).toBeGreaterThan(0);
       expect(response.body.peers.map((p) => p.participant_id)).toEqual(world.participant.slice(1));
       for (const peer of response.body.peers) {
@@ -754,20 +752,20 @@ describe('the sandbox against the DPM reference, route by route', () => {
 
     it('GET /packages: the hard-coded PackageConfig, whatever the query', async () => {
       const response = await node1.get(`/packages?party_id=${alpha.party_id}`);
-      expectSuccess('GET /packages', response, PACKAGE_CONFIG);
+      expectSuccess('GET /packages', response);
       expect(response.body).toEqual(PACKAGE_CONFIG_DEFAULTS);
     });
 
     it('GET /governance/state: the GovernanceRules contract after the contracts run; null before', async () => {
       const response = await node2.get<{ state: Json }>(`/governance/state?party_id=${alpha.party_id}`);
-      expectSuccess('GET /governance/state', response, GOVERNANCE_STATE);
+      expectSuccess('GET /governance/state', response);
       expect(response.body.state).toMatchObject({
         vault_manager: alpha.party_id,
         threshold: 2,
         out_of_date: false,
       });
       const none = await node1.get(`/governance/state?party_id=${gamma.party_id}`);
-      expectSuccess('GET /governance/state', none, GOVERNANCE_STATE);
+      expectSuccess('GET /governance/state', none);
       expect(none.body).toEqual({ state: null });
     });
 
@@ -776,7 +774,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
         await node1.get<{ state: { contract_id: string } }>(`/governance/state?party_id=${alpha.party_id}`)
       ).body.state;
       const response = await node1.get(`/governance/confirmations?party_id=${alpha.party_id}`);
-      expectSuccess('GET /governance/confirmations', response, GOVERNANCE_CONFIRMATIONS);
+      expectSuccess('GET /governance/confirmations', response);
       expect(response.body).toMatchObject({
         actions: [],
         threshold: 2,
@@ -881,7 +879,7 @@ describe('the sandbox against the DPM reference, route by route', () => {
       const response = await node1.post('/onboarding', { party_id_prefix: 'zeta', peer_ids: [stranger] });
       expect(response.status).toBe(422);
       expect(response.contentType).toBe('application/json');
-      expect(conform(response.body, MESH_ERROR)).toEqual({ problems: [], extras: [] });
+      expect(conform(response.body, 'OnboardingMeshErrorResponse')).toEqual({ problems: [], extras: [] });
       expect(response.body).toMatchObject({
         error: expect.stringMatching(/^Could not verify a full peer mesh/) as string,
         missing_edges: [{ from: world.participant[0], to: stranger, kind: 'unreachable_from_coordinator' }],

@@ -11,7 +11,7 @@
  */
 import type { DpmClient } from '../../clients/dpm.js';
 import type { GovernanceConfirmationsResponse, GovernanceStateResponse } from '../../clients/dpm-wire.js';
-import type { AuditEntry, ChainAuditResponse } from '../../clients/dpm-wire-governance.js';
+import type { AuditEntry, ChainAuditResponse } from '../../clients/dpm-wire.js';
 import { AmbiguousOutcomeError, ServiceError, StepError } from '../../errors.js';
 import type { Intent, ItemContext, StepContext } from '../../engine/step.js';
 import { readEach, targetNode } from './workflow.js';

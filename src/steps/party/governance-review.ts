@@ -10,7 +10,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { TokenRequest } from '../../clients/dpm-wire-governance.js';
+import type { TokenRequest } from '../../clients/dpm-wire.js';
 import { StepError } from '../../errors.js';
 import {
   defineStep,

@@ -2,11 +2,12 @@
  * Node, health, keys, peers, connectivity, party credentials and auth routes (dpm-api.md §1, §2, §3, §9).
  */
 import { json, jsonError } from '../../http/reply.js';
-import { S, cantonIdProblem } from '../../http/serde.js';
+import { cantonIdProblem } from '../../http/serde.js';
 import { MeshError } from '../../mesh.js';
 import { DPM_BUILD_VERSION, DPM_VERSION, type DpmNode } from '../node.js';
 import type { PartyCredentials, Peer } from '../types.js';
 import { route, type DpmRoute } from './route.js';
+import { requestShape } from '../wire.js';
 
 /** the hard-coded PackageConfig the server always stores and returns */
 export const PACKAGE_CONFIG = {
@@ -23,15 +24,6 @@ export const PACKAGE_CONFIG = {
   vault_governance: '#bitsafe-vault-governance-v0-rc8',
 };
 
-const peerShape = S.struct('Peer', {
-  participant_id: S.cantonId,
-  name: S.string,
-  address: S.string,
-  port: S.u16,
-  public_key: S.string,
-  party: S.option(S.string),
-});
-
 interface PartyConfigRequest {
   dec_party_id: string;
   member_party_id: string;
@@ -47,23 +39,6 @@ interface PartyConfigRequest {
   auth0_client_id?: string;
   auth0_client_secret?: string;
 }
-
-const partyConfigShape = S.struct('PartyConfigRequest', {
-  dec_party_id: S.cantonId,
-  member_party_id: S.cantonId,
-  user_id: S.string,
-  keycloak_url: S.option(S.string),
-  keycloak_realm: S.option(S.string),
-  keycloak_client_id: S.option(S.string),
-  keycloak_client_secret: S.option(S.string),
-  keycloak_username: S.option(S.string),
-  keycloak_password: S.option(S.string),
-  auth0_domain: S.option(S.string),
-  auth0_audience: S.option(S.string),
-  auth0_client_id: S.option(S.string),
-  auth0_client_secret: S.option(S.string),
-  packages: S.option(S.any),
-});
 
 export const configRoutes: DpmRoute[] = [
   route({
@@ -109,7 +84,7 @@ export const configRoutes: DpmRoute[] = [
     method: 'POST',
     template: '/network-config',
     access: 'admin',
-    body: S.vec(peerShape),
+    body: requestShape('POST /network-config'),
     handle: ({ node, body }) => {
       node.state.peers = body.map((p) => {
         const { party, ...rest } = p;
@@ -140,7 +115,7 @@ export const configRoutes: DpmRoute[] = [
     method: 'PUT',
     template: '/party-config',
     access: 'admin',
-    body: partyConfigShape,
+    body: requestShape('PUT /party-config'),
     handle: ({ node, body }) => savePartyConfig(node, body),
   }),
 ];

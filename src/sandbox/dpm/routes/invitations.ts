@@ -1,10 +1,10 @@
 /** GET /invitations and accept / decline (dpm-api.md §8). */
 import { json, jsonError } from '../../http/reply.js';
-import { S } from '../../http/serde.js';
 import { acceptInvitation, declineInvitation } from '../workflows/peer.js';
 import { route, type DpmRoute } from './route.js';
+import { requestShape } from '../wire.js';
 
-const actionShape = S.struct('InvitationActionRequest', { id: S.string });
+const actionShape = requestShape('POST /invitations/accept');
 
 export const invitationRoutes: DpmRoute[] = [
   route({

@@ -5,7 +5,7 @@ import { DarUploadError, uploadDarFiles } from '../dars.js';
 import type { DarFile } from '../workflows/configs.js';
 import { PACKAGE_CONFIG } from './config.js';
 import { route, type DpmRoute } from './route.js';
-import { darsRequestShape } from './start.js';
+import { requestShape } from '../wire.js';
 
 export const packageRoutes: DpmRoute[] = [
   route({
@@ -57,7 +57,7 @@ export const packageRoutes: DpmRoute[] = [
     method: 'POST',
     template: '/dars/upload',
     access: 'admin',
-    body: darsRequestShape,
+    body: requestShape('POST /dars/upload'),
     handle: ({ node, body }) => {
       try {
         uploadDarFiles(node, body.dar_files);

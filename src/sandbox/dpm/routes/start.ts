@@ -3,7 +3,6 @@
  * persists the coordinator row, registers the run and answers 202; invitations go out afterwards.
  */
 import { type Reply, json, jsonError } from '../../http/reply.js';
-import { S, type Shape } from '../../http/serde.js';
 import { MeshError } from '../../mesh.js';
 import { nowSeconds } from '../../time.js';
 import { prefixOf } from '../keys.js';
@@ -24,6 +23,7 @@ import { startCoordinator } from '../workflows/coordinator.js';
 import { defaultThreshold } from '../workflows/effects.js';
 import { KINDS, type WorkflowKind } from '../workflows/kinds.js';
 import { route, type DpmRoute } from './route.js';
+import { requestShape } from '../wire.js';
 
 const PUBLIC_KEY = /^0[23][0-9a-fA-F]{64}$/;
 
@@ -61,111 +61,47 @@ interface DarsRequest {
   peer_ids?: string[];
 }
 
-/** `FieldDefinition` (dpm-api.md §5.5): tagged by `type`; any other tag is refused at body parsing */
-export const fieldDefinitionShape: Shape = S.tagged('FieldDefinition', {
-  decentralized_party: null,
-  operator_party: null,
-  participant_party: { id: S.cantonId },
-  text: { value: S.string },
-  int64: { value: S.i64 },
-  bool: { value: S.bool },
-  instrument: { id: S.string },
-  attestors_set: null,
-  party_set: { parties: S.vec(S.cantonId) },
-  rel_time: { microseconds: S.i64 },
-  optional: { inner: S.lazy(() => fieldDefinitionShape) },
-  record: { fields: S.vec(S.lazy(() => fieldDefinitionShape)) },
-  governance_threshold: { value: S.option(S.i64) },
-  none: null,
-});
-
-const contractDefinitionShape = S.struct('ContractDefinition', {
-  id: S.string,
-  name: S.string,
-  package_id: S.string,
-  module_name: S.string,
-  entity_name: S.string,
-  fields: S.vec(fieldDefinitionShape),
-});
-
-export const darsRequestShape = S.struct('DarsRequest', {
-  dar_files: S.vec(S.struct('DarFile', { filename: S.string, data: S.string })),
-  peer_ids: S.option(S.vec(S.cantonId)),
-});
-
 export const startRoutes: DpmRoute[] = [
   route<OnboardingRequest>({
     method: 'POST',
     template: '/onboarding',
     access: 'admin',
-    body: S.struct('OnboardingRequest', {
-      party_id_prefix: S.string,
-      peer_ids: S.vec(S.cantonId),
-      threshold: S.option(S.i32),
-    }),
+    body: requestShape('POST /onboarding'),
     handle: async ({ node, body }) => startOnboarding(node, body),
   }),
   route<KickRequest>({
     method: 'POST',
     template: '/kick',
     access: 'admin',
-    body: S.struct(
-      'KickRequest',
-      {
-        decentralized_party_id: S.cantonId,
-        participant_id: S.cantonId,
-        new_threshold: S.i32,
-        previous_threshold: S.option(S.i32),
-      },
-      true,
-    ),
+    body: requestShape('POST /kick'),
     handle: async ({ node, body }) => startKick(node, body),
   }),
   route<AddPartyRequest>({
     method: 'POST',
     template: '/add-party',
     access: 'admin',
-    body: S.struct(
-      'AddPartyRequest',
-      {
-        decentralized_party_id: S.cantonId,
-        new_participant_id: S.cantonId,
-        new_threshold: S.i32,
-        previous_threshold: S.option(S.i32),
-      },
-      true,
-    ),
+    body: requestShape('POST /add-party'),
     handle: async ({ node, body }) => startAddParty(node, body),
   }),
   route<ChangeThresholdRequest>({
     method: 'POST',
     template: '/change-threshold',
     access: 'admin',
-    body: S.struct(
-      'ChangeThresholdRequest',
-      { decentralized_party_id: S.cantonId, new_threshold: S.i32, previous_threshold: S.option(S.i32) },
-      true,
-    ),
+    body: requestShape('POST /change-threshold'),
     handle: async ({ node, body }) => startChangeThreshold(node, body),
   }),
   route<ContractsRequest>({
     method: 'POST',
     template: '/contracts',
     access: 'admin',
-    body: S.struct('ContractsRequest', {
-      decentralized_party_id: S.cantonId,
-      participant_ids: S.vec(S.cantonId),
-      participant_parties: S.vec(S.cantonId),
-      operator_party: S.cantonId,
-      contracts: S.option(S.vec(contractDefinitionShape)),
-    }),
+    body: requestShape('POST /contracts'),
     handle: async ({ node, body }) => startContracts(node, body),
   }),
   route<DarsRequest>({
     method: 'POST',
     template: '/dars/distribute',
     access: 'admin',
-    body: darsRequestShape,
+    body: requestShape('POST /dars/distribute'),
     handle: async ({ node, body }) => startDars(node, body),
   }),
 ];
