@@ -653,7 +653,7 @@ export class HttpService {
   }
 }
 
-/** The `HttpClient` of src/clients/index.ts: a plain GET for core.wait that returns every status and never retries. */
+/** The `HttpClient` of src/clients/clients.ts: a plain GET for core.wait that returns every status and never retries. */
 export function createHttpClient(
   options: { timeoutMs?: number; dispatcher?: Dispatcher; maxResponseBytes?: number } = {},
 ): HttpClient {
