@@ -11,9 +11,10 @@ import { didYouMean } from '../../playbook/closest.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';
-import { describeRun, namerOf, readParty, type Namer } from './workflow.js';
+import { describeRun, namerOf, type Namer } from './workflow-runs.js';
+import { readParty } from './workflow-waits.js';
 
-export type { Namer } from './workflow.js';
+export type { Namer } from './workflow-runs.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Schema fragments
@@ -305,19 +306,6 @@ export function failedRunError(name: Namer, node: string, run: WorkflowRun): Ste
   return new StepError(`${describeRun(run)} on ${node}; it is not safe to retry`, {
     hint: `only a coordinator's own failure ("Coordinator workflow failed: …") is retried. To start over, ${clear(false)}`,
   });
-}
-
-/** A failed wait for a run, told with who declined and how to clear it when the run failed. */
-export async function explainFailure(
-  ctx: StepContext,
-  coordinator: string,
-  instance: string,
-  error: unknown,
-): Promise<unknown> {
-  if (!(error instanceof StepError)) return error;
-  const { runs } = await ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal });
-  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-  return run?.status === 'failed' ? failedRunError(namerOf(ctx), coordinator, run) : error;
 }
 
 /**

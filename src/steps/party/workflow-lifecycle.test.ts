@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DpmClient } from '../../clients/dpm.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { PARTICIPANT, PARTY, fakeContext, run, target } from './packages-testing.js';
-import { startWorkflow, waitForRun } from './workflow.js';
+import { startWorkflow } from './workflow-lifecycle.js';
+import { waitForRun } from './workflow-waits.js';
 
 const t = target({ node1: {}, node2: { controlled: false }, node3: { controlled: false } });
 const coordinatorRun = run({ instance_name: 'dars-distribute-7', kind: 'Dars', status: 'inprogress' });
