@@ -40,6 +40,7 @@ import {
 } from './packages-common.js';
 import { declinedBy } from './party-common.js';
 import {
+  followChange,
   seeRunThrough,
   startWorkflow,
   startedRun,
@@ -49,7 +50,6 @@ import {
   type StartOutcome,
 } from './workflow-lifecycle.js';
 import {
-  changeOf,
   describeRun,
   findRuns,
   namerOf,
@@ -497,21 +497,8 @@ function planContracts(w: With, state: Observed): ItemPlan {
       })),
     };
   }
-  if (state.running) {
-    const { node, run } = state.running;
-    return {
-      changes: [
-        {
-          action: 'wait',
-          summary:
-            node === w.coordinator
-              ? `adopt ${describeRun(run)} on ${w.coordinator}: accept its invitations on the controlled participants and wait for it`
-              : `follow ${describeRun(run)} on ${node} (${changeOf(run, (p) => state.names[p] ?? p)}): the same contracts, coordinated there; accept its invitations on the controlled participants and wait for it`,
-          details: { node, instance: run.instance_name },
-        },
-      ],
-    };
-  }
+  if (state.running)
+    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
   const context = `refusing to start the Contracts workflow for ${party.party_id}`;
   const refusal = refusalOf(w, state, context);
   // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what

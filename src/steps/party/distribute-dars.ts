@@ -30,6 +30,7 @@ import {
 } from './packages-common.js';
 import { declinedBy, failedRunError } from './party-common.js';
 import {
+  followChange,
   seeRunThrough,
   startWorkflow,
   startedRun,
@@ -169,18 +170,8 @@ function planDars(w: With, state: Observed): ItemPlan {
   const missing = lacking(w, state);
   // in sync only when no distribution of these files is still in flight: done means done
   if (missing.size === 0 && !state.running) return { changes: [], outputs: outputs(w, state, null) };
-  if (state.running) {
-    const { node, run } = state.running;
-    return {
-      changes: [
-        {
-          action: 'wait',
-          summary: `${node === w.coordinator ? 'adopt' : 'follow'} ${describeRun(run)} on ${node}: accept its invitations on the controlled peers and wait for it`,
-          details: { node, instance: run.instance_name },
-        },
-      ],
-    };
-  }
+  if (state.running)
+    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
   // a peer said no: nothing new starts until an operator settled it and cleared the run (cancel, dismiss)
   const declined = state.latest && declinedBy(state.latest) !== undefined ? state.latest : undefined;
   if (declined) {

@@ -36,9 +36,14 @@ import {
   timeoutSchema,
   type Namer,
 } from './party-common.js';
-import { seeRunThrough, startWorkflow, type Followed, type StartOutcome } from './workflow-lifecycle.js';
 import {
-  changeOf,
+  followChange,
+  seeRunThrough,
+  startWorkflow,
+  type Followed,
+  type StartOutcome,
+} from './workflow-lifecycle.js';
+import {
   concerns,
   describeRun,
   isControlled,
@@ -303,18 +308,7 @@ export function planMembership<W extends MembershipWith>(
     case 'in-sync':
       return { changes: [], outputs: decision.outputs };
     case 'adopt':
-      return {
-        changes: [
-          {
-            action: 'wait',
-            summary:
-              decision.at.node === w.coordinator
-                ? `adopt ${describeRun(decision.at.run)} (${what}) and wait for it`
-                : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, name)}): the same change, coordinated there; accept it on the controlled members and wait for it`,
-            details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
-          },
-        ],
-      };
+      return { changes: [followChange(decision.at, w.coordinator, name, details)] };
     case 'settle':
       return {
         changes: [

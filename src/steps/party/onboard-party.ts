@@ -42,6 +42,7 @@ import {
   retryChange,
 } from './party-common.js';
 import {
+  followChange,
   reconcileStart,
   seeRunThrough,
   startWorkflow,
@@ -49,7 +50,6 @@ import {
   type StartOutcome,
 } from './workflow-lifecycle.js';
 import {
-  changeOf,
   describeRun,
   isControlled,
   participantOf,
@@ -285,16 +285,7 @@ function changesOf(
         },
       ];
     case 'adopt':
-      return [
-        {
-          action: 'wait',
-          summary:
-            decision.at.node === w.coordinator
-              ? `adopt ${describeRun(decision.at.run)} on ${w.coordinator} and wait for it${others}`
-              : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, (p) => state.names[p] ?? p)}): the same onboarding, coordinated there; accept it and wait for it${others}`,
-          details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
-        },
-      ];
+      return [followChange(decision.at, w.coordinator, (p) => state.names[p] ?? p, details, others)];
     case 'retry':
       return [retryChange(decision.run, w.coordinator, details)];
     case 'verify':
