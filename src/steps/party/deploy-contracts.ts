@@ -66,6 +66,7 @@ import {
 } from './workflow-runs.js';
 import {
   RunStillInProgress,
+  declineChange,
   declineLeftover,
   leftoverInvitations,
   readParty,
@@ -489,13 +490,7 @@ function planContracts(w: With, state: Observed): ItemPlan {
   // done means done
   if (state.contracts.every((c) => c.listed) && !state.running) {
     if (state.leftovers.length === 0) return { changes: [], outputs: doneOutputs(state) };
-    return {
-      changes: state.leftovers.map((l) => ({
-        action: 'delete' as const,
-        summary: `decline the invitation of ${l.run.instance_name} left pending on ${l.node}: the run completed without it (its quorum was met), and the contracts are listed`,
-        details: { node: l.node, invitation: l.card.id, instance: l.run.instance_name },
-      })),
-    };
+    return { changes: state.leftovers.map((l) => declineChange(l)) };
   }
   if (state.running)
     return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };

@@ -58,6 +58,7 @@ import {
   type RunMatch,
 } from './workflow-runs.js';
 import {
+  declineChange,
   declineLeftover,
   leftoverInvitations,
   readParty,
@@ -322,13 +323,7 @@ export function planMembership<W extends MembershipWith>(
     case 'retry':
       return { changes: [retryChange(decision.run, w.coordinator, details)] };
     case 'decline':
-      return {
-        changes: decision.leftovers.map((l) => ({
-          action: 'delete' as const,
-          summary: `decline the invitation of ${l.run.instance_name} left pending on ${l.node}: the run completed without it (its quorum was met)`,
-          details: { ...details, node: l.node, invitation: l.card.id, instance: l.run.instance_name },
-        })),
-      };
+      return { changes: decision.leftovers.map((l) => declineChange(l, details)) };
     case 'start':
       return {
         changes: [

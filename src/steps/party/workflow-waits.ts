@@ -6,7 +6,7 @@
  */
 import { ServiceError, StepError } from '../../errors.js';
 import type { DecentralizedParty, PendingInvitation, WorkflowRun } from '../../clients/dpm-wire.js';
-import type { ItemContext, StepContext } from '../../engine/step.js';
+import type { Change, ItemContext, JsonValue, StepContext } from '../../engine/step.js';
 import {
   COMPETITOR_CHECK_MS,
   POLL_MS,
@@ -244,6 +244,18 @@ export async function leftoverInvitations(
     });
   });
   return lists.flat();
+}
+
+/** The planned change of declining a leftover invitation; `details` adds the kind's own. */
+export function declineChange(
+  { node, card, run }: Leftover,
+  details: Record<string, JsonValue> = {},
+): Change {
+  return {
+    action: 'delete',
+    summary: `decline the invitation of ${run.instance_name} left pending on ${node}: the run completed without it (its quorum was met)`,
+    details: { ...details, node, invitation: card.id, instance: run.instance_name },
+  };
 }
 
 /** Declines a leftover invitation (recorded first); a card gone meanwhile (404) is fine. */
