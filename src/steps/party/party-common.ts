@@ -1,8 +1,9 @@
 /**
- * What the party topology steps share beyond the workflow mechanics of workflow.ts: `with` schema fragments,
- * static checks against the target (run again at observe time on the resolved `with`), node and participant
- * names for messages, membership comparisons, and the operators' rules for an earlier run of the same change
- * (adopt it, retry it only when that is safe, or stop and say who declined and how to clear it).
+ * What the party topology steps share beyond the workflow mechanics (workflow-runs.ts, workflow-waits.ts,
+ * workflow-lifecycle.ts): `with` schema fragments, static checks against the target (run again at observe time on
+ * the resolved `with`), node and participant names for messages, membership comparisons, and the operators' rules
+ * for an earlier run of the same change (adopt it, retry it only when that is safe, or stop and say who declined
+ * and how to clear it).
  */
 import type { DecentralizedParty, WorkflowRun } from '../../clients/dpm-wire.js';
 import { ServiceError, StepError } from '../../errors.js';
