@@ -57,7 +57,7 @@ import {
 } from './workflow-runs.js';
 import { acceptInvitations, waitForRun } from './workflow-waits.js';
 
-export interface StartIntent extends Intent {
+interface StartIntent extends Intent {
   action: 'start-workflow';
   node: string;
   kind: WorkflowKind;
@@ -87,7 +87,7 @@ function matchOf(intent: Intent): RunMatch {
 }
 
 /** The run a start refused with 409 names as in flight on the node (§5 same-party guard, duplicate instance). */
-export function inFlightRun(error: unknown): string | undefined {
+function inFlightRun(error: unknown): string | undefined {
   if (!(error instanceof ServiceError) || error.status !== 409) return undefined;
   const text = error.serviceMessage ?? '';
   return (
@@ -382,7 +382,7 @@ export async function retryRun(ctx: ItemContext, { node, run }: NodeRun): Promis
  * other operators are named in the progress: they accept on their own. A competing run stops both; a failure is
  * told with who declined and how to clear it (explainFailure).
  */
-export async function followRun(
+async function followRun(
   ctx: ItemContext,
   { at, competitors }: Followed,
   remaining: () => number,
@@ -413,7 +413,7 @@ export async function followRun(
 }
 
 /** A failed wait for a run, told with who declined and how to clear it when the run failed. */
-export async function explainFailure(
+async function explainFailure(
   ctx: StepContext,
   coordinator: string,
   instance: string,
