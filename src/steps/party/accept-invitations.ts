@@ -37,7 +37,7 @@ import {
   sameSet,
   nodesOrControlled,
 } from './party-common.js';
-import { POLL_MS, readEach } from './workflow.js';
+import { POLL_MS, readEach } from './workflow-runs.js';
 
 const expectationSchema = {
   type: 'object',

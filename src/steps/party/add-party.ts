@@ -14,11 +14,11 @@ import {
   newThresholdSchema,
   observeMembership,
   planMembership,
-  reconcileMembership,
   type MembershipKind,
   type MembershipState,
 } from './membership.js';
 import { membersOf } from './party-common.js';
+import { reconcileStart } from './workflow-lifecycle.js';
 
 const withSchema = {
   type: 'object',
@@ -80,5 +80,5 @@ export const dpmAddParty = defineStep<With, MembershipState>({
   observe: (ctx, w) => observeMembership(addPartySpec, ctx, w),
   plan: (w, s) => planMembership(addPartySpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(addPartySpec, ctx, w, s),
-  reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),
+  reconcile: (ctx, _w, _item, intents) => reconcileStart(ctx, intents),
 });

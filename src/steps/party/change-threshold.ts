@@ -13,11 +13,11 @@ import {
   newThresholdSchema,
   observeMembership,
   planMembership,
-  reconcileMembership,
   type MembershipKind,
   type MembershipState,
 } from './membership.js';
 import { membersOf } from './party-common.js';
+import { reconcileStart } from './workflow-lifecycle.js';
 
 const withSchema = {
   type: 'object',
@@ -68,5 +68,5 @@ export const dpmChangeThreshold = defineStep<With, MembershipState>({
   observe: (ctx, w) => observeMembership(changeThresholdSpec, ctx, w),
   plan: (w, s) => planMembership(changeThresholdSpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(changeThresholdSpec, ctx, w, s),
-  reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),
+  reconcile: (ctx, _w, _item, intents) => reconcileStart(ctx, intents),
 });

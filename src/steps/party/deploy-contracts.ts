@@ -38,34 +38,41 @@ import {
   type Matrix,
   type PackageRef,
 } from './packages-common.js';
-import { explainFailure, failedRunError } from './party-common.js';
+import { declinedBy } from './party-common.js';
 import {
-  Competitors,
-  acceptInvitations,
-  changeOf,
-  declineLeftover,
-  leftoverInvitations,
+  followChange,
+  seeRunThrough,
+  startWorkflow,
+  startedRun,
+  type Begin,
+  type Followed,
+  type SeeThrough,
+  type StartOutcome,
+} from './workflow-lifecycle.js';
+import {
   describeRun,
   findRuns,
-  isControlled,
   namerOf,
   nodeOfParticipant,
   participantOf,
   pendingOf,
   readEach,
-  readParty,
   rivalError,
   rivalOf,
   runsAround,
-  startWorkflow,
-  startedRun,
   targetNode,
-  waitForParty,
-  waitForRun,
-  type Leftover,
   type NodeRun,
   type RunMatch,
-} from './workflow.js';
+} from './workflow-runs.js';
+import {
+  RunStillInProgress,
+  declineChange,
+  declineLeftover,
+  leftoverInvitations,
+  readParty,
+  waitForParty,
+  type Leftover,
+} from './workflow-waits.js';
 
 const DEFAULT_TIMEOUT = '10m';
 export const GOVERNANCE_RULES_TEMPLATE = 'Governance.Rules:GovernanceRules';
@@ -408,12 +415,6 @@ function doneOutputs(state: Observed): Outputs {
   };
 }
 
-function declinedBy(run: WorkflowRun | undefined): string | undefined {
-  return run?.status === 'failed'
-    ? /^Peer (\S+) declined the invitation/.exec(run.error ?? '')?.[1]
-    : undefined;
-}
-
 function request(w: With, state: Observed, partyId: string): ContractsRequest {
   const coordinatorParty = state.participants.find((p) => p.node === w.coordinator)?.party ?? '';
   return {
@@ -456,7 +457,7 @@ function refusalOf(w: With, state: Observed, context: string): StepError | undef
       hint: "give it as `participants: [{node, party}]`, as the target node's `party`, or configure the node's party credentials (dpm.party-config)",
     });
   }
-  const declined = declinedBy(state.latest);
+  const declined = state.latest && declinedBy(state.latest);
   if (declined && state.latest) {
     return new StepError(
       `${context}: its last Contracts run ${state.latest.instance_name} was declined by ${state.participants.find((p) => p.participantId === declined)?.node ?? declined}`,
@@ -489,29 +490,10 @@ function planContracts(w: With, state: Observed): ItemPlan {
   // done means done
   if (state.contracts.every((c) => c.listed) && !state.running) {
     if (state.leftovers.length === 0) return { changes: [], outputs: doneOutputs(state) };
-    return {
-      changes: state.leftovers.map((l) => ({
-        action: 'delete' as const,
-        summary: `decline the invitation of ${l.run.instance_name} left pending on ${l.node}: the run completed without it (its quorum was met), and the contracts are listed`,
-        details: { node: l.node, invitation: l.card.id, instance: l.run.instance_name },
-      })),
-    };
+    return { changes: state.leftovers.map((l) => declineChange(l)) };
   }
-  if (state.running) {
-    const { node, run } = state.running;
-    return {
-      changes: [
-        {
-          action: 'wait',
-          summary:
-            node === w.coordinator
-              ? `adopt ${describeRun(run)} on ${w.coordinator}: accept its invitations on the controlled participants and wait for it`
-              : `follow ${describeRun(run)} on ${node} (${changeOf(run, (p) => state.names[p] ?? p)}): the same contracts, coordinated there; accept its invitations on the controlled participants and wait for it`,
-          details: { node, instance: run.instance_name },
-        },
-      ],
-    };
-  }
+  if (state.running)
+    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
   const context = `refusing to start the Contracts workflow for ${party.party_id}`;
   const refusal = refusalOf(w, state, context);
   // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
@@ -546,63 +528,59 @@ function planContracts(w: With, state: Observed): ItemPlan {
   };
 }
 
+/** How a Contracts run of the party is seen through: each phase with the step's whole timeout. */
+function through(w: With, state: Observed, partyId: string): SeeThrough {
+  const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
+  return {
+    match: matchOf(partyId, state),
+    members: [w.coordinator, ...state.watch],
+    remaining: () => limit,
+  };
+}
+
 /**
- * Wait for the run; a wait that runs out leaves the run alone and keeps this step's intents open, so that the
- * next run reconciles (contracts status, /workflows, the party's contracts) before it does anything else.
+ * See the run through, then verify that the party lists every contract. A wait that runs out leaves the run alone
+ * and pauses (exit 3) with this step's intents open, so that the next run reconciles (contracts status,
+ * /workflows, the party's contracts) before it does anything else.
  */
-async function waitLeaving(
-  ctx: StepContext,
+async function completed(
+  ctx: ItemContext,
   w: With,
-  { node, run: { instance_name: instance } }: NodeRun,
-  competitors: Competitors,
-): Promise<WorkflowRun> {
+  state: Observed,
+  partyId: string,
+  begin: Begin,
+): Promise<Outputs> {
+  let followed: Followed | undefined;
   try {
-    return await waitForRun(ctx, node, instance, timeoutMs(w.timeout, DEFAULT_TIMEOUT), competitors);
+    followed = await seeRunThrough(ctx, begin, through(w, state, partyId));
   } catch (error) {
-    if (!(error instanceof StepError)) throw error;
-    const { runs } = await ctx.clients.dpm(node).workflows({ signal: ctx.signal });
-    const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-    if (run?.status === 'failed') throw failedRunError(namerOf(ctx), node, run);
-    if (run?.status !== 'inprogress' || !/still in progress after/.test(error.message)) throw error;
-    throw new PausedError(
-      error.message,
-      'nothing was cancelled: run the playbook again to keep waiting (the run is adopted and reconciled, not restarted), or raise `timeout`',
-    );
+    throw await pausedOnTimeout(ctx, error);
   }
-}
-
-/** The invited participants this target controls: they accept the run's invitation. */
-function acceptors(ctx: StepContext, { node, run }: NodeRun): string[] {
-  return run.expected_peers
-    .map((p) => nodeOfParticipant(ctx, p))
-    .filter((n): n is string => n !== undefined && n !== node && isControlled(ctx, n));
-}
-
-async function follow(ctx: ItemContext, w: With, at: NodeRun, competitors: Competitors): Promise<Outputs> {
-  const instance = at.run.instance_name;
-  try {
-    await acceptInvitations(
-      ctx,
-      acceptors(ctx, at),
-      instance,
-      timeoutMs(w.timeout, DEFAULT_TIMEOUT),
-      at.node,
-      competitors,
-    );
-  } catch (error) {
-    throw await explainFailure(ctx, at.node, instance, error);
-  }
-  await waitLeaving(ctx, w, at, competitors);
-  const state = await observeContracts(ctx, w);
-  const missing = state.contracts.filter((c) => !c.listed);
+  const now = await observeContracts(ctx, w);
+  // the contracts are there (another operator's run, which may have completed without this target's nodes)
+  if (!followed) return declineLeftovers(ctx, now);
+  const missing = now.contracts.filter((c) => !c.listed);
   if (missing.length > 0) {
     throw new AmbiguousOutcomeError(
-      `the Contracts run ${instance} completed on ${at.node}, but the party does not list every contract`,
-      `${state.party?.party_id ?? w.party} lists ${(state.party?.contracts ?? []).map((c) => c.template_id).join(', ') || 'no contracts'}; missing ${missing.map((c) => c.template).join(', ')}`,
+      `the Contracts run ${followed.at.run.instance_name} completed on ${followed.at.node}, but the party does not list every contract`,
+      `${now.party?.party_id ?? w.party} lists ${(now.party?.contracts ?? []).map((c) => c.template_id).join(', ') || 'no contracts'}; missing ${missing.map((c) => c.template).join(', ')}`,
       'check the party on every node (GET /decentralized-parties?refresh=true) and the run',
     );
   }
-  return doneOutputs(state);
+  return doneOutputs(now);
+}
+
+/** A wait for a run still in progress that timed out: a pause, not a failure (the run goes on). */
+async function pausedOnTimeout(ctx: StepContext, error: unknown): Promise<unknown> {
+  if (!(error instanceof RunStillInProgress)) return error;
+  const instance = error.run.instance_name;
+  const { runs } = await ctx.clients.dpm(error.node).workflows({ signal: ctx.signal });
+  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
+  if (run?.status !== 'inprogress') return error;
+  return new PausedError(
+    error.message,
+    'nothing was cancelled: run the playbook again to keep waiting (the run is adopted and reconciled, not restarted), or raise `timeout`',
+  );
 }
 
 /** The contracts are listed: decline what their runs left pending on this target's nodes. */
@@ -667,40 +645,38 @@ export const dpmDeployContracts = defineStep<With, Observed>({
   async apply(ctx, w, _item, _plan, state) {
     const party = state.party;
     if (!party) throw new StepError(`${w.coordinator} lists no decentralized party ${w.party}`);
-    const match = matchOf(party.party_id, state);
-    const members = [w.coordinator, ...state.watch];
-    if (state.running) return follow(ctx, w, state.running, new Competitors(match, members, state.running));
+    if (state.running) return completed(ctx, w, state, party.party_id, { follow: state.running });
     if (state.contracts.every((c) => c.listed)) return declineLeftovers(ctx, state);
-    const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
-    // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
-    await waitForParty(
-      ctx,
-      [w.coordinator],
-      { id: party.party_id },
-      (p) => p !== undefined && p.threshold > 0 && p.participants.every((m) => m.owner_key !== undefined),
-      limit,
-      `the party ${party.party_id} with its threshold and every owner key in ${w.coordinator}'s cache`,
-    );
-    const body = request(w, state, party.party_id);
-    const outcome = await startWorkflow(ctx, {
-      node: w.coordinator,
-      match,
-      observed: state.around,
-      watch: state.watch,
-      reached: async () => {
-        const now = await readParty(ctx, w.coordinator, { id: party.party_id }, true);
-        return (
-          now !== undefined &&
-          w.contracts.every((spec) => (now.contracts ?? []).some((c) => isListed(spec, c)))
-        );
-      },
-      start: (client) => client.startContracts(body, { signal: ctx.signal }),
-    });
-    // the contracts are there (another operator's run, which may have completed without this target's nodes)
-    if (outcome.outcome === 'reached') return declineLeftovers(ctx, await observeContracts(ctx, w));
-    if (outcome.outcome === 'started')
-      ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator}`);
-    return follow(ctx, w, outcome.at, outcome.competitors);
+    const start = async (): Promise<StartOutcome> => {
+      // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
+      await waitForParty(
+        ctx,
+        [w.coordinator],
+        { id: party.party_id },
+        (p) => p !== undefined && p.threshold > 0 && p.participants.every((m) => m.owner_key !== undefined),
+        timeoutMs(w.timeout, DEFAULT_TIMEOUT),
+        `the party ${party.party_id} with its threshold and every owner key in ${w.coordinator}'s cache`,
+      );
+      const body = request(w, state, party.party_id);
+      const outcome = await startWorkflow(ctx, {
+        node: w.coordinator,
+        match: matchOf(party.party_id, state),
+        observed: state.around,
+        watch: state.watch,
+        reached: async () => {
+          const now = await readParty(ctx, w.coordinator, { id: party.party_id }, true);
+          return (
+            now !== undefined &&
+            w.contracts.every((spec) => (now.contracts ?? []).some((c) => isListed(spec, c)))
+          );
+        },
+        start: (client) => client.startContracts(body, { signal: ctx.signal }),
+      });
+      if (outcome.outcome === 'started')
+        ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator}`);
+      return outcome;
+    };
+    return completed(ctx, w, state, party.party_id, { start });
   },
   async reconcile(ctx, w, _item, intents) {
     return reconcileContracts(ctx, w, intents);

@@ -28,23 +28,25 @@ import {
   type LoadedDar,
   type PackageRef,
 } from './packages-common.js';
-import { declinedBy, explainFailure, failedRunError } from './party-common.js';
+import { declinedBy, failedRunError } from './party-common.js';
 import {
-  Competitors,
-  acceptInvitations,
+  followChange,
+  seeRunThrough,
+  startWorkflow,
+  startedRun,
+  type SeeThrough,
+  type StartOutcome,
+} from './workflow-lifecycle.js';
+import {
   describeRun,
   namerOf,
-  nodeOfParticipant,
   participantOf,
   pendingOf,
   readEach,
   runsAround,
-  startWorkflow,
-  startedRun,
-  waitForRun,
   type NodeRun,
   type RunMatch,
-} from './workflow.js';
+} from './workflow-runs.js';
 
 const DEFAULT_TIMEOUT = '10m';
 
@@ -168,18 +170,8 @@ function planDars(w: With, state: Observed): ItemPlan {
   const missing = lacking(w, state);
   // in sync only when no distribution of these files is still in flight: done means done
   if (missing.size === 0 && !state.running) return { changes: [], outputs: outputs(w, state, null) };
-  if (state.running) {
-    const { node, run } = state.running;
-    return {
-      changes: [
-        {
-          action: 'wait',
-          summary: `${node === w.coordinator ? 'adopt' : 'follow'} ${describeRun(run)} on ${node}: accept its invitations on the controlled peers and wait for it`,
-          details: { node, instance: run.instance_name },
-        },
-      ],
-    };
-  }
+  if (state.running)
+    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
   // a peer said no: nothing new starts until an operator settled it and cleared the run (cancel, dismiss)
   const declined = state.latest && declinedBy(state.latest) !== undefined ? state.latest : undefined;
   if (declined) {
@@ -223,29 +215,6 @@ function planDars(w: With, state: Observed): ItemPlan {
       },
     ],
   };
-}
-
-/**
- * Accept the run's invitations on the controlled nodes it invited, then wait for it; the run is watched while
- * the invitations are awaited (a peer that declines fails it), and so are the other nodes (a competing run).
- */
-async function follow(
-  ctx: ItemContext,
-  w: With,
-  at: NodeRun,
-  competitors: Competitors,
-): Promise<WorkflowRun> {
-  const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
-  const instance = at.run.instance_name;
-  const invited = at.run.expected_peers
-    .map((p) => nodeOfParticipant(ctx, p))
-    .filter((n): n is string => n !== undefined);
-  try {
-    await acceptInvitations(ctx, invited, instance, limit, at.node, competitors);
-    return await waitForRun(ctx, at.node, instance, limit, competitors);
-  } catch (error) {
-    throw await explainFailure(ctx, at.node, instance, error);
-  }
 }
 
 /** After the work: a node still without a package is reported here; the parity gate decides. */
@@ -300,11 +269,10 @@ export const dpmDistributeDars = defineStep<With, Observed>({
     let instance: string | null = null;
     let covered = new Set<string>();
     if (state.running) {
-      const at = state.running;
-      const competitors = new Competitors(match(state.dars), [w.coordinator, ...w.peers], at);
-      const adopted = await follow(ctx, w, at, competitors);
-      instance = adopted.instance_name;
-      covered = new Set(adopted.expected_peers);
+      const adopted = await seeRunThrough(ctx, { follow: state.running }, through(w, state));
+      const run = adopted?.at.run;
+      instance = run?.instance_name ?? null;
+      covered = new Set(run?.expected_peers);
       state = await observeDars(ctx, w);
     }
     const change = planDars(w, state).changes[0];
@@ -350,6 +318,12 @@ export const dpmDistributeDars = defineStep<With, Observed>({
   },
 });
 
+/** How a Dars run of these files is seen through: each phase with the step's whole timeout. */
+function through(w: With, state: Observed): SeeThrough {
+  const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
+  return { match: match(state.dars), members: [w.coordinator, ...w.peers], remaining: () => limit };
+}
+
 /**
  * One Dars workflow to the peers that lack a package: started once (or a run of these files that appeared
  * meanwhile followed), accepted on controlled peers, waited for. Null when everything got vetted meanwhile.
@@ -360,23 +334,26 @@ async function distribute(
   state: Observed,
   peers: readonly string[],
 ): Promise<string | null> {
-  const outcome = await startWorkflow(ctx, {
-    node: w.coordinator,
-    match: match(state.dars),
-    observed: state.around,
-    watch: w.peers,
-    reached: async () => lacking(w, await observeDars(ctx, w)).size === 0,
-    start: (client) =>
-      client.distributeDars(
-        {
-          dar_files: state.dars.map((d) => ({ filename: d.filename, data: d.data.toString('base64') })),
-          peer_ids: peers.map((p) => participantOf(ctx, p)),
-        },
-        { signal: ctx.signal },
-      ),
-  });
-  if (outcome.outcome === 'reached') return null;
-  if (outcome.outcome === 'started')
-    ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator} for ${peers.join(', ')}`);
-  return (await follow(ctx, w, outcome.at, outcome.competitors)).instance_name;
+  const start = async (): Promise<StartOutcome> => {
+    const outcome = await startWorkflow(ctx, {
+      node: w.coordinator,
+      match: match(state.dars),
+      observed: state.around,
+      watch: w.peers,
+      reached: async () => lacking(w, await observeDars(ctx, w)).size === 0,
+      start: (client) =>
+        client.distributeDars(
+          {
+            dar_files: state.dars.map((d) => ({ filename: d.filename, data: d.data.toString('base64') })),
+            peer_ids: peers.map((p) => participantOf(ctx, p)),
+          },
+          { signal: ctx.signal },
+        ),
+    });
+    if (outcome.outcome === 'started')
+      ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator} for ${peers.join(', ')}`);
+    return outcome;
+  };
+  const followed = await seeRunThrough(ctx, { start }, through(w, state));
+  return followed?.at.run.instance_name ?? null;
 }

@@ -15,11 +15,11 @@ import {
   newThresholdSchema,
   observeMembership,
   planMembership,
-  reconcileMembership,
   type MembershipKind,
   type MembershipState,
 } from './membership.js';
 import { membersOf } from './party-common.js';
+import { reconcileStart } from './workflow-lifecycle.js';
 
 const withSchema = {
   type: 'object',
@@ -77,5 +77,5 @@ export const dpmKick = defineStep<With, MembershipState>({
   observe: (ctx, w) => observeMembership(kickSpec, ctx, w),
   plan: (w, s) => planMembership(kickSpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(kickSpec, ctx, w, s),
-  reconcile: (ctx, _w, _item, intents) => reconcileMembership(ctx, intents),
+  reconcile: (ctx, _w, _item, intents) => reconcileStart(ctx, intents),
 });

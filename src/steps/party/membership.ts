@@ -16,15 +16,7 @@ import type {
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
 import { ServiceError, StepError } from '../../errors.js';
-import type {
-  Change,
-  Intent,
-  ItemContext,
-  Outputs,
-  Reconciliation,
-  StaticFinding,
-  StepContext,
-} from '../../engine/step.js';
+import type { Change, ItemContext, Outputs, StaticFinding, StepContext } from '../../engine/step.js';
 import type { Target } from '../../playbook/target.js';
 import {
   Deadline,
@@ -32,7 +24,6 @@ import {
   durationMs,
   earlierRun,
   enforceChecks,
-  explainFailure,
   hasOwnerKeys,
   membersOf,
   nodeNameSchema,
@@ -46,10 +37,14 @@ import {
   type Namer,
 } from './party-common.js';
 import {
-  Competitors,
-  acceptInvitations,
-  allOrNone,
-  changeOf,
+  followChange,
+  seeRunThrough,
+  startWorkflow,
+  type Followed,
+  type StartOutcome,
+} from './workflow-lifecycle.js';
+import {
+  concerns,
   describeRun,
   isControlled,
   listRuns,
@@ -57,20 +52,20 @@ import {
   nodeOfParticipant,
   participantOf,
   pendingOf,
-  readParty,
   rivalError,
   rivalOf,
-  startWorkflow,
-  startedRun,
-  waitForParty,
-  waitForRun,
-  concerns,
-  declineLeftover,
-  leftoverInvitations,
-  type Leftover,
   type NodeRun,
   type RunMatch,
-} from './workflow.js';
+} from './workflow-runs.js';
+import {
+  declineChange,
+  declineLeftover,
+  leftoverInvitations,
+  readParty,
+  waitForParty,
+  waitForRun,
+  type Leftover,
+} from './workflow-waits.js';
 
 export const MEMBERSHIP_TIMEOUT = '15m';
 
@@ -314,18 +309,7 @@ export function planMembership<W extends MembershipWith>(
     case 'in-sync':
       return { changes: [], outputs: decision.outputs };
     case 'adopt':
-      return {
-        changes: [
-          {
-            action: 'wait',
-            summary:
-              decision.at.node === w.coordinator
-                ? `adopt ${describeRun(decision.at.run)} (${what}) and wait for it`
-                : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, name)}): the same change, coordinated there; accept it on the controlled members and wait for it`,
-            details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
-          },
-        ],
-      };
+      return { changes: [followChange(decision.at, w.coordinator, name, details)] };
     case 'settle':
       return {
         changes: [
@@ -339,13 +323,7 @@ export function planMembership<W extends MembershipWith>(
     case 'retry':
       return { changes: [retryChange(decision.run, w.coordinator, details)] };
     case 'decline':
-      return {
-        changes: decision.leftovers.map((l) => ({
-          action: 'delete' as const,
-          summary: `decline the invitation of ${l.run.instance_name} left pending on ${l.node}: the run completed without it (its quorum was met)`,
-          details: { ...details, node: l.node, invitation: l.card.id, instance: l.run.instance_name },
-        })),
-      };
+      return { changes: decision.leftovers.map((l) => declineChange(l, details)) };
     case 'start':
       return {
         changes: [
@@ -403,32 +381,30 @@ export async function applyMembership<W extends MembershipWith>(
     return outputsOf(s.party);
   }
   const coordinator = w.coordinator;
-  const match = matchOf(spec, w, s.partyId, s);
-  const members = [coordinator, ...s.watch];
-  let followed: { at: NodeRun; competitors: Competitors } | undefined;
+  const through = {
+    match: matchOf(spec, w, s.partyId, s),
+    members: [coordinator, ...s.watch],
+    remaining: () => deadline.remaining(),
+  };
+  let followed: Followed | undefined;
   switch (decision.action) {
     case 'settle':
       await waitForRun(ctx, coordinator, decision.run.instance_name, deadline.remaining());
       break;
     case 'adopt':
-      followed = { at: decision.at, competitors: new Competitors(match, members, decision.at) };
+      followed = await seeRunThrough(ctx, { follow: decision.at }, through);
       break;
-    case 'retry': {
-      const at = { node: coordinator, run: decision.run };
-      await ctx.record({ action: 'retry-workflow', node: coordinator, instance: decision.run.instance_name });
-      try {
-        await ctx.clients.dpm(coordinator).retryWorkflow(decision.run.instance_name, { signal: ctx.signal });
-      } catch (error) {
-        throw refused(`${coordinator} refused to retry ${decision.run.instance_name}`, error);
-      }
-      followed = { at, competitors: new Competitors(match, members, at) };
+    case 'retry':
+      followed = await seeRunThrough(ctx, { retry: { node: coordinator, run: decision.run } }, through);
       break;
-    }
     case 'start':
-      followed = await startOnce(spec, ctx, w, s, match, deadline);
+      followed = await seeRunThrough(
+        ctx,
+        { start: () => startOnce(spec, ctx, w, s, through.match, deadline) },
+        through,
+      );
       break;
   }
-  if (followed) await follow(ctx, followed.at, followed.competitors, deadline);
   // the change is in effect: what its runs left pending on this target's nodes (a kick's quorum was met
   // without them; another operator's run completed before this step could follow it) is declined
   if (!followed) {
@@ -454,7 +430,6 @@ export async function applyMembership<W extends MembershipWith>(
 /**
  * Start the change once the coordinator's party cache is ready (the start checks read it). A start refused because
  * the cache was rewritten meanwhile is a transient error: the engine observes again and tries once more.
- * Undefined when the party reached the declared state meanwhile (another operator's run): nothing to follow.
  */
 async function startOnce<W extends MembershipWith>(
   spec: MembershipKind<W>,
@@ -463,11 +438,11 @@ async function startOnce<W extends MembershipWith>(
   s: MembershipState,
   match: RunMatch,
   deadline: Deadline,
-): Promise<{ at: NodeRun; competitors: Competitors } | undefined> {
+): Promise<StartOutcome> {
   // only the coordinator's operator starts: another operator's step waits for that run (startWorkflow)
   if (isControlled(ctx, w.coordinator)) await cacheReady(ctx, w, s, deadline);
   try {
-    const outcome = await startWorkflow(ctx, {
+    return await startWorkflow(ctx, {
       node: w.coordinator,
       match,
       observed: s.around,
@@ -479,7 +454,6 @@ async function startOnce<W extends MembershipWith>(
       start: (client) => spec.start(client, w, s, ctx.signal),
       waitMs: deadline.remaining(),
     });
-    return outcome.outcome === 'reached' ? undefined : outcome;
   } catch (error) {
     throw refused(`${w.coordinator} refused to start ${spec.describe(w, namerOf(ctx), s)}`, error);
   }
@@ -507,52 +481,6 @@ async function partyNow<W extends MembershipWith>(
     }
   }
   return readParty(ctx, w.coordinator, { id: s.partyId }, false);
-}
-
-/** Accept the run on the invitees this target controls, then wait for it; a competing run stops both. */
-async function follow(
-  ctx: ItemContext,
-  at: NodeRun,
-  competitors: Competitors,
-  deadline: Deadline,
-): Promise<void> {
-  const instance = at.run.instance_name;
-  const invited = at.run.expected_peers;
-  const nodes = invited.map((p) => nodeOfParticipant(ctx, p)).filter((n): n is string => n !== undefined);
-  const others = [
-    ...invited.filter((p) => nodeOfParticipant(ctx, p) === undefined),
-    ...nodes.filter((n) => !isControlled(ctx, n)),
-  ];
-  if (others.length > 0)
-    ctx.progress(
-      `${instance}: waiting for the operators of ${others.join(', ')} to accept (not controlled here)`,
-    );
-  try {
-    // at once on every invitee: a kick may reach its quorum before all of them joined
-    await allOrNone(
-      ctx,
-      nodes.map(
-        (n) => (each: ItemContext) =>
-          acceptInvitations(each, [n], instance, deadline.remaining(), at.node, competitors),
-      ),
-    );
-    await waitForRun(ctx, at.node, instance, deadline.remaining(), competitors);
-  } catch (error) {
-    throw await explainFailure(ctx, at.node, instance, error);
-  }
-}
-
-export async function reconcileMembership(
-  ctx: ItemContext,
-  intents: readonly Intent[],
-): Promise<Reconciliation> {
-  const run = await startedRun(ctx, intents);
-  return {
-    status: 'not-done' as const,
-    note: run
-      ? `the start recorded before reached the node: ${describeRun(run)} is adopted, not started again`
-      : 'no run was started before; observing again',
-  };
 }
 
 export const membershipOutputs = {

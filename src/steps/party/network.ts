@@ -29,7 +29,7 @@ import {
   nodeListSchema,
   timeoutSchema,
 } from './party-common.js';
-import { POLL_MS, isControlled, readEach, targetNode } from './workflow.js';
+import { POLL_MS, isControlled, readEach, targetNode } from './workflow-runs.js';
 
 /** The first DPM version whose Noise wire format concurrent workflows need (§5 version gate). */
 export const MIN_DPM_VERSION = '0.1.9';

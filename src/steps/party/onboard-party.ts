@@ -28,7 +28,6 @@ import {
   durationMs,
   earlierRun,
   enforceChecks,
-  explainFailure,
   hasOwnerKeys,
   isExpression,
   membersOf,
@@ -43,25 +42,26 @@ import {
   retryChange,
 } from './party-common.js';
 import {
-  Competitors,
-  acceptInvitations,
-  changeOf,
+  followChange,
+  reconcileStart,
+  seeRunThrough,
+  startWorkflow,
+  type Followed,
+  type StartOutcome,
+} from './workflow-lifecycle.js';
+import {
   describeRun,
   isControlled,
   participantOf,
   pendingOf,
   readEach,
-  readParty,
   rivalError,
   rivalOf,
   runsAround,
-  startWorkflow,
-  startedRun,
-  waitForParty,
-  waitForRun,
   type NodeRun,
   type RunMatch,
-} from './workflow.js';
+} from './workflow-runs.js';
+import { readParty, waitForParty } from './workflow-waits.js';
 
 const DEFAULT_TIMEOUT = '10m';
 
@@ -285,16 +285,7 @@ function changesOf(
         },
       ];
     case 'adopt':
-      return [
-        {
-          action: 'wait',
-          summary:
-            decision.at.node === w.coordinator
-              ? `adopt ${describeRun(decision.at.run)} on ${w.coordinator} and wait for it${others}`
-              : `follow ${describeRun(decision.at.run)} on ${decision.at.node} (${changeOf(decision.at.run, (p) => state.names[p] ?? p)}): the same onboarding, coordinated there; accept it and wait for it${others}`,
-          details: { ...details, node: decision.at.node, instance: decision.at.run.instance_name },
-        },
-      ];
+      return [followChange(decision.at, w.coordinator, (p) => state.names[p] ?? p, details, others)];
     case 'retry':
       return [retryChange(decision.run, w.coordinator, details)];
     case 'verify':
@@ -329,17 +320,18 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
   const decision = decide(w, state);
   if (decision.action === 'in-sync') return decision.outputs;
   const coordinator = w.coordinator;
-  const match = matchOf(w, state);
-  let followed: { at: NodeRun; competitors: Competitors } | undefined;
+  const through = {
+    match: matchOf(w, state),
+    members: [coordinator, ...w.peers],
+    remaining: () => deadline.remaining(),
+  };
+  let followed: Followed | undefined;
   switch (decision.action) {
     case 'start':
-      followed = await start(ctx, w, state, match);
+      followed = await seeRunThrough(ctx, { start: () => start(ctx, w, state, through.match) }, through);
       break;
     case 'adopt':
-      followed = {
-        at: decision.at,
-        competitors: new Competitors(match, [coordinator, ...w.peers], decision.at),
-      };
+      followed = await seeRunThrough(ctx, { follow: decision.at }, through);
       break;
     case 'retry': {
       const { run } = decision;
@@ -349,34 +341,11 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
           `the operator of ${coordinator} retries it (this same playbook, on its target); run this again to follow it`,
         );
       }
-      await ctx.record({ action: 'retry-workflow', node: coordinator, instance: run.instance_name });
-      try {
-        await ctx.clients.dpm(coordinator).retryWorkflow(run.instance_name, { signal: ctx.signal });
-      } catch (error) {
-        throw refused(`${coordinator} refused to retry ${run.instance_name}`, error);
-      }
-      const at = { node: coordinator, run };
-      followed = { at, competitors: new Competitors(match, [coordinator, ...w.peers], at) };
+      followed = await seeRunThrough(ctx, { retry: { node: coordinator, run } }, through);
       break;
     }
     case 'verify':
       break;
-  }
-  if (followed) {
-    const { at, competitors } = followed;
-    const instance = at.run.instance_name;
-    const others = w.peers.filter((p) => !isControlled(ctx, p));
-    if (others.length > 0)
-      ctx.progress(
-        `${instance}: waiting for the operators of ${others.join(', ')} to accept (not controlled here)`,
-      );
-    const invited = [coordinator, ...w.peers].filter((n) => n !== at.node);
-    try {
-      await acceptInvitations(ctx, invited, instance, deadline.remaining(), at.node, competitors);
-      await waitForRun(ctx, at.node, instance, deadline.remaining(), competitors);
-    } catch (error) {
-      throw await explainFailure(ctx, at.node, instance, error);
-    }
   }
   const views = await waitForParty(
     ctx,
@@ -393,15 +362,10 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
   return outputsOf(w, seen);
 }
 
-/** Start the onboarding once (see startWorkflow); undefined when the party appeared meanwhile. */
-async function start(
-  ctx: ItemContext,
-  w: With,
-  state: Observed,
-  match: RunMatch,
-): Promise<{ at: NodeRun; competitors: Competitors } | undefined> {
+/** Start the onboarding once (see startWorkflow). */
+async function start(ctx: ItemContext, w: With, state: Observed, match: RunMatch): Promise<StartOutcome> {
   try {
-    const outcome = await startWorkflow(ctx, {
+    return await startWorkflow(ctx, {
       node: w.coordinator,
       match,
       observed: state.around,
@@ -417,7 +381,6 @@ async function start(
           { signal: ctx.signal },
         ),
     });
-    return outcome.outcome === 'reached' ? undefined : outcome;
   } catch (error) {
     if (
       error instanceof ServiceError &&
@@ -446,13 +409,5 @@ export const dpmOnboardParty = defineStep<With, Observed>({
   observe,
   plan: (w, state) => plan(w, state),
   apply: (ctx, w, _item, _plan, state) => apply(ctx, w, state),
-  async reconcile(ctx, _w, _item, intents) {
-    const run = await startedRun(ctx, intents);
-    return {
-      status: 'not-done',
-      note: run
-        ? `the start recorded before reached the node: ${describeRun(run)} is adopted, not started again`
-        : 'no run was started before; observing again',
-    };
-  },
+  reconcile: (ctx, _w, _item, intents) => reconcileStart(ctx, intents),
 });

@@ -15,7 +15,7 @@ import { parseDuration } from '../../playbook/duration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';
-import { readEach } from './workflow.js';
+import { readEach } from './workflow-runs.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Schema pieces

@@ -1,8 +1,9 @@
 /**
- * What the party topology steps share beyond the workflow mechanics of workflow.ts: `with` schema fragments,
- * static checks against the target (run again at observe time on the resolved `with`), node and participant
- * names for messages, membership comparisons, and the operators' rules for an earlier run of the same change
- * (adopt it, retry it only when that is safe, or stop and say who declined and how to clear it).
+ * What the party topology steps share beyond the workflow mechanics (workflow-runs.ts, workflow-waits.ts,
+ * workflow-lifecycle.ts): `with` schema fragments, static checks against the target (run again at observe time on
+ * the resolved `with`), node and participant names for messages, membership comparisons, and the operators' rules
+ * for an earlier run of the same change (adopt it, retry it only when that is safe, or stop and say who declined
+ * and how to clear it).
  */
 import type { DecentralizedParty, WorkflowRun } from '../../clients/dpm-wire.js';
 import { ServiceError, StepError } from '../../errors.js';
@@ -11,9 +12,10 @@ import { didYouMean } from '../../playbook/closest.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';
-import { describeRun, namerOf, readParty, type Namer } from './workflow.js';
+import { describeRun, namerOf, type Namer } from './workflow-runs.js';
+import { readParty } from './workflow-waits.js';
 
-export type { Namer } from './workflow.js';
+export type { Namer } from './workflow-runs.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Schema fragments
@@ -305,19 +307,6 @@ export function failedRunError(name: Namer, node: string, run: WorkflowRun): Ste
   return new StepError(`${describeRun(run)} on ${node}; it is not safe to retry`, {
     hint: `only a coordinator's own failure ("Coordinator workflow failed: …") is retried. To start over, ${clear(false)}`,
   });
-}
-
-/** A failed wait for a run, told with who declined and how to clear it when the run failed. */
-export async function explainFailure(
-  ctx: StepContext,
-  coordinator: string,
-  instance: string,
-  error: unknown,
-): Promise<unknown> {
-  if (!(error instanceof StepError)) return error;
-  const { runs } = await ctx.clients.dpm(coordinator).workflows({ signal: ctx.signal });
-  const run = runs.find((r) => r.instance_name === instance && r.role === 'Coordinator');
-  return run?.status === 'failed' ? failedRunError(namerOf(ctx), coordinator, run) : error;
 }
 
 /**

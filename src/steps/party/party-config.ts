@@ -29,7 +29,7 @@ import {
   resolveParty,
   nodesOrControlled,
 } from './party-common.js';
-import { isControlled, readEach, targetNode } from './workflow.js';
+import { isControlled, readEach, targetNode } from './workflow-runs.js';
 import { hasUrlCredentials, hideUrlCredentials } from '../../url-credentials.js';
 
 const withSchema = {

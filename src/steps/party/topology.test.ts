@@ -15,7 +15,7 @@ import { dpmOnboardParty } from './onboard-party.js';
 import { declinedBy, earlierRun, retrySafe } from './party-common.js';
 import { topologyKinds } from './topology.js';
 import { dpmWorkflow } from './workflow-control.js';
-import { rivalOf, type RunMatch } from './workflow.js';
+import { rivalOf, type RunMatch } from './workflow-runs.js';
 
 const hex = (c: string): string => `1220${c.repeat(64)}`;
 const P1 = `node1::${hex('1')}`;

@@ -2,7 +2,9 @@
  * dpm.workflow — an operator's action on one workflow run, with the operators' guards (dpm-api.md §6, §7.3):
  * `wait` for it to finish; `cancel` only a coordinator run that is still running (a declined run still idles in
  * its gate and is cancelled too); `retry` only a failed coordinator run whose own work failed; `dismiss` only a
- * finished run. Each is idempotent: a run already cancelled, dismissed or retried is in sync.
+ * finished run. Each is idempotent: a run already cancelled, dismissed or retried is in sync. The kinds that make a
+ * change (onboard-party, kick, …) see their own runs through with the lifecycle this kind shares with them
+ * (workflow-lifecycle.ts); this one acts on a run by name, whoever started it.
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { WORKFLOW_KINDS, type WorkflowRun } from '../../clients/dpm-wire.js';
@@ -29,7 +31,9 @@ import {
   timeoutSchema,
   type Namer,
 } from './party-common.js';
-import { describeRun, namerOf, waitForRun } from './workflow.js';
+import { retryRun } from './workflow-lifecycle.js';
+import { describeRun, namerOf } from './workflow-runs.js';
+import { waitForRun } from './workflow-waits.js';
 
 const DEFAULT_TIMEOUT = '15m';
 
@@ -248,12 +252,7 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
       }
       return outputsOf(await current(ctx, w.node, instance));
     case 'retry':
-      await ctx.record({ action: 'retry-workflow', node: w.node, instance });
-      try {
-        await dpm.retryWorkflow(instance, { signal: ctx.signal });
-      } catch (error) {
-        throw refused(`${w.node} refused to retry ${instance}`, error);
-      }
+      await retryRun(ctx, { node: w.node, run });
       return outputsOf(await waitForRun(ctx, w.node, instance, timeout));
     case 'dismiss':
       await ctx.record({ action: 'dismiss-workflow', node: w.node, instance });
