@@ -1,18 +1,35 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
-const layering = {
+// The sandbox is a package of its own (packages/sandbox) that meets the product only over HTTP. The product loads
+// it through its public entry, in one place (src/cli/sandbox-package.ts, a dynamic import), and never reaches into
+// its files; the sandbox never imports the product's.
+const sandboxEntryOnly = {
   patterns: [
     {
-      group: ['**/sandbox/**', '**/sandbox'],
+      group: ['**/sandbox/src/**', '**/packages/sandbox/**', '@ledgerbook/sandbox/*'],
       message:
-        'src/steps, src/clients, src/engine and src/playbook must not import the sandbox: it meets the rest only over HTTP.',
+        'the product reaches the sandbox only through its entry @ledgerbook/sandbox (src/cli/sandbox-package.ts): it meets the rest only over HTTP.',
     },
   ],
 };
+const sandboxZones = [
+  {
+    target: './src',
+    from: './packages',
+    message:
+      'the product reaches the sandbox only through its entry @ledgerbook/sandbox (src/cli/sandbox-package.ts).',
+  },
+  {
+    target: './packages/sandbox',
+    from: ['./src', './test', './bench', './scripts'],
+    message:
+      'the sandbox never imports the product: what it needs it has its own (packages/sandbox/README.md).',
+  },
+];
 
 export default tseslint.config(
   {
@@ -24,6 +41,7 @@ export default tseslint.config(
       'coverage/**',
       '.ledgerbook/**',
       'test/fixtures/**',
+      'packages/*/dist/**',
     ],
   },
   js.configs.recommended,
@@ -60,9 +78,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/steps/**', 'src/clients/**', 'src/engine/**', 'src/playbook/**'],
+    files: ['src/**'],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', layering] },
+    rules: {
+      'no-restricted-imports': ['error', sandboxEntryOnly],
+      'import-x/no-restricted-paths': ['error', { zones: sandboxZones.slice(0, 1) }],
+    },
+  },
+  {
+    files: ['packages/sandbox/**'],
+    // resolve `./x.js` to the TypeScript source, so that the zones and import-x/no-cycle see every import
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: sandboxZones.slice(1) }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

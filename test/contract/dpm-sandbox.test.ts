@@ -39,7 +39,7 @@ import {
   withoutWorldPackages,
   governanceRulesFields,
   grantRights,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import {
   AUTH_CONFIG,
   AUTH_STATUS,

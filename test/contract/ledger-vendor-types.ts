@@ -53,8 +53,8 @@ import type {
   JsTransaction,
   JsTransactionTree,
   JsTreeEvent,
-} from '../../src/sandbox/ledger/encode.js';
-import type { CantonErrorBody } from '../../src/sandbox/ledger/errors.js';
+} from '../../packages/sandbox/src/ledger/encode.js';
+import type { CantonErrorBody } from '../../packages/sandbox/src/ledger/errors.js';
 
 type V34 = LedgerSchemasByVersion['3.4'];
 type V35 = LedgerSchemasByVersion['3.5'];

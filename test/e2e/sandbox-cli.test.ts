@@ -13,8 +13,8 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTarget } from '../../src/playbook/target-load.js';
-import { nodeIdentity } from '../../src/sandbox/identity.js';
-import { startSandbox, type SandboxUrls, type TargetFileOptions } from '../../src/sandbox/index.js';
+import { nodeIdentity } from '@ledgerbook/sandbox/testing';
+import { startSandbox, type SandboxUrls, type TargetFileOptions } from '@ledgerbook/sandbox';
 import { cli, spawnCli, tempDir, writePlaybook, type CliResult } from './cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -15,7 +15,7 @@ import {
   rootResult,
   settleOffers,
   transfer,
-} from '../sandbox/token-helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { events } from './cli.js';
 import {
   addFault,
