@@ -171,6 +171,9 @@ export function write(res: ServerResponse, reply: Reply): void {
   res.end(body);
 }
 
+/** how long an idle connection stays open (Keep-Alive: timeout=60) */
+const KEEP_ALIVE_MS = 60_000;
+
 /** A listener that can be closed and reopened on the same port. */
 export class Listener {
   private server: Server | undefined;
@@ -198,7 +201,9 @@ export class Listener {
 
   async open(port = this.boundPort): Promise<void> {
     const server = createServer(this.handler);
-    server.keepAliveTimeout = 1000;
+    // Idle connections stay open as a real participant's or node's do (an HTTP server's idle timeout is tens of
+    // seconds), so a client reuses them instead of connecting for every request; close() ends them at once.
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     if (this.upgrade !== undefined) server.on('upgrade', this.upgrade);
     await new Promise<void>((resolve, reject) => {
       const refuse = (error: NodeJS.ErrnoException): void => {
