@@ -12,6 +12,7 @@ import { isLoopbackHost } from './loopback.js';
 import { type AdminHost, adminHandler } from './admin.js';
 import { Synchronizer } from './canton.js';
 import { DpmNode, type NodeEnv } from './dpm/node.js';
+import { NODE_WORKFLOWS } from './dpm/workflows/behaviour.js';
 import { dispatchDpm, dpmRouter, MAX_JSON_BYTES } from './dpm/server.js';
 import { DEFAULT_DOWN_MS, FaultBook, type FaultSpec, validateFaults } from './faults.js';
 import { Listener, RequestLog, nodeHandler } from './http/listener.js';
@@ -350,7 +351,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         noteCaller: (api, sub) => requests.recordCaller(identity.name, api, callerName(sub)),
         log,
       };
-      const node = new DpmNode({ ...identity, index: i + 1 }, env);
+      const node = new DpmNode({ ...identity, index: i + 1 }, env, NODE_WORKFLOWS);
       const nodeError = onError(identity.name);
       const dpm = new Listener(
         host,

@@ -37,6 +37,9 @@ export interface WorkflowInfo {
   step_total: number;
 }
 
+/** the messages a run's coordinator answers (dpm/workflows/coordinator.ts) */
+export type CoordinatorMessage = Extract<MeshMessage, { type: 'decline' | 'poll' | 'step-done' }>;
+
 export type MeshMessage =
   | { type: 'health' }
   | { type: 'list-peers' }

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DpmNode } from '../dpm/node.js';
 import { type Reply, jsonError } from '../http/reply.js';
-import { AuthFailure, type Principal } from './verifier.js';
+import { AuthFailure, bearerToken, type Principal } from './verifier.js';
 
 const PUBLIC_PATHS = new Set([
   '/',
@@ -29,12 +29,6 @@ function isPublicPath(path: string): boolean {
 }
 
 /** `Bearer <token>`, scheme case-insensitive, surrounding whitespace tolerated; '' when absent */
-export function bearerToken(headers: IncomingHttpHeaders): string {
-  const value = headers.authorization?.trim() ?? '';
-  const match = /^bearer\s+(.*)$/is.exec(value);
-  return match?.[1]?.trim() ?? '';
-}
-
 export async function authenticate(
   node: DpmNode,
   method: string,

@@ -4,6 +4,7 @@
  * again for an unknown kid); then signature, exp (60 s leeway), iss, and azp = the client id configured for that
  * issuer. The audience is not checked. Every failure has the real server's text.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { type JWK, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 
 export interface TrustedIssuer {
@@ -135,4 +136,11 @@ function rolesOf(claims: Record<string, unknown>): string[] {
   if (Array.isArray(claims.roles)) claims.roles.forEach(add);
   if (typeof claims.scope === 'string') claims.scope.split(' ').forEach(add);
   return out;
+}
+
+/** the token of an `Authorization: Bearer …` header, or `''` */
+export function bearerToken(headers: IncomingHttpHeaders): string {
+  const value = headers.authorization?.trim() ?? '';
+  const match = /^bearer\s+(.*)$/is.exec(value);
+  return match?.[1]?.trim() ?? '';
 }

@@ -9,17 +9,20 @@ import type { Synchronizer } from '../canton.js';
 import type { FaultBook } from '../faults.js';
 import type { LedgerNodeEnv } from '../ledger/api/context.js';
 import type { World } from '../token/world.js';
-import { type Mesh, type MeshEndpoint, type MeshMessage, type MeshReply } from '../mesh.js';
+import {
+  type CoordinatorMessage,
+  type Mesh,
+  type MeshEndpoint,
+  type MeshMessage,
+  type MeshReply,
+} from '../mesh.js';
 import type { Timings } from '../profile.js';
 import { readJson, writeJsonAtomic } from '../store.js';
 import { Aborted, nowSeconds, sleep } from '../time.js';
 import { TokenVerifier, type TrustedIssuer } from '../auth/verifier.js';
 import { ownerKeyOf, prefixOf } from './keys.js';
-import type { NodeStateFile, PendingInvitation, RunRow } from './types.js';
+import type { CoordinatorRun, NodeStateFile, PendingInvitation, RunRow } from './types.js';
 import type { WorkflowKind } from './workflows/kinds.js';
-import { handleCoordinatorMessage, resumeCoordinator, type CoordinatorRun } from './workflows/coordinator.js';
-import { handleInvite, handleCancelInvite, handleRetry, startPeerLoop } from './workflows/peer.js';
-import { refreshPartyCache } from './parties.js';
 
 export const DPM_VERSION = '0.1.9';
 export const DPM_BUILD_VERSION = '0.1.9-ledgerbook-sandbox';
@@ -67,6 +70,21 @@ export interface NodeEnv {
   log(line: string): void;
 }
 
+/**
+ * What a node's workflows do when the node starts or a peer's message arrives. Whoever builds the node hands
+ * them in (host.ts, with dpm/workflows/behaviour.ts): the workflows import the node, never the other way round.
+ */
+export interface NodeWorkflows {
+  /** a run found in progress when the node starts: its coordinator, or its peer loop, takes it up again */
+  resume(node: DpmNode, row: RunRow): void;
+  /** refreshes the party cache for a prefix (`''`: every party) in the background */
+  refreshPartyCache(node: DpmNode, prefix: string): void;
+  invite(node: DpmNode, invitation: PendingInvitation): void;
+  cancelInvite(node: DpmNode, from: string, instance: string): void;
+  retry(node: DpmNode, from: string, instance: string): void;
+  coordinatorMessage(node: DpmNode, from: string, message: CoordinatorMessage): MeshReply;
+}
+
 export class DpmNode implements MeshEndpoint {
   readonly name: string;
   readonly participantId: string;
@@ -91,6 +109,7 @@ export class DpmNode implements MeshEndpoint {
   constructor(
     readonly identity: NodeIdentity,
     readonly env: NodeEnv,
+    private readonly workflows: NodeWorkflows,
   ) {
     this.name = identity.name;
     this.participantId = identity.participantId;
@@ -116,12 +135,11 @@ export class DpmNode implements MeshEndpoint {
     this.up = true;
     for (const row of this.state.runs) {
       if (row.status !== 'inprogress') continue;
-      if (row.role === 'Coordinator') resumeCoordinator(this, row);
-      else startPeerLoop(this, row);
+      this.workflows.resume(this, row);
     }
     this.spawn('boot refresh of the party cache', async (signal) => {
       await sleep(this.timings.bootRefreshMs, signal);
-      refreshPartyCache(this, '');
+      this.workflows.refreshPartyCache(this, '');
     });
   }
 
@@ -254,18 +272,18 @@ export class DpmNode implements MeshEndpoint {
       case 'list-peers':
         return { type: 'peers', participantIds: this.state.peers.map((p) => p.participant_id) };
       case 'invite':
-        handleInvite(this, message.invitation);
+        this.workflows.invite(this, message.invitation);
         return { type: 'ack' };
       case 'cancel-invite':
-        handleCancelInvite(this, from, message.instance);
+        this.workflows.cancelInvite(this, from, message.instance);
         return { type: 'ack' };
       case 'retry':
-        handleRetry(this, from, message.instance);
+        this.workflows.retry(this, from, message.instance);
         return { type: 'ack' };
       case 'decline':
       case 'poll':
       case 'step-done':
-        return handleCoordinatorMessage(this, from, message);
+        return this.workflows.coordinatorMessage(this, from, message);
       case 'owner-key': {
         const party = this.env.canton.party(message.partyId);
         const owner = party?.owners.find((o) => o.participantUid === this.participantId);

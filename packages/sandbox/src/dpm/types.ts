@@ -130,3 +130,17 @@ export interface NodeStateFile {
   /** GET /governance/chain-audit's cache of entries read from the ledger, per party */
   chain_audit_cache?: Record<string, unknown[]>;
 }
+
+/** a run this node coordinates, in memory (dpm/workflows/coordinator.ts) */
+export interface CoordinatorRun {
+  instance: string;
+  kind: WorkflowKind;
+  /** the in-memory status the legacy per-kind status route reports */
+  status: 'inprogress' | 'completed' | 'failed' | 'cancelled';
+  /** `init`: invitations going out and the start delay (polls get 503); `linger`: answering Disconnect */
+  phase: 'init' | 'running' | 'linger';
+  /** peers that have polled this run since the coordinator (re)started: in memory only */
+  connected: Set<string>;
+  quorum: number;
+  abort: AbortController;
+}

@@ -7,7 +7,7 @@
  */
 import { T } from '../ledger/lf.js';
 import { iface, template, type Contract, type ChoiceBody } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { CONTEXT, MetadataT, tagged, type Metadata } from '../token/types.js';
 import { GOV_PKG } from './packages.js';
 
@@ -56,7 +56,7 @@ function proposal<A extends ProposalBase>(definition: {
   label: string;
   fields: Record<string, Parameters<typeof T.list>[0]>;
   ensure?: (arg: A) => string | undefined;
-  execute: (tx: Tx, self: Contract<A>) => unknown;
+  execute: (tx: ChoiceContext, self: Contract<A>) => unknown;
 }) {
   const nothing: ChoiceBody<A> = () => ({});
   return template<A>({
@@ -81,7 +81,7 @@ function proposal<A extends ProposalBase>(definition: {
           description: a.description,
         }),
         choices: {
-          GovernableAction_Execute: (tx: Tx, self: Contract<A>) => {
+          GovernableAction_Execute: (tx: ChoiceContext, self: Contract<A>) => {
             definition.execute(tx, self);
             return {};
           },

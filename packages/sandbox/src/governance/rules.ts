@@ -11,7 +11,7 @@
  */
 import { T, formatTime, parseTime, type LfType } from '../ledger/lf.js';
 import { type Contract, type TemplateDef, template, unique } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { GOV_PKG } from './packages.js';
 import { GovernableActionI, type GovernableActionView } from './proposals.js';
 
@@ -101,17 +101,17 @@ function mayPropose(rules: RulesArg, party: string): boolean {
   return isMember(rules, party) || partiesOf(rules.additionalProposers).includes(party);
 }
 
-function expiry(tx: Tx, rules: RulesArg): string {
+function expiry(tx: ChoiceContext, rules: RulesArg): string {
   return formatTime(tx.now + Number(rules.actionConfirmationTimeout.microseconds));
 }
 
-function validThreshold(tx: Tx, memberCount: number, threshold: number): void {
+function validThreshold(tx: ChoiceContext, memberCount: number, threshold: number): void {
   tx.require(threshold >= 1, 'Threshold must be at least 1');
   tx.require(threshold <= memberCount, 'Threshold cannot exceed member count');
 }
 
 /** the rules after a self-management action, checked as governance-core checks each change */
-function applySelfAction(tx: Tx, rules: RulesArg, action: SelfAction): RulesArg {
+function applySelfAction(tx: ChoiceContext, rules: RulesArg, action: SelfAction): RulesArg {
   const members = partiesOf(rules.members);
   const proposers = partiesOf(rules.additionalProposers);
   switch (action.tag) {
@@ -175,7 +175,7 @@ const consumeChoice = <A extends { governanceParty: string; expiresAt: string }>
   argType: T.record('Consume', {}),
   consuming: true,
   controllers: (a: A) => [a.governanceParty],
-  body: (tx: Tx, self: Contract<A>) => {
+  body: (tx: ChoiceContext, self: Contract<A>) => {
     tx.require(tx.now < micros(self.arg.expiresAt), `${what} has expired`);
     return self.arg;
   },
@@ -185,7 +185,7 @@ const expireChoice = <A extends { governanceParty: string; expiresAt: string }>(
   argType: T.record('Expire', {}),
   consuming: true,
   controllers: (a: A) => [a.governanceParty],
-  body: (tx: Tx, self: Contract<A>) => {
+  body: (tx: ChoiceContext, self: Contract<A>) => {
     tx.require(tx.now > micros(self.arg.expiresAt), `${what} has not expired yet`);
     return {};
   },
@@ -272,7 +272,7 @@ export const GovernanceExecutionResult = template<ExecutionResultArg>({
 
 /** consumes the confirmations an execution names; the valid ones' confirmers, each once, must meet the threshold */
 function consumeConfirmations<A extends { confirmer: string; expiresAt: string }>(
-  tx: Tx,
+  tx: ChoiceContext,
   rules: RulesArg,
   cids: string[],
   choice: string,

@@ -5,7 +5,6 @@
  * visibility, consuming choices, atomicity. Nothing here is token-specific.
  */
 import type { LfType } from './lf.js';
-import type { Tx } from './tx.js';
 
 export interface Package {
   id: string;
@@ -42,19 +41,34 @@ export interface InterfaceDef {
   choices: Record<string, InterfaceChoice>;
 }
 
+/**
+ * What a choice body may do inside its transaction: the interpreter (tx.ts) implements it, with Daml's rules.
+ */
+export interface ChoiceContext {
+  /** microseconds; the ledger time of the transaction */
+  readonly now: number;
+  /** a failed Daml assertion: the submission is rejected */
+  fail(message: string): never;
+  require(condition: boolean, message: string): void;
+  create<A>(template: TemplateDef<A>, arg: A): string;
+  fetch<A = unknown>(cid: unknown, expected: TemplateDef<A> | InterfaceDef, what?: string): Contract<A>;
+  view<V>(contract: Contract, target: InterfaceDef): V;
+  exercise(cid: unknown, choice: string, choiceArg: unknown, via?: InterfaceDef): unknown;
+}
+
 export interface ChoiceDef<A> {
   argType: LfType;
   consuming: boolean;
   controllers(arg: A, choiceArg: never): string[];
   /** the choice body; its return value is the exercise result (a JSON Daml value) */
-  body(tx: Tx, self: Contract<A>, choiceArg: never): unknown;
+  body(tx: ChoiceContext, self: Contract<A>, choiceArg: never): unknown;
 }
 
 /**
  * An interface choice's body in a template. Declared as a method so that a template may annotate the choice
  * argument with its own type (the argument has been checked against the choice's LF type before the call).
  */
-export type ChoiceBody<A> = { body(tx: Tx, self: Contract<A>, choiceArg: never): unknown }['body'];
+export type ChoiceBody<A> = { body(tx: ChoiceContext, self: Contract<A>, choiceArg: never): unknown }['body'];
 
 export interface Implementation<A> {
   iface: InterfaceDef;

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { errors, type LedgerError } from './errors.js';
 import { decode, LfError, type LfType } from './lf.js';
 import {
+  type ChoiceContext,
   type Contract,
   type Implementation,
   type InterfaceDef,
@@ -51,7 +52,7 @@ export interface Submitters {
 /** Thrown by template code for a failed Daml assertion. */
 export class DamlAssertion extends Error {}
 
-export class Tx {
+export class Tx implements ChoiceContext {
   readonly nodes: TxNode[] = [];
   /** contracts consumed by this transaction */
   readonly consumed = new Map<string, Contract>();

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { T } from '../ledger/lf.js';
 import { type Contract, type TemplateDef, template } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { MINTER_CLAIM, requireCredentials } from './credentials.js';
 import { Holding, holdingArg } from './holding.js';
 import { BurnMintFactoryI } from './interfaces.js';
@@ -77,7 +77,7 @@ const RulesT = (name: string) =>
 const BTC_ADDRESS = /^((bc|tb|bcrt)1[02-9ac-hj-np-z]{8,87}|[123mn][1-9A-HJ-NP-Za-km-z]{25,34})$/;
 
 export function checkLimits(
-  tx: Tx,
+  tx: ChoiceContext,
   what: 'Deposit' | 'Withdraw',
   value: Decimal,
   limits: Limits | null,

@@ -5,7 +5,7 @@
  */
 import { T } from '../ledger/lf.js';
 import { template } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { Holding, type HoldingArg, type Registrar, holdingArg } from './holding.js';
 import { AllocationI } from './interfaces.js';
 import { PKG } from './packages.js';
@@ -28,14 +28,14 @@ function registrarOf(a: AllocationArg): Registrar {
   };
 }
 
-function release(tx: Tx, a: AllocationArg): { cid: string; amount: string } {
+function release(tx: ChoiceContext, a: AllocationArg): { cid: string; amount: string } {
   const cid = a.holdingCids[0];
   const holding = tx.fetch<HoldingArg>(cid, Holding, 'allocated holding');
   tx.exercise(holding.cid, 'Archive', {});
   return { cid: holding.cid, amount: holding.arg.amount };
 }
 
-function returnToSender(tx: Tx, a: AllocationArg): unknown {
+function returnToSender(tx: ChoiceContext, a: AllocationArg): unknown {
   const released = release(tx, a);
   const leg = a.allocation.transferLeg;
   const back = tx.create(

@@ -5,7 +5,7 @@
  */
 import { T } from '../ledger/lf.js';
 import { type Contract, template } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { PKG } from './packages.js';
 import { micros } from './types.js';
 
@@ -129,7 +129,7 @@ export const MINTER_CLAIM = { property: 'hasCBTCRole', value: 'Minter' } as cons
 
 /** Checks credential contract ids: held by `holder`, issued by `issuer`, valid now, carrying the claim. */
 export function requireCredentials(
-  tx: Tx,
+  tx: ChoiceContext,
   cids: string[],
   holder: string,
   issuer: string,

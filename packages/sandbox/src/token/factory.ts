@@ -7,7 +7,7 @@
 import { Decimal } from 'decimal.js';
 import { T } from '../ledger/lf.js';
 import { type Contract, template } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { Allocation } from './allocation.js';
 import { Holding, type Registrar, createChange, holdingArg, lockBy, spendInputs } from './holding.js';
 import { AllocationFactoryI, BurnMintFactoryI, TransferFactoryI } from './interfaces.js';
@@ -44,7 +44,7 @@ function registrar(self: Contract<FactoryArg>): Registrar {
 }
 
 function checkAdmin(
-  tx: Tx,
+  tx: ChoiceContext,
   self: Contract<FactoryArg>,
   expectedAdmin: string,
   instrument: InstrumentId,
@@ -60,7 +60,7 @@ function checkAdmin(
 }
 
 function transfer(
-  tx: Tx,
+  tx: ChoiceContext,
   self: Contract<FactoryArg>,
   arg: { expectedAdmin: string; transfer: Transfer; extraArgs: ExtraArgs },
 ): unknown {
@@ -127,7 +127,7 @@ function transfer(
 }
 
 function allocate(
-  tx: Tx,
+  tx: ChoiceContext,
   self: Contract<FactoryArg>,
   arg: {
     expectedAdmin: string;

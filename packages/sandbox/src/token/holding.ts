@@ -6,7 +6,7 @@
 import { Decimal } from 'decimal.js';
 import { T } from '../ledger/lf.js';
 import { type Contract, template } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { HoldingI, type HoldingView } from './interfaces.js';
 import { PKG } from './packages.js';
 import { type InstrumentId, amount, dec } from './types.js';
@@ -107,7 +107,7 @@ export function instrumentOf(h: HoldingArg): InstrumentId {
  * authority must include the owner and the registrar.
  */
 export function spendInputs(
-  tx: Tx,
+  tx: ChoiceContext,
   inputs: string[],
   owner: string,
   instrument: InstrumentId,
@@ -137,7 +137,7 @@ export function spendInputs(
 
 /** the change holding for the sender, when the inputs exceed what was spent */
 export function createChange(
-  tx: Tx,
+  tx: ChoiceContext,
   r: Registrar,
   owner: string,
   instrument: InstrumentId,

@@ -10,7 +10,7 @@
 import { Decimal } from 'decimal.js';
 import { T } from '../ledger/lf.js';
 import { type Contract, template, unique } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { Holding, type Registrar, createChange, holdingArg, spendInputs } from './holding.js';
 import { PKG } from './packages.js';
 import { checkConfiguration } from './transfer.js';
@@ -69,7 +69,7 @@ function registrarOf(a: { operator: string; provider: string; registrar: string 
   return { operator: a.operator, provider: a.provider, registrar: a.registrar };
 }
 
-function checkOpen(tx: Tx, p: MintPayload, what: string): void {
+function checkOpen(tx: ChoiceContext, p: MintPayload, what: string): void {
   tx.require(tx.now < micros(p.executeBefore), `The ${what} expired at ${p.executeBefore}`);
 }
 

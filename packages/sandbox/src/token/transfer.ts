@@ -6,7 +6,7 @@
  */
 import { T, formatTime } from '../ledger/lf.js';
 import { template } from '../ledger/model.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 import { Holding, type HoldingArg, type Registrar, holdingArg } from './holding.js';
 import { TransferInstructionI } from './interfaces.js';
 import { PKG } from './packages.js';
@@ -96,7 +96,7 @@ export const ExecutedTransfer = template<ExecutedTransferArg>({
 });
 
 export function recordExecuted(
-  tx: Tx,
+  tx: ChoiceContext,
   r: Registrar,
   transfer: Pick<Transfer, 'sender' | 'receiver' | 'instrumentId' | 'amount' | 'meta'>,
 ): string {
@@ -172,7 +172,7 @@ function registrarOf(offer: TransferOfferArg): Registrar {
 }
 
 /** the locked holding an offer holds, checked */
-function lockedHolding(tx: Tx, offer: TransferOfferArg): { cid: string; arg: HoldingArg } {
+function lockedHolding(tx: ChoiceContext, offer: TransferOfferArg): { cid: string; arg: HoldingArg } {
   const cid = offer.transfer.inputHoldingCids[0];
   const holding = tx.fetch<HoldingArg>(cid, Holding, 'locked holding');
   tx.require(holding.arg.lock !== null, `holding ${String(cid)} of the offer is not locked`);
@@ -180,7 +180,7 @@ function lockedHolding(tx: Tx, offer: TransferOfferArg): { cid: string; arg: Hol
 }
 
 /** Returns the locked amount to the sender as an unlocked holding (reject, withdraw). */
-function returnFunds(tx: Tx, offer: TransferOfferArg): unknown {
+function returnFunds(tx: ChoiceContext, offer: TransferOfferArg): unknown {
   const locked = lockedHolding(tx, offer);
   tx.exercise(locked.cid, 'Archive', {});
   const t = offer.transfer;
@@ -237,7 +237,7 @@ export const TransferOffer = template<TransferOfferArg>({
 });
 
 /** the instrument configuration from the choice context must be this registry's, for this instrument */
-export function checkConfiguration(tx: Tx, extraArgs: ExtraArgs, instrument: InstrumentId): void {
+export function checkConfiguration(tx: ChoiceContext, extraArgs: ExtraArgs, instrument: InstrumentId): void {
   const cid = contextCid(tx, extraArgs, CONTEXT.instrumentConfiguration, true);
   const config = tx.fetch<InstrumentConfigurationArg>(
     cid,

@@ -4,7 +4,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { T, type LfType, formatNumeric, parseTime } from '../ledger/lf.js';
-import type { Tx } from '../ledger/tx.js';
+import type { ChoiceContext } from '../ledger/model.js';
 
 export interface InstrumentId {
   admin: string;
@@ -151,7 +151,12 @@ export function micros(time: string): number {
 }
 
 /** A contract id from the choice context, by key with or without the `utility.digitalasset.com/` prefix. */
-export function contextCid(tx: Tx, extraArgs: ExtraArgs, key: string, required: boolean): string | undefined {
+export function contextCid(
+  tx: ChoiceContext,
+  extraArgs: ExtraArgs,
+  key: string,
+  required: boolean,
+): string | undefined {
   const values = extraArgs.context.values;
   const short = key.slice(key.indexOf('/') + 1);
   const value = values[key] ?? values[short];

@@ -6,28 +6,15 @@
  * answers Disconnect for a while, then marks the run completed and forgets it.
  */
 import { CantonError } from '../../canton.js';
-import { MeshError, type MeshReply } from '../../mesh.js';
+import { type CoordinatorMessage, MeshError, type MeshReply } from '../../mesh.js';
 import { Aborted, nowSeconds, sleep } from '../../time.js';
 import { DarUploadError } from '../dars.js';
 import type { DpmNode } from '../node.js';
 import { cachedParty, refreshPartyCache } from '../parties.js';
-import type { PendingInvitation, RunRow } from '../types.js';
+import type { CoordinatorRun, PendingInvitation, RunRow } from '../types.js';
 import type { DarsConfig } from './configs.js';
-import { KINDS, type WorkflowKind } from './kinds.js';
+import { KINDS } from './kinds.js';
 import { StepFailure, completionWork, contractsAuthProblem, coordinatorWork } from './effects.js';
-
-export interface CoordinatorRun {
-  instance: string;
-  kind: WorkflowKind;
-  /** the in-memory status the legacy per-kind status route reports */
-  status: 'inprogress' | 'completed' | 'failed' | 'cancelled';
-  /** `init`: invitations going out and the start delay (polls get 503); `linger`: answering Disconnect */
-  phase: 'init' | 'running' | 'linger';
-  /** peers that have polled this run since the coordinator (re)started: in memory only */
-  connected: Set<string>;
-  quorum: number;
-  abort: AbortController;
-}
 
 /** Registers and starts a new run whose row was just persisted; invitations follow the HTTP 202. */
 export function startCoordinator(
@@ -180,10 +167,7 @@ async function until(condition: () => boolean, node: DpmNode, signal: AbortSigna
 export function handleCoordinatorMessage(
   node: DpmNode,
   from: string,
-  message:
-    | { type: 'decline'; kind: WorkflowKind; instance: string }
-    | { type: 'poll'; instance: string }
-    | { type: 'step-done'; instance: string; step: string },
+  message: CoordinatorMessage,
 ): MeshReply {
   const run = node.coordinators.get(message.instance);
   const row = node.run(message.instance);

@@ -5,8 +5,7 @@
  * not exist on this participant, or is deactivated, is refused 403.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { bearerToken } from '../../auth/middleware.js';
-import { AuthFailure, type TokenVerifier } from '../../auth/verifier.js';
+import { AuthFailure, bearerToken, type TokenVerifier } from '../../auth/verifier.js';
 import type { Capacity } from '../../capacity.js';
 import type { Synchronizer } from '../../canton.js';
 import type { FaultBook } from '../../faults.js';
