@@ -115,7 +115,7 @@ export function expectNoSecrets(cw: ClientWorld, error: unknown): void {
   for (const secret of secrets) if (text.includes(secret)) throw new Error('an error carries a secret');
 }
 
-/** Adds a fault through the admin API (`src/sandbox/README.md`, Faults). */
+/** Adds a fault through the admin API (`packages/sandbox/README.md`, Faults). */
 export async function injectFault(admin: Api, spec: Record<string, unknown>): Promise<void> {
   const response = await admin.post('/faults', spec);
   if (response.status !== 201) throw new Error(`POST /faults ${response.status}: ${response.text}`);

@@ -36,7 +36,7 @@ const COMMITTED_TARGET_OPTIONS: TargetFileOptions = {
     '  npx ledgerbook run playbooks/onboard-party.yaml --target playbooks/targets/sandbox.yaml',
     '',
     'Every sandbox has these participant ids and keys (they derive from the node names), and the same token',
-    'world: instrument admin, minter, holders (src/sandbox/README.md). This target holds every operator’s',
+    'world: instrument admin, minter, holders (packages/sandbox/README.md). This target holds every operator’s',
     'password (one person trying the sandbox alone); operator1.yaml … operator3.yaml are those of three',
     'operators, each with only its own. The passwords and client secrets are generated per state dir: the',
     'files below are those of .ledgerbook/sandbox, the state `sandbox up` keeps by default. Generated:',

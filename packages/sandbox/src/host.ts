@@ -112,7 +112,7 @@ export interface TargetFileOptions {
 export interface Sandbox {
   /** what `sandbox up` prints as one JSON line */
   urls: SandboxUrls;
-  /** the sandbox world: the instrument, its admin, the minter, the holders… (src/sandbox/README.md) */
+  /** the sandbox world: the instrument, its admin, the minter, the holders… (packages/sandbox/README.md) */
   world: World;
   /** a target file (schemas/target.schema.json) for --target */
   targetYaml(options?: TargetFileOptions): string;

@@ -15,7 +15,10 @@ function get(
     const req = request(url, { agent }, (res) => {
       res.resume();
       res.on('end', () =>
-        resolve({ keepAlive: res.headers['keep-alive'], port: req.socket?.localPort ?? undefined }),
+        resolve({
+          keepAlive: res.headers['keep-alive']?.toString(),
+          port: req.socket?.localPort ?? undefined,
+        }),
       );
     });
     req.on('error', reject);
