@@ -27,7 +27,7 @@ async function load(): Promise<SandboxModule> {
     ) {
       throw new UsageError(
         `the sandbox is not installed: it is the package ${SANDBOX_PACKAGE}`,
-        `install it beside ledgerbook (npm install ${SANDBOX_PACKAGE}), or name a real network with --target`,
+        'it comes with the ledgerbook repository (packages/sandbox): run ledgerbook from a clone after npm ci, or name a real network with --target',
       );
     }
     throw error;
