@@ -16,13 +16,15 @@ const sandboxEntryOnly = {
     },
   ],
 };
-const sandboxZones = [
+const productToSandbox = [
   {
     target: './src',
     from: './packages',
     message:
       'the product reaches the sandbox only through its entry @ledgerbook/sandbox (src/cli/sandbox-package.ts).',
   },
+];
+const sandboxToProduct = [
   {
     target: './packages/sandbox',
     from: ['./src', './test', './bench', './scripts'],
@@ -42,6 +44,7 @@ export default tseslint.config(
       '.ledgerbook/**',
       'test/fixtures/**',
       'packages/*/dist/**',
+      'packages/*/.dist-*/**',
     ],
   },
   js.configs.recommended,
@@ -82,7 +85,7 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', sandboxEntryOnly],
-      'import-x/no-restricted-paths': ['error', { zones: sandboxZones.slice(0, 1) }],
+      'import-x/no-restricted-paths': ['error', { zones: productToSandbox }],
     },
   },
   {
@@ -91,7 +94,7 @@ export default tseslint.config(
     settings: {
       'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
     },
-    rules: { 'import-x/no-restricted-paths': ['error', { zones: sandboxZones.slice(1) }] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: sandboxToProduct }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
