@@ -4,15 +4,34 @@ import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
-const layering = {
+// The sandbox is a package of its own (packages/sandbox) that meets the product only over HTTP. The product loads
+// it through its public entry, in one place (src/cli/sandbox-package.ts, a dynamic import), and never reaches into
+// its files; the sandbox never imports the product's.
+const sandboxEntryOnly = {
   patterns: [
     {
-      group: ['**/sandbox/**', '**/sandbox'],
+      group: ['**/sandbox/src/**', '**/packages/sandbox/**', '@ledgerbook/sandbox/*'],
       message:
-        'the product must not import the sandbox: it meets the rest only over HTTP (src/cli loads it lazily through its entry).',
+        'the product reaches the sandbox only through its entry @ledgerbook/sandbox (src/cli/sandbox-package.ts): it meets the rest only over HTTP.',
     },
   ],
 };
+const productToSandbox = [
+  {
+    target: './src',
+    from: './packages',
+    message:
+      'the product reaches the sandbox only through its entry @ledgerbook/sandbox (src/cli/sandbox-package.ts).',
+  },
+];
+const sandboxToProduct = [
+  {
+    target: './packages/sandbox',
+    from: ['./src', './test', './bench', './scripts'],
+    message:
+      'the sandbox never imports the product: what it needs it has its own (packages/sandbox/README.md).',
+  },
+];
 
 /**
  * The product's layers, top to bottom (docs/architecture.md "Layers"): a file imports its own layer and the
@@ -76,6 +95,8 @@ export default tseslint.config(
       'coverage/**',
       '.ledgerbook/**',
       'test/fixtures/**',
+      'packages/*/dist/**',
+      'packages/*/.dist-*/**',
     ],
   },
   js.configs.recommended,
@@ -116,20 +137,21 @@ export default tseslint.config(
     },
   },
   {
-    files: [
-      'src/steps/**',
-      'src/clients/**',
-      'src/engine/**',
-      'src/playbook/**',
-      'src/validation/**',
-      'src/*.ts',
-      'src/dar/**',
-    ],
+    files: ['src/**'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', layering],
-      'import-x/no-restricted-paths': ['error', { zones: layerZones() }],
+      'no-restricted-imports': ['error', sandboxEntryOnly],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones(), ...productToSandbox] }],
     },
+  },
+  {
+    // the one door: the product's only import of the sandbox's entry
+    files: ['src/cli/sandbox-package.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: layerZones() }] },
+  },
+  {
+    files: ['packages/sandbox/**'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: sandboxToProduct }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

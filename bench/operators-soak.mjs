@@ -50,10 +50,12 @@ const PLAYS = ['onboard-party', 'distribute-dars', 'deploy-contracts', 'governan
 const NODES = ['node1', 'node2', 'node3'];
 /** how long one ledgerbook process may take before the trial counts it as hung */
 const PROCESS_LIMIT_MS = 300_000;
-/** the realistic profile's submission latency (src/sandbox/profile.ts): each governance write holds the rules */
+/** the realistic profile's submission latency (packages/sandbox/src/profile.ts): each governance write holds the rules */
 const SUBMIT_MS = 3000;
 
-const { startSandbox } = await importTs(new URL('../src/sandbox/index.ts', import.meta.url).pathname);
+const { startSandbox } = await importTs(
+  new URL('../packages/sandbox/src/index.ts', import.meta.url).pathname,
+);
 
 // ---------------------------------------------------------------------------------------------------------
 // A world: the sandbox, the operators, reads of the nodes

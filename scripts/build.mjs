@@ -1,10 +1,10 @@
-// Builds the CLI into dist/cli/: one esbuild bundle (entry main.js, lazily loaded chunks per command), and the
-// JSON Schema validators compiled to code ahead of time (validators/ for playbooks, targets, plans and
-// each step kind's `with`; wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a
-// run loads ajv's compiler or compiles a schema. Type checking is `npm run typecheck`.
+// Builds the sandbox package (packages/sandbox/dist, by its own build script), then the CLI into dist/cli/: one
+// esbuild bundle (entry main.js, lazily loaded chunks per command), and the JSON Schema validators compiled to code
+// ahead of time (validators/ for playbooks, targets, plans and each step kind's `with`; wire-validators/ for the
+// bodies the clients check), so neither `ledgerbook validate` nor a run loads ajv's compiler or compiles a schema. Type checking is `npm run typecheck`.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
 import { build } from 'esbuild';
 import { importTs } from './import-ts.mjs';
@@ -15,7 +15,10 @@ const staging = join(root, `.dist-${process.pid}`);
 const out = join(staging, 'cli');
 
 // Heavy packages only some commands need stay outside the bundle and load from node_modules on demand.
-const external = ['oidc-provider', 'koa', 'jose', 'openid-client', 'undici', 'execa', 'fflate', 'decimal.js'];
+// The sandbox is a package of its own, loaded at run time through its entry (src/cli/sandbox-package.ts).
+const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'execa', 'fflate', 'decimal.js'];
+
+await import(pathToFileURL(join(root, 'packages', 'sandbox', 'scripts', 'build.mjs')).href);
 
 await mkdir(out, { recursive: true });
 await build({

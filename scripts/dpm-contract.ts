@@ -23,7 +23,7 @@ export const DPM_DOCUMENT = 'contracts/dpm.openapi.yaml';
 export const GENERATED_FILES = {
   client: 'src/clients/dpm-wire.generated.ts',
   /** the sandbox's request bodies: re-point here when the sandbox moves */
-  sandbox: 'src/sandbox/dpm/wire.generated.ts',
+  sandbox: 'packages/sandbox/src/dpm/wire.generated.ts',
 } as const;
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -350,7 +350,7 @@ function decoderKeywordsOnly(node: Schema): Schema {
 /**
  * The sandbox's copy of the request bodies, unformatted: the components the requests name, as the document has
  * them (`$ref`s kept), and the body of each route. The sandbox turns them into its decoder's shapes
- * (src/sandbox/dpm/wire.ts), so that it refuses with the real server's texts exactly what the document refuses.
+ * (packages/sandbox/src/dpm/wire.ts), so that it refuses with the real server's texts exactly what the document refuses.
  */
 export function sandboxRequestsSource(doc: DpmDocument = loadDpmDocument()): string {
   const requests = [...componentsOf(doc, 'request')].sort();

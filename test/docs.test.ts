@@ -17,7 +17,7 @@ const docs = [
   ...readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => join('docs', f)),
-  'src/sandbox/README.md',
+  'packages/sandbox/README.md',
 ];
 const text = (file: string): string => readFileSync(join(root, file), 'utf8');
 const shipped = readdirSync(join(root, 'playbooks')).filter((f) => f.endsWith('.yaml'));

@@ -11,6 +11,7 @@ import type { Target } from '../playbook/target.js';
 import { validateTarget } from '../validation/target-load.js';
 import { terminalSafe } from '../terminal-text.js';
 import { claimSandbox, runningSandbox } from './sandbox-claim.js';
+import { sandboxPackage } from './sandbox-package.js';
 import { stableBasePort } from './sandbox-ports.js';
 
 const NODES = 3;
@@ -51,7 +52,7 @@ export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSa
       stop: () => Promise.resolve(),
     };
   }
-  const { startSandbox } = await import('../sandbox/index.js');
+  const { startSandbox } = await sandboxPackage();
   const lock = await claimSandbox(dir, 'built-in sandbox');
   let sandbox;
   try {

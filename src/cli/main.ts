@@ -169,7 +169,7 @@ function build(setExit: (code: number) => void): Command {
       '--time-scale <factor>',
       'multiply every duration of the profile by this factor (e.g. 0.1: realistic, ten times faster)',
     )
-    .option('--faults <file>', 'YAML faults to inject (see src/sandbox/README.md)')
+    .option('--faults <file>', 'YAML faults to inject (see packages/sandbox/README.md)')
     .option('--write-target <file>', 'write a target file for --target')
     .option(
       '--network <network>',

@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../errors.js';
 // The test starts the sandbox's identity provider and talks to it over HTTP only, as the layering rule intends.
-import { sandboxRealm, startIdp, type IdpHandle } from '../sandbox/idp.js';
+import { sandboxRealm, startIdp, type IdpHandle } from '@ledgerbook/sandbox/testing';
 import { isLoopback } from '../loopback.js';
 import { TokenProvider, type Credentials } from './auth.js';
 

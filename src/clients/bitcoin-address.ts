@@ -86,11 +86,6 @@ function parseSegwit(text: string, network: BitcoinNetwork): BitcoinAddress | { 
   return { network, type };
 }
 
-/** A Taproot (segwit v1) address of a 32-byte program. */
-export function taprootAddress(network: BitcoinNetwork, program: Uint8Array): string {
-  return bech32m.encode(PREFIX[network], [1, ...bech32m.toWords(program)], 90);
-}
-
 /** The Bitcoin network a Canton network's attestors pay out on (devnet and testnet use Bitcoin testnet). */
 export function bitcoinNetworkOf(canton: string): BitcoinNetwork {
   return canton === 'mainnet' ? 'mainnet' : 'testnet';

@@ -36,7 +36,7 @@ export type BitcoinDeposit = FromSchema<typeof depositSchema>;
 
 /**
  * The chain's wire contract: routes (at the root of `services.bitcoin`) and the request body of a send, as the
- * sandbox serves them (src/sandbox/README.md; test/sandbox/token-clients.test.ts holds the two together).
+ * sandbox serves them (packages/sandbox/README.md; test/clients/token-clients.test.ts holds the two together).
  */
 export const BITCOIN_WIRE = {
   send: {

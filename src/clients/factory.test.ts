@@ -10,7 +10,7 @@ import { ADMIN, ALICE, BOB, holdingEntry } from '../../test/clients/ledger-bodie
 import { StepError } from '../errors.js';
 import type { Target } from '../playbook/target.js';
 // The sandbox's identity provider, reached over HTTP only.
-import { sandboxRealm, startIdp, type IdpHandle } from '../sandbox/idp.js';
+import { sandboxRealm, startIdp, type IdpHandle } from '@ledgerbook/sandbox/testing';
 import { createClients, offlineClients } from './factory.js';
 import { ReadCache } from './read-cache.js';
 

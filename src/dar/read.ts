@@ -1,8 +1,9 @@
 /**
  * Reads a DAR (a zip of Daml-LF packages) the way a participant does on upload: the manifest names the DAR and
  * its main package; each `.dalf` listed in `Dalfs:` is one package whose id is the 64-hex suffix of its file
- * name, proven by the content (see dalf.ts for the two encodings understood). Shared by the sandbox's
- * participants and by the steps that check DARs before distributing them.
+ * name, proven by the content (see dalf.ts for the two encodings understood). Used by the steps that check DARs
+ * before distributing them; the sandbox's participants read DARs with a reader of their own
+ * (packages/sandbox/src/participant-dar.ts), so that neither agrees with the other's bugs.
  */
 import { unzipSync } from 'fflate';
 import { LedgerbookError } from '../errors.js';

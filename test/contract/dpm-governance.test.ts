@@ -22,14 +22,14 @@ import {
   startWorld,
   waitFor,
   waitForInvitation,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import {
   type GovernedParty,
   confirm,
   confirmationsOn,
   governedParty,
   rulesId,
-} from '../sandbox/governance-helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import {
   type TokenWorld,
   CREDENTIAL_OFFER,
@@ -39,7 +39,7 @@ import {
   tokenWorld,
   transfer,
   walletFor,
-} from '../sandbox/token-helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { GOVERNANCE_TEST_ROUTES } from './dpm-coverage.js';
 import { conform, responseOf } from './dpm-reference.js';
 

@@ -42,7 +42,7 @@ import {
   withoutWorldPackages,
   governanceRulesFields,
   grantRights,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { type Conformance, conform, responseOf } from './dpm-reference.js';
 import { loadDpmDocument } from '../../scripts/dpm-contract.js';
 import { GOVERNANCE_TEST_ROUTES, NOT_SIMULATED } from './dpm-coverage.js';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../sandbox/helpers.js';
+import { startWorld, type World } from '@ledgerbook/sandbox/testing';
 import {
   HOLDING_INTERFACE,
   REGISTRY_HOLDING,
@@ -21,8 +21,8 @@ import {
   wsRequest,
   type TokenWorld,
   type Wallet,
-} from '../sandbox/token-helpers.js';
-import { sdkDisclosed, transferFactoryCommand } from '../sandbox/transfer-factory.js';
+} from '@ledgerbook/sandbox/testing';
+import { sdkDisclosed, transferFactoryCommand } from '@ledgerbook/sandbox/testing';
 import { type SpecName, validateRequest, validateResponse } from './openapi.js';
 
 const LEDGER_SPECS: SpecName[] = ['ledger-3.5.1', 'ledger-3.4.12'];

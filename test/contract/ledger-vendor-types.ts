@@ -9,7 +9,7 @@
  * - what the participant answers, read by our client (src/clients/ledger-wire.ts): the vendor's response types must
  *   be assignable to ours, so that every field we read exists with the type we read it as;
  * - what our client sends: our request types must be assignable to the vendor's request types;
- * - what the sandbox answers (src/sandbox/ledger/encode.ts, errors.ts): its shapes must be assignable to the
+ * - what the sandbox answers (packages/sandbox/src/ledger/encode.ts, errors.ts): its shapes must be assignable to the
  *   vendor's response types, and name no field the vendor's type does not have.
  */
 import type { LedgerSchemasByVersion } from '@canton-network/core-ledger-client-types';
@@ -53,8 +53,8 @@ import type {
   JsTransaction,
   JsTransactionTree,
   JsTreeEvent,
-} from '../../src/sandbox/ledger/encode.js';
-import type { CantonErrorBody } from '../../src/sandbox/ledger/errors.js';
+} from '../../packages/sandbox/src/ledger/encode.js';
+import type { CantonErrorBody } from '../../packages/sandbox/src/ledger/errors.js';
 
 type V34 = LedgerSchemasByVersion['3.4'];
 type V35 = LedgerSchemasByVersion['3.5'];

@@ -8,7 +8,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type World } from '../sandbox/helpers.js';
+import { startWorld, type World } from '@ledgerbook/sandbox/testing';
 import { cli, events, tempDir, writePlaybook } from './cli.js';
 
 /** A line a GitHub Actions runner takes for a workflow command (ActionCommand.TryParseV2 and TryParse). */

@@ -7,7 +7,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../sandbox/helpers.js';
+import { waitFor } from '@ledgerbook/sandbox/testing';
 import { events } from './cli.js';
 import { byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
 

@@ -6,8 +6,8 @@
  * counted on the nodes' own confirmations, audit logs and chain audit, and in the request counters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type GovernedParty, configureParty, governedParty, stateOn } from '../sandbox/governance-helpers.js';
-import { requestCounts, waitFor } from '../sandbox/helpers.js';
+import { type GovernedParty, configureParty, governedParty, stateOn } from '@ledgerbook/sandbox/testing';
+import { requestCounts, waitFor } from '@ledgerbook/sandbox/testing';
 import { GOVERNANCE, executionsOf } from './governance-setup.js';
 import { count, writes } from './packages-setup.js';
 import { addFaults, output, partyWorld, realisticWorld, type PartyWorld } from './party-setup.js';

@@ -14,9 +14,9 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { confirmationsOn, stateOn } from '../sandbox/governance-helpers.js';
-import { requestCounts } from '../sandbox/helpers.js';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
+import { confirmationsOn, stateOn } from '@ledgerbook/sandbox/testing';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
 import { executionsOf } from './governance-setup.js';
 import { count } from './packages-setup.js';
 import {

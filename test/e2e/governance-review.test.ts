@@ -6,14 +6,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestCounts } from '../sandbox/helpers.js';
-import {
-  type GovernedParty,
-  confirm,
-  confirmationsOn,
-  governedParty,
-} from '../sandbox/governance-helpers.js';
-import { type TokenWorld, isoIn, tokenWorld, walletFor } from '../sandbox/token-helpers.js';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
+import { type GovernedParty, confirm, confirmationsOn, governedParty } from '@ledgerbook/sandbox/testing';
+import { type TokenWorld, isoIn, tokenWorld, walletFor } from '@ledgerbook/sandbox/testing';
 import { count, writes } from './packages-setup.js';
 import { PLAYBOOKS, output, partyWorld, type PartyWorld } from './party-setup.js';
 

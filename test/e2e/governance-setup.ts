@@ -1,7 +1,7 @@
 /** What the governance e2e tests share: the party set up through the CLI, executions read on the ledger. */
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Api } from '../sandbox/helpers.js';
+import type { Api } from '@ledgerbook/sandbox/testing';
 import { PLAYBOOKS, output, type PartyWorld } from './party-setup.js';
 
 export const GOVERNANCE = join(PLAYBOOKS, 'governance.yaml');

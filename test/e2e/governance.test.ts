@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestCounts } from '../sandbox/helpers.js';
-import { confirmationsOn, stateOn } from '../sandbox/governance-helpers.js';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
+import { confirmationsOn, stateOn } from '@ledgerbook/sandbox/testing';
 import { executionsOf, governedThroughCli } from './governance-setup.js';
 import { count, writes } from './packages-setup.js';
 import { PLAYBOOKS, output, partyWorld, type PartyWorld } from './party-setup.js';

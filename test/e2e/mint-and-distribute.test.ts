@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestCounts } from '../sandbox/helpers.js';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
 import { cli, events, type CliResult } from './cli.js';
 import {
   PLAYBOOKS,

@@ -5,7 +5,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { expect } from 'vitest';
-import { Api, requestCounts, type World } from '../sandbox/helpers.js';
+import { Api, requestCounts, type World } from '@ledgerbook/sandbox/testing';
 import {
   tokenWorld,
   walletFor,
@@ -14,7 +14,7 @@ import {
   type Filter,
   type TokenWorld,
   type Wallet,
-} from '../sandbox/token-helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import type { CliResult } from './cli.js';
 import { partyWorld, type PartyWorld } from './party-setup.js';
 

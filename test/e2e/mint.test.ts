@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../sandbox/helpers.js';
-import { CREDENTIAL, DEPOSIT_ACCOUNT, WITHDRAW_ACCOUNT, WITHDRAW_REQUEST } from '../sandbox/token-helpers.js';
+import { waitFor } from '@ledgerbook/sandbox/testing';
+import { CREDENTIAL, DEPOSIT_ACCOUNT, WITHDRAW_ACCOUNT, WITHDRAW_REQUEST } from '@ledgerbook/sandbox/testing';
 import { cli, events, lines } from './cli.js';
 import {
   addFault,

@@ -17,7 +17,7 @@ import {
   waitForRun,
   type PartyRecord,
   type RunRecord,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { collect, spawnCli } from './cli.js';
 import {
   PLAYBOOKS,

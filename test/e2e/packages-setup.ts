@@ -16,7 +16,7 @@ import {
   type PartyRecord,
   type RequestCount,
   type World,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { cli, tempDir, type CliResult } from './cli.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');

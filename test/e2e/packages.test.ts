@@ -11,7 +11,7 @@ import {
   waitForInvitation,
   type PartyRecord,
   type RunRecord,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import {
   PLAYBOOKS,
   SAMPLE_DARS,

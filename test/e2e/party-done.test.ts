@@ -4,7 +4,14 @@
  * distribution stops the client at once, says what to do, and starts nothing new until the operator did it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptOn, bootstrapMesh, requestCounts, runOf, waitFor, type World } from '../sandbox/helpers.js';
+import {
+  acceptOn,
+  bootstrapMesh,
+  requestCounts,
+  runOf,
+  waitFor,
+  type World,
+} from '@ledgerbook/sandbox/testing';
 import { count, playbookCopy, samplePackages } from './packages-setup.js';
 import {
   addFaults,

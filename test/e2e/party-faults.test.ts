@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { bootstrapMesh, requestCounts, waitFor } from '../sandbox/helpers.js';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
+import { bootstrapMesh, requestCounts, waitFor } from '@ledgerbook/sandbox/testing';
 import { count } from './packages-setup.js';
 import {
   PLAYBOOKS,

@@ -5,7 +5,7 @@
  * on the nodes' own APIs. Workflows take seconds where the race needs them to (the realistic profile).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Api } from '../sandbox/helpers.js';
+import { type Api } from '@ledgerbook/sandbox/testing';
 import {
   contractsPrepared,
   partyCredentials,

@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
 import {
   acceptOn,
   bootstrapMesh,
@@ -23,7 +23,7 @@ import {
   type PartyRecord,
   type RunRecord,
   type World,
-} from '../sandbox/helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
 import { count, operatorParty, writes } from './packages-setup.js';
 

@@ -13,7 +13,7 @@ import { createAjv } from '../../src/playbook/schema-check.js';
 import { loadTarget } from '../../src/validation/target-load.js';
 import { loadPlaybook } from '../../src/validation/validate.js';
 import { stepKinds } from '../../src/steps/index.js';
-import { bootstrapMesh, requestCounts, runOf, waitFor } from '../sandbox/helpers.js';
+import { bootstrapMesh, requestCounts, runOf, waitFor } from '@ledgerbook/sandbox/testing';
 import { cli } from './cli.js';
 import { count } from './packages-setup.js';
 import {

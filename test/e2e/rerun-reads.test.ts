@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestCounts } from '../sandbox/helpers.js';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
 import { PLAYBOOKS, SUBMIT, shippedRecipients, tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 const PLAYBOOK = join(PLAYBOOKS, 'mint-and-distribute.yaml');

@@ -13,8 +13,8 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTarget } from '../../src/validation/target-load.js';
-import { nodeIdentity } from '../../src/sandbox/identity.js';
-import { startSandbox, type SandboxUrls, type TargetFileOptions } from '../../src/sandbox/index.js';
+import { nodeIdentity } from '@ledgerbook/sandbox/testing';
+import { startSandbox, type SandboxUrls, type TargetFileOptions } from '@ledgerbook/sandbox';
 import { cli, spawnCli, tempDir, writePlaybook, type CliResult } from './cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -36,7 +36,7 @@ const COMMITTED_TARGET_OPTIONS: TargetFileOptions = {
     '  npx ledgerbook run playbooks/onboard-party.yaml --target playbooks/targets/sandbox.yaml',
     '',
     'Every sandbox has these participant ids and keys (they derive from the node names), and the same token',
-    'world: instrument admin, minter, holders (src/sandbox/README.md). This target holds every operator’s',
+    'world: instrument admin, minter, holders (packages/sandbox/README.md). This target holds every operator’s',
     'password (one person trying the sandbox alone); operator1.yaml … operator3.yaml are those of three',
     'operators, each with only its own. The passwords and client secrets are generated per state dir: the',
     'files below are those of .ledgerbook/sandbox, the state `sandbox up` keeps by default. Generated:',

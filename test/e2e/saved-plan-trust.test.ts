@@ -17,8 +17,8 @@ import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SavedPlan } from '../../src/engine/saved-plan.js';
-import { requestCounts } from '../sandbox/helpers.js';
-import { TRANSFER_OFFER } from '../sandbox/token-helpers.js';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
+import { TRANSFER_OFFER } from '@ledgerbook/sandbox/testing';
 import { CLI, cli, type CliResult } from './cli.js';
 import { contracts, expectExit, mintWorld, type MintWorld } from './mint-setup.js';
 

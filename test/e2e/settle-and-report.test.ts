@@ -15,7 +15,7 @@ import {
   rootResult,
   settleOffers,
   transfer,
-} from '../sandbox/token-helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { events } from './cli.js';
 import {
   addFault,
@@ -240,7 +240,7 @@ steps:
     await w.playbook('rewards.yaml', report());
     const result = await w.run('rewards.yaml', '--json');
     expectExit(result, 0);
-    // 2 accepted × 3.6177, in cents; the client's share is 40 % of it (src/sandbox/README.md, daily rewards)
+    // 2 accepted × 3.6177, in cents; the client's share is 40 % of it (packages/sandbox/README.md, daily rewards)
     const total = new Decimal('3.6177').times(2).toFixed(2);
     const client = new Decimal('3.6177').times(2).times('0.4').toFixed(2);
     const csv = await readFile(join(w.dir, 'out', 'rewards.csv'), 'utf8');

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestCounts } from '../sandbox/helpers.js';
+import { requestCounts } from '@ledgerbook/sandbox/testing';
 import { tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 let sb: TokenSandbox;

@@ -9,8 +9,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { parse, stringify } from 'yaml';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { requestCounts, startWorld, type World } from '../sandbox/helpers.js';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
+import { requestCounts, startWorld, type World } from '@ledgerbook/sandbox/testing';
 import {
   HOLDING_INTERFACE,
   TRANSFER_INSTRUCTION,
@@ -22,7 +22,7 @@ import {
   type TokenWorld,
   type TransactionBody,
   type Wallet,
-} from '../sandbox/token-helpers.js';
+} from '@ledgerbook/sandbox/testing';
 import { CLI, cli, collect, spawnCli, tempDir, type CliResult } from './cli.js';
 
 export const PLAYBOOKS = resolve(import.meta.dirname, '../../playbooks');

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, type Response, startWorld, waitFor, type World } from './helpers.js';
+import { Api, type Response, startWorld, waitFor, type World } from '@ledgerbook/sandbox/testing';
 import {
   DEPOSIT_ACCOUNT,
   Gateway,
@@ -39,8 +39,8 @@ import {
   type TokenWorld,
   type TransactionBody,
   type Wallet,
-} from './token-helpers.js';
-import { sdkDisclosed, transferFactoryCommand } from './transfer-factory.js';
+} from '@ledgerbook/sandbox/testing';
+import { sdkDisclosed, transferFactoryCommand } from '@ledgerbook/sandbox/testing';
 import { type SpecName, validateResponse } from '../contract/openapi.js';
 
 let world: World;

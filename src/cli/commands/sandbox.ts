@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { isLoopback } from '../../loopback.js';
 import { checkWritable } from '../files.js';
 import { claimSandbox, publishRunning, unpublishRunning } from '../sandbox-claim.js';
+import { sandboxPackage } from '../sandbox-package.js';
 import { stableBasePort } from '../sandbox-ports.js';
 import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
@@ -97,7 +98,7 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         : {}),
     };
     if (options.writeTarget !== undefined) await checkWritable(options.writeTarget, '--write-target');
-    const { loadFaultsFile, startSandbox } = await import('../../sandbox/index.js');
+    const { loadFaultsFile, startSandbox } = await sandboxPackage();
     const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
     const nodes = integer('nodes', options.nodes, 1, 16);
     const port = options.port === undefined ? undefined : integer('port', options.port, 0, 65535);
