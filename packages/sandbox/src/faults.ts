@@ -40,7 +40,7 @@ export type FaultSpec =
   | { kind: 'stale-contracts'; node?: string; count?: number }
   /** the next matching submissions commit, and their response is never sent: the connection drops after `ms` */
   | { kind: 'lost-response'; node?: string; count?: number; ms?: number }
-  /** the next matching submissions are refused 429 RESOURCE_EXHAUSTED */
+  /** the next matching submissions are refused as an overloaded participant (409 PARTICIPANT_BACKPRESSURE) */
   | { kind: 'overload'; node?: string; count?: number }
   /** a service refuses connections (`refuse`, the default) or accepts them and never answers (`hang`) */
   | { kind: 'service-down'; service: ServiceName; mode?: 'refuse' | 'hang' }

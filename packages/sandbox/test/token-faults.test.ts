@@ -57,7 +57,7 @@ describe('ledger faults', () => {
     expect((await transfer(minter, registry, tokens.holders[40]!, '0.01', fresh)).status).toBe(200);
   });
 
-  it('contention (409 ABORTED) and overload (429 RESOURCE_EXHAUSTED) change nothing', async () => {
+  it('contention (409 ABORTED) and overload (409 PARTICIPANT_BACKPRESSURE, category 2) change nothing', async () => {
     const minter = walletFor(world, tokens, tokens.minter);
     const balance = await minter.balance(tokens.instrument);
     const inputs = (await minter.holdings(tokens.instrument)).map((h) => h.contractId);
@@ -67,8 +67,8 @@ describe('ledger faults', () => {
     expect(contended.body).toMatchObject({ code: 'LOCAL_VERDICT_LOCKED_CONTRACTS', errorCategory: 2 });
     await fault({ kind: 'overload', count: 1 });
     const overloaded = await transfer(minter, registry, tokens.holders[41]!, '0.01', inputs);
-    expect(overloaded.status).toBe(429);
-    expect(overloaded.body).toMatchObject({ code: 'PARTICIPANT_BACKPRESSURE', grpcCodeValue: 8 });
+    expect(overloaded.status).toBe(409);
+    expect(overloaded.body).toMatchObject({ code: 'PARTICIPANT_BACKPRESSURE', errorCategory: 2, grpcCodeValue: 10, retryInfo: '1 second' });
     expect(await minter.balance(tokens.instrument)).toBe(balance);
     expect((await transfer(minter, registry, tokens.holders[41]!, '0.01', inputs)).status).toBe(200);
   });
