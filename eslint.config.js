@@ -49,17 +49,10 @@ const LAYERS = [
 
 /**
  * What a lower layer may use of the engine: the step contract (its types and `defineStep`) and the canonical
- * digests. The others are debts the step-contract work of issue 19 removes: a step computing command ids
- * (command-id.ts), running its own pool (pool.ts); core.shell keeps two variables the engine sets from its
- * child's environment (plan-signature.ts, state/backend.ts).
+ * digests. Nothing else: command ids come from the engine's contexts, the pool and the variable names core.shell
+ * withholds live in the base layer (src/pool.ts, src/environment.ts).
  */
 const ENGINE_CONTRACT = ['src/engine/step.ts', 'src/engine/digest.ts'];
-const ENGINE_DEBTS = [
-  'src/engine/command-id.ts',
-  'src/engine/pool.ts',
-  'src/engine/plan-signature.ts',
-  'src/engine/state/backend.ts',
-];
 
 function layerZones() {
   const zones = [];
@@ -67,12 +60,7 @@ function layerZones() {
     const above = LAYERS.slice(0, index).filter((l) => l.name !== layer.beside);
     const sideways = LAYERS.filter((l) => l.name === layer.beside);
     for (const other of [...above, ...sideways]) {
-      const except =
-        other.name === 'engine'
-          ? layer.name === 'steps'
-            ? [...ENGINE_CONTRACT, ...ENGINE_DEBTS]
-            : ENGINE_CONTRACT
-          : [];
+      const except = other.name === 'engine' ? ENGINE_CONTRACT : [];
       zones.push({
         // exceptions are matched against the imported file's absolute path
         target: layer.files,

@@ -10,7 +10,7 @@ import type { StepSpec } from '../playbook/model.js';
 import { raceAbort, timeoutSignal } from './attempt-signal.js';
 import type { StepState } from './journal-state.js';
 import type { Pacer } from './pacer.js';
-import { pool } from './pool.js';
+import { pool } from '../pool.js';
 import type { Progress } from './progress.js';
 import { pressureDelay, retryDelay, shouldRetry } from './retry.js';
 import type { RunContext } from './run-context.js';

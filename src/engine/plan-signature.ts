@@ -10,9 +10,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LedgerbookError } from '../errors.js';
+import { PLAN_KEY_ENV } from '../environment.js';
 import { canonicalJson } from './digest.js';
 
-export const PLAN_KEY_ENV = 'LEDGERBOOK_PLAN_KEY';
+export { PLAN_KEY_ENV };
 export const SIGNATURE_ALGORITHM = 'HMAC-SHA256';
 /** 32 characters: 128 bits or more from any generator a person would use (`openssl rand -hex 32` gives 64). */
 export const MIN_PLAN_KEY_LENGTH = 32;

@@ -11,6 +11,7 @@ import type { Lock, LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import type { StateCommand } from '../state-command.js';
 import { hideUrlCredentials } from '../../url-credentials.js';
+import { STATE_ENV } from '../../environment.js';
 
 /** One run's identity in a state: the playbook's and the target's names. */
 export interface RunKey {
@@ -66,8 +67,7 @@ export interface StateBackend {
   close(): Promise<void>;
 }
 
-/** The environment variable that names the state when `--state` is not given. */
-export const STATE_ENV = 'LEDGERBOOK_STATE';
+export { STATE_ENV };
 
 export function isPostgresUrl(spec: string): boolean {
   return /^postgres(ql)?:\/\//i.test(spec);

@@ -6,7 +6,7 @@
  */
 import { ServiceError, StepError } from '../../errors.js';
 import type { WorkflowKind, WorkflowRun } from '../../clients/dpm-wire.js';
-import { pool } from '../../engine/pool.js';
+import { pool } from '../../pool.js';
 import type { ItemContext, StepContext } from '../../engine/step.js';
 import type { TargetNode } from '../../playbook/target-schema.js';
 
