@@ -68,7 +68,12 @@ describe('ledger faults', () => {
     await fault({ kind: 'overload', count: 1 });
     const overloaded = await transfer(minter, registry, tokens.holders[41]!, '0.01', inputs);
     expect(overloaded.status).toBe(409);
-    expect(overloaded.body).toMatchObject({ code: 'PARTICIPANT_BACKPRESSURE', errorCategory: 2, grpcCodeValue: 10, retryInfo: '1 second' });
+    expect(overloaded.body).toMatchObject({
+      code: 'PARTICIPANT_BACKPRESSURE',
+      errorCategory: 2,
+      grpcCodeValue: 10,
+      retryInfo: '1 second',
+    });
     expect(await minter.balance(tokens.instrument)).toBe(balance);
     expect((await transfer(minter, registry, tokens.holders[41]!, '0.01', inputs)).status).toBe(200);
   });
