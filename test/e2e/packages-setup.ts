@@ -8,6 +8,7 @@ import { cp, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { readDar } from '../../src/dar/read.js';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
 import {
   bootstrapMesh,
   onboard,
@@ -52,9 +53,12 @@ export interface PackagesWorld {
   stop(): Promise<void>;
 }
 
-/** mesh + party `alpha` + party credentials (the CI client) and its ledger rights on every node */
-export async function packagesWorld(): Promise<PackagesWorld> {
-  const world = await startWorld();
+/**
+ * mesh + party `alpha` + party credentials (the CI client) and its ledger rights on every node, on a sandbox of
+ * the given profile (fast unless told)
+ */
+export async function packagesWorld(options: Partial<SandboxOptions> = {}): Promise<PackagesWorld> {
+  const world = await startWorld(options);
   try {
     await bootstrapMesh(world);
     const party = await onboard(world, 'alpha');
