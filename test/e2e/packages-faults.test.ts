@@ -2,13 +2,15 @@
  * Faults around the package and contract steps, through the CLI against a 3-node sandbox: a partial DAR upload
  * stops the playbook at the parity gate before any contracts workflow; a contracts wait that times out is
  * reconciled (contracts status, /workflows, the party's contracts) by the next run, which starts no second run;
- * ledgerbook killed right after the start POST: the next run adopts the started run.
+ * ledgerbook killed right after the start POST: the next run adopts the started run. Under the fast profile and the
+ * realistic one time-scaled (every duration × 0.1), a world per profile.
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
 import {
   acceptOn,
   darFile,
@@ -79,9 +81,15 @@ async function expectDeployed(world: PackagesWorld): Promise<void> {
   }
 }
 
-describe('a partial DAR upload (node3 never vets)', () => {
+const PROFILES: Array<[string, Partial<SandboxOptions>]> = [
+  ['fast', {}],
+  // the realistic profile, every duration × 0.1
+  ['realistic ×0.1', { profile: 'realistic', timeScale: 0.1 }],
+];
+
+describe.each(PROFILES)('a partial DAR upload (node3 never vets) (%s)', (_name, profile) => {
   it('stops at the parity gate with exit 1 and the matrix; the deploy step after it starts nothing', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     const added = await w.world.admin.post('/faults', { kind: 'vet-fails', node: 'node3' });
     expect(added.status).toBe(201);
     const deploy = readFileSync(join(PLAYBOOKS, 'deploy-contracts.yaml'), 'utf8');
@@ -116,9 +124,9 @@ describe('a partial DAR upload (node3 never vets)', () => {
   });
 });
 
-describe('a contracts wait that times out', () => {
+describe.each(PROFILES)('a contracts wait that times out (%s)', (_name, profile) => {
   it('is reconciled by the next run through contracts status, /workflows and the party; no second run starts', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     await governanceEverywhere(w);
     const watch = await watchOnlyTarget(w);
     const playbook = await playbookCopy(w.dir, 'deploy-contracts.yaml', (text) =>
@@ -156,9 +164,9 @@ describe('a contracts wait that times out', () => {
   });
 });
 
-describe('ledgerbook killed right after the contracts start POST', () => {
+describe.each(PROFILES)('ledgerbook killed right after the contracts start POST (%s)', (_name, profile) => {
   it('the next run adopts the started run: it accepts and waits for it, and the node shows one run', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     await governanceEverywhere(w);
     const watch = await watchOnlyTarget(w);
     const world = w;
