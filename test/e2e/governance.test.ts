@@ -3,24 +3,18 @@
  * playbooks (onboard-party.yaml, distribute-dars.yaml, deploy-contracts.yaml): a governance action confirmed by
  * the threshold of members and executed once, checked on every node's own governance state and chain audit; a
  * second run sends nothing that changes state; a confirmation that expired is confirmed again and counted once.
- * Each under the fast profile and the realistic one time-scaled (every duration × 0.1, a world per profile).
+ * Each under the fast profile and the realistic one time-scaled (every duration × 0.1), a world per profile.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxOptions } from '@ledgerbook/sandbox';
 import { requestCounts } from '@ledgerbook/sandbox/testing';
 import { confirmationsOn, stateOn } from '@ledgerbook/sandbox/testing';
 import { executionsOf, governedThroughCli } from './governance-setup.js';
 import { count, writes } from './packages-setup.js';
 import { PLAYBOOKS, output, partyWorld, type PartyWorld } from './party-setup.js';
+import { PROFILES } from './profiles.js';
 
 const GOVERNANCE = join(PLAYBOOKS, 'governance.yaml');
-
-const PROFILES: Array<[string, Partial<SandboxOptions>]> = [
-  ['fast', {}],
-  // the realistic profile, every duration × 0.1
-  ['realistic ×0.1', { profile: 'realistic', timeScale: 0.1 }],
-];
 
 describe.each(PROFILES)('governance.yaml, one operator controlling every node (%s)', (_name, profile) => {
   let w: PartyWorld;

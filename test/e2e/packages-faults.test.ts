@@ -10,7 +10,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { SandboxOptions } from '@ledgerbook/sandbox';
 import {
   acceptOn,
   darFile,
@@ -29,6 +28,7 @@ import {
   samplePackages,
   type PackagesWorld,
 } from './packages-setup.js';
+import { PROFILES, patienceMs } from './profiles.js';
 
 interface Vetted {
   package_id: string;
@@ -80,12 +80,6 @@ async function expectDeployed(world: PackagesWorld): Promise<void> {
     ).toEqual(['Governance.Rules:GovernanceRules']);
   }
 }
-
-const PROFILES: Array<[string, Partial<SandboxOptions>]> = [
-  ['fast', {}],
-  // the realistic profile, every duration × 0.1
-  ['realistic ×0.1', { profile: 'realistic', timeScale: 0.1 }],
-];
 
 describe.each(PROFILES)('a partial DAR upload (node3 never vets) (%s)', (_name, profile) => {
   it('stops at the parity gate with exit 1 and the matrix; the deploy step after it starts nothing', async () => {
@@ -143,7 +137,7 @@ describe.each(PROFILES)('a contracts wait that times out (%s)', (_name, profile)
 
     // the other operators accept later; the run completes while ledgerbook is not running
     await acceptOn(w.world, [1, 2], started!.instance_name);
-    await waitForRun(w.world.dpm[0]!, started!.instance_name, 'completed');
+    await waitForRun(w.world.dpm[0]!, started!.instance_name, 'completed', patienceMs(profile));
 
     const before = await requestCounts(w.world);
     const second = await collect(spawnCli(runArgs(w, playbook, watch), { cwd: w.dir }));

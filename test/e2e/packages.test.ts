@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxOptions } from '@ledgerbook/sandbox';
 import {
   darFile,
   requestCounts,
@@ -24,6 +23,7 @@ import {
   writesNow,
   type PackagesWorld,
 } from './packages-setup.js';
+import { PROFILES } from './profiles.js';
 
 interface Vetted {
   package_id: string;
@@ -42,12 +42,6 @@ async function expectVettedEverywhere(w: PackagesWorld): Promise<void> {
     }
   }
 }
-
-const PROFILES: Array<[string, Partial<SandboxOptions>]> = [
-  ['fast', {}],
-  // the realistic profile, every duration × 0.1
-  ['realistic ×0.1', { profile: 'realistic', timeScale: 0.1 }],
-];
 
 describe.each(PROFILES)('package and contract playbooks (%s)', (_name, profile) => {
   let w: PackagesWorld;
