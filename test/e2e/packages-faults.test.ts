@@ -2,7 +2,8 @@
  * Faults around the package and contract steps, through the CLI against a 3-node sandbox: a partial DAR upload
  * stops the playbook at the parity gate before any contracts workflow; a contracts wait that times out is
  * reconciled (contracts status, /workflows, the party's contracts) by the next run, which starts no second run;
- * ledgerbook killed right after the start POST: the next run adopts the started run.
+ * ledgerbook killed right after the start POST: the next run adopts the started run. Under the fast profile and the
+ * realistic one time-scaled (every duration × 0.1), a world per profile.
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -27,6 +28,7 @@ import {
   samplePackages,
   type PackagesWorld,
 } from './packages-setup.js';
+import { PROFILES, patienceMs } from './profiles.js';
 
 interface Vetted {
   package_id: string;
@@ -79,9 +81,9 @@ async function expectDeployed(world: PackagesWorld): Promise<void> {
   }
 }
 
-describe('a partial DAR upload (node3 never vets)', () => {
+describe.each(PROFILES)('a partial DAR upload (node3 never vets) (%s)', (_name, profile) => {
   it('stops at the parity gate with exit 1 and the matrix; the deploy step after it starts nothing', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     const added = await w.world.admin.post('/faults', { kind: 'vet-fails', node: 'node3' });
     expect(added.status).toBe(201);
     const deploy = readFileSync(join(PLAYBOOKS, 'deploy-contracts.yaml'), 'utf8');
@@ -116,9 +118,9 @@ describe('a partial DAR upload (node3 never vets)', () => {
   });
 });
 
-describe('a contracts wait that times out', () => {
+describe.each(PROFILES)('a contracts wait that times out (%s)', (_name, profile) => {
   it('is reconciled by the next run through contracts status, /workflows and the party; no second run starts', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     await governanceEverywhere(w);
     const watch = await watchOnlyTarget(w);
     const playbook = await playbookCopy(w.dir, 'deploy-contracts.yaml', (text) =>
@@ -135,7 +137,7 @@ describe('a contracts wait that times out', () => {
 
     // the other operators accept later; the run completes while ledgerbook is not running
     await acceptOn(w.world, [1, 2], started!.instance_name);
-    await waitForRun(w.world.dpm[0]!, started!.instance_name, 'completed');
+    await waitForRun(w.world.dpm[0]!, started!.instance_name, 'completed', patienceMs(profile));
 
     const before = await requestCounts(w.world);
     const second = await collect(spawnCli(runArgs(w, playbook, watch), { cwd: w.dir }));
@@ -156,9 +158,9 @@ describe('a contracts wait that times out', () => {
   });
 });
 
-describe('ledgerbook killed right after the contracts start POST', () => {
+describe.each(PROFILES)('ledgerbook killed right after the contracts start POST (%s)', (_name, profile) => {
   it('the next run adopts the started run: it accepts and waits for it, and the node shows one run', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     await governanceEverywhere(w);
     const watch = await watchOnlyTarget(w);
     const world = w;

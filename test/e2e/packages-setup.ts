@@ -4,13 +4,15 @@
  * node. Plus what the e2e tests check with: the sample DARs' packages, request counts, a CLI run on the world.
  */
 import { readFileSync } from 'node:fs';
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { readDar } from '../../src/dar/read.js';
+import type { SandboxOptions } from '@ledgerbook/sandbox';
 import {
   bootstrapMesh,
   onboard,
+  refreshedParty,
   requestCounts,
   startWorld,
   type PartyRecord,
@@ -52,12 +54,33 @@ export interface PackagesWorld {
   stop(): Promise<void>;
 }
 
-/** mesh + party `alpha` + party credentials (the CI client) and its ledger rights on every node */
-export async function packagesWorld(): Promise<PackagesWorld> {
-  const world = await startWorld();
+/**
+ * mesh + party `alpha` + party credentials (the CI client) and its ledger rights on every node, on a sandbox of
+ * the given profile (fast unless told). Under the realistic profile the mesh and party are set up fast on a state
+ * dir, which the realistic sandbox then serves (the party's credentials are stored there, with its identity
+ * provider's port).
+ */
+export async function packagesWorld(options: Partial<SandboxOptions> = {}): Promise<PackagesWorld> {
+  const realistic = options.profile === 'realistic';
+  const stateDir = realistic ? await tempDir('lb-sandbox-') : undefined;
+  if (stateDir !== undefined) {
+    const fast = await startWorld({ stateDir });
+    try {
+      await bootstrapMesh(fast);
+      await onboard(fast, 'alpha');
+    } finally {
+      await fast.stop();
+    }
+  }
+  const world = await startWorld({ ...options, ...(stateDir === undefined ? {} : { stateDir }) });
+  const stop = async (): Promise<void> => {
+    await world.stop();
+    if (stateDir !== undefined) await rm(stateDir, { recursive: true, force: true });
+  };
   try {
-    await bootstrapMesh(world);
-    const party = await onboard(world, 'alpha');
+    if (stateDir === undefined) await bootstrapMesh(world);
+    const party =
+      stateDir === undefined ? await onboard(world, 'alpha') : await refreshedParty(world.dpm[0]!, 'alpha');
     const keycloak = world.sandbox.urls.idp.issuer.replace(/\/realms\/[^/]+$/, '');
     for (const [i, api] of world.dpm.entries()) {
       const response = await api.put('/party-config', {
@@ -90,10 +113,10 @@ export async function packagesWorld(): Promise<PackagesWorld> {
         cli(['run', playbook, '--target', targetFile, '--state-dir', join(dir, 'state'), ...args], {
           cwd: dir,
         }),
-      stop: () => world.stop(),
+      stop,
     };
   } catch (error) {
-    await world.stop();
+    await stop();
     throw error;
   }
 }

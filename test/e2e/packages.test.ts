@@ -1,7 +1,8 @@
 /**
  * playbooks/distribute-dars.yaml and playbooks/deploy-contracts.yaml through the CLI against a 3-node sandbox
  * (mesh, party and its credentials set up through the sandbox's API); results checked on every node's own DPM
- * API, request counts from the sandbox's admin API.
+ * API, request counts from the sandbox's admin API. Under the fast profile and the realistic one time-scaled
+ * (every duration × 0.1), a world per profile.
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ import {
   writesNow,
   type PackagesWorld,
 } from './packages-setup.js';
+import { PROFILES } from './profiles.js';
 
 interface Vetted {
   package_id: string;
@@ -41,10 +43,10 @@ async function expectVettedEverywhere(w: PackagesWorld): Promise<void> {
   }
 }
 
-describe('package and contract playbooks', () => {
+describe.each(PROFILES)('package and contract playbooks (%s)', (_name, profile) => {
   let w: PackagesWorld;
   beforeAll(async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
   });
   afterAll(async () => w?.stop());
 
@@ -118,7 +120,7 @@ describe('package and contract playbooks', () => {
   });
 });
 
-describe('distribute-dars.yaml on a partly done distribution', () => {
+describe.each(PROFILES)('distribute-dars.yaml on a partly done distribution (%s)', (_name, profile) => {
   let w: PackagesWorld | undefined;
   afterEach(async () => {
     await w?.stop();
@@ -126,7 +128,7 @@ describe('distribute-dars.yaml on a partly done distribution', () => {
   });
 
   it('adopts a Dars run of the same files in progress: accepts it and waits, starts none', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     const started = await w.world.dpm[0]!.post<{ instance_name: string }>('/dars/distribute', {
       dar_files: SAMPLE_DARS.map(darFile),
       peer_ids: [w.world.participant[1], w.world.participant[2]],
@@ -148,7 +150,7 @@ describe('distribute-dars.yaml on a partly done distribution', () => {
   });
 
   it('uploads on the coordinator alone when only it lacks the packages', async () => {
-    w = await packagesWorld();
+    w = await packagesWorld(profile);
     for (const api of w.world.dpm.slice(1)) {
       const uploaded = await api.post('/dars/upload', { dar_files: SAMPLE_DARS.map(darFile) });
       expect(uploaded.status, uploaded.text).toBe(200);
