@@ -22,8 +22,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Most end-to-end files wait on the sandbox's simulated latencies rather than the CPU (the suite keeps about
-    // 1.3 of CI's two cores busy with two files at a time): three files at a time on two cores took the suite from
-    // 516 s to 385 s (2,094 tests, all passing; 1 worker, vitest's default there, took ~600 s of a smaller suite).
+    // 1.3 of CI's two cores busy with two files at a time): with three files at a time on two cores the suite took
+    // 385 s on a quiet machine (2,094 tests, all passing), with two 516 s on a busier one (not a paired measure).
     maxWorkers: 3,
     globalSetup: ['test/global-setup.ts'],
   },
