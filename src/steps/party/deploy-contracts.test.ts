@@ -208,6 +208,16 @@ describe('dpm.deploy-contracts: observe and plan', () => {
     expect(fake.calls).toEqual(['node1 decentralizedParties']);
   });
 
+  it("does not refuse over another operator's coordinator lacking the party credentials: that operator starts the run", async () => {
+    const foreign = target({
+      node1: { party: MEMBER.node1, controlled: false },
+      node2: { party: MEMBER.node2 },
+      node3: { party: MEMBER.node3 },
+    });
+    const { plan } = await planOf(nodes({ auth: { parties: [] } }), foreign);
+    expect(plan().changes).toEqual([expect.objectContaining({ action: 'start' })]);
+  });
+
   it('refuses without the party credentials on the coordinator; an insecure node (mock) needs none', async () => {
     const none = await planOf(nodes({ auth: { parties: [] } }));
     expect(none.plan).toThrow(

@@ -52,6 +52,7 @@ import {
 import {
   describeRun,
   findRuns,
+  isControlled,
   namerOf,
   nodeOfParticipant,
   participantOf,
@@ -190,6 +191,11 @@ interface Resolved {
 interface Observed {
   /** `plan` reports what would stop a start; `run` refuses */
   mode: 'plan' | 'run';
+  /**
+   * whether this target controls the coordinator: when another operator does, that operator starts the run (with
+   * its credentials, its view of the members) and this target waits for it and follows it
+   */
+  startsHere: boolean;
   party: DecentralizedParty | undefined;
   participants: Participant[];
   /** party hosts that are not nodes of this target (their vetting cannot be checked here) */
@@ -274,6 +280,7 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   requireNodes(ctx.target, [w.coordinator, ...named.map((p) => p.node)], 'coordinator and participants');
   const state: Observed = {
     mode: ctx.mode,
+    startsHere: isControlled(ctx, w.coordinator),
     party: await readParty(ctx, w.coordinator, partyQuery(w), true),
     participants: [],
     outside: [],
@@ -433,11 +440,16 @@ function request(w: With, state: Observed, partyId: string): ContractsRequest {
   };
 }
 
-/** What stops a start, first problem first: unresolved packages, parity, credentials, member parties, a decline. */
+/**
+ * What stops a start, first problem first: another change in the way, then — when this target starts the run —
+ * unresolved packages, parity, credentials, member parties, a decline.
+ */
 function refusalOf(w: With, state: Observed, context: string): StepError | undefined {
   const match = state.party ? matchOf(state.party.party_id, state) : undefined;
   const rival = match && rivalOf(state.around, match);
   if (match && rival) return rivalError(match, rival, (p) => state.names[p] ?? p, context);
+  // what a start needs (packages, parity, credentials, member parties) is the starting operator's to check
+  if (!state.startsHere) return undefined;
   const unresolved = state.contracts.filter((c) => !c.package);
   if (unresolved.length > 0) {
     return new StepError(
