@@ -14,7 +14,7 @@ import type { GovernanceConfirmationsResponse, GovernanceStateResponse } from '.
 import type { AuditEntry, ChainAuditResponse } from '../../clients/dpm-wire.js';
 import { AmbiguousOutcomeError, ServiceError, StepError } from '../../errors.js';
 import type { Intent, ItemContext, StepContext } from '../../engine/step.js';
-import { readEach, targetNode } from './workflow-runs.js';
+import { readEach } from './workflow-runs.js';
 
 /** how long an answer lost in flight may still take to land (the node's ledger submission and its audit row) */
 export const SETTLE_MS = 10_000;
@@ -481,8 +481,4 @@ export async function chainEntries(
 /** the node names the target lists, in its order */
 export function targetNodeNames(ctx: StepContext): string[] {
   return Object.keys(ctx.target?.nodes ?? {});
-}
-
-export function isControlledNode(ctx: StepContext, node: string): boolean {
-  return targetNode(ctx, node).controlled !== false;
 }
