@@ -376,6 +376,27 @@ describe('active contracts over WebSocket', () => {
     expect(error.hint).toContain(BOB);
   });
 
+  it('a stream refused as unauthenticated before its first frame is opened once more with a new token', async () => {
+    const auth = tokens();
+    fake.onWebSocket('/v2/state/active-contracts', (request) =>
+      request.protocols[0] === `jwt.token.${auth.issued[0]}`
+        ? { frames: [cantonError('UNAUTHENTICATED', 'token is not active', 6)], close: 1011 }
+        : { frames: [holdingEntry({ amount: '1' })] },
+    );
+    const result = await client(auth).activeContracts({ parties: [ALICE], activeAtOffset: 3 });
+    expect(result.contracts).toHaveLength(1);
+    expect(fake.wsRequests).toHaveLength(2);
+    expect(auth.issued).toHaveLength(2);
+    // refused again with the new token: the error, not a third stream
+    fake.onWebSocket('/v2/state/active-contracts', {
+      frames: [cantonError('UNAUTHENTICATED', 'token is not active', 6)],
+      close: 1011,
+    });
+    const error = await failure(client(auth).activeContracts({ parties: [ALICE], activeAtOffset: 3 }));
+    expect(error).toMatchObject({ kind: 'unauthenticated', retryability: 'permanent', method: 'WS' });
+    expect(fake.wsRequests).toHaveLength(4);
+  });
+
   it('a security-sensitive error is an error', async () => {
     fake.onWebSocket('/v2/state/active-contracts', {
       frames: [

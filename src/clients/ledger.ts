@@ -573,7 +573,11 @@ export class LedgerClient {
     );
   }
 
-  /** One WebSocket stream to its end; a frame the participant withheld the cause of is an error of its own. */
+  /**
+   * One WebSocket stream to its end; a frame the participant withheld the cause of is an error of its own. A
+   * stream refused as unauthenticated before it delivered anything (the token expired between its fetch and the
+   * stream's first frame) is opened once more with a new token, as the HTTP layer does on a 401.
+   */
   private async stream(
     path: string,
     request: unknown,
@@ -581,33 +585,45 @@ export class LedgerClient {
     signal: AbortSignal | undefined,
     onElement: (element: unknown) => void,
   ): Promise<void> {
-    const token = await this.streamToken(signal);
-    await runStream({
-      service: this.service,
-      baseUrl: this.http.baseUrl,
-      path,
-      token,
-      request,
-      timeoutMs: this.streamTimeoutMs,
-      dispatcher: this.dispatcher,
-      signal,
-      onElement: (element, text) => {
-        if (text.includes(SECURITY_SENSITIVE)) {
-          throw new LedgerError({
-            service: this.service,
-            method: 'WS',
-            path,
-            serviceMessage: 'the participant withheld the cause of an error (security-sensitive)',
-            retryability: 'permanent',
-            hint: `check that the token's user may read as ${parties.join(', ')}; the participant's log has the cause under the correlation id`,
-            kind: 'other',
-            canton: parseCantonError(element),
-            body: element,
-          });
-        }
-        onElement(element);
-      },
-    });
+    for (let attempt = 1; ; attempt++) {
+      const token = await this.streamToken(signal);
+      let delivered = false;
+      try {
+        await runStream({
+          service: this.service,
+          baseUrl: this.http.baseUrl,
+          path,
+          token,
+          request,
+          timeoutMs: this.streamTimeoutMs,
+          dispatcher: this.dispatcher,
+          signal,
+          onElement: (element, text) => {
+            if (text.includes(SECURITY_SENSITIVE)) {
+              throw new LedgerError({
+                service: this.service,
+                method: 'WS',
+                path,
+                serviceMessage: 'the participant withheld the cause of an error (security-sensitive)',
+                retryability: 'permanent',
+                hint: `check that the token's user may read as ${parties.join(', ')}; the participant's log has the cause under the correlation id`,
+                kind: 'other',
+                canton: parseCantonError(element),
+                body: element,
+              });
+            }
+            onElement(element);
+            delivered = true;
+          },
+        });
+        return;
+      } catch (error) {
+        const expired = error instanceof LedgerError && error.kind === 'unauthenticated';
+        if (!expired || delivered || attempt > 1 || token === undefined || this.auth === undefined)
+          throw error;
+        this.auth.invalidate(token);
+      }
+    }
   }
 
   /** The bearer token for a WebSocket; a failure to get one is classed like the HTTP layer classes it. */

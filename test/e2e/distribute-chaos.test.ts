@@ -160,13 +160,21 @@ steps:
       { kind: 'contention', node: 'node1', count: 3 },
     ]);
     const { child, done } = sb.spawn(playbook);
+    // the run ending before the faults are in place fails the test with what it printed, not as a timeout
     const after = async (n: number): Promise<void> => {
-      await waitFor(
-        `${n} submissions`,
-        async () => (await sb.submissions()) - start >= n || undefined,
-        60_000,
-        5,
-      );
+      const ended = await Promise.race([
+        waitFor(
+          `${n} submissions`,
+          async () => (await sb.submissions()) - start >= n || undefined,
+          60_000,
+          5,
+        ).then(() => undefined),
+        done,
+      ]);
+      if (ended)
+        throw new Error(
+          `the run ended (exit ${ended.code}) before ${n} submissions:\n${ended.stdout}${ended.stderr}`,
+        );
     };
     await after(20);
     await sb.world.admin.post('/faults', [
