@@ -55,6 +55,25 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
     hint: (_m, error) => meshHint(error),
   },
   {
+    // every blocking peer is only unreachable (it restarts, its network blips): nothing started, so starting again
+    // once it answers is safe; a peer that answers with an old version (or none) stays permanent, below
+    name: 'version-gate-unreachable',
+    statuses: [409],
+    match: /every invited peer must run dec-party-manager >= 0\.1\.9[^]*?Blocking peer\(s\): (.*?)\. Upgrade/,
+    retryability: 'transient',
+    hint: (m) => {
+      const reasons = [...(m?.[1] ?? '').matchAll(/\(([^()]*(?:\([^()]*\)[^()]*)*)\)/g)].map(
+        (r) => r[1] ?? '',
+      );
+      if (reasons.length === 0 || !reasons.every((r) => r.startsWith('could not verify version')))
+        return undefined;
+      return (
+        'a peer could not be reached to check its version (the message names it): it may be restarting; the ' +
+        "start is tried again under the step's retry policy. If it stays down, bring it up or leave it out"
+      );
+    },
+  },
+  {
     name: 'version-gate',
     statuses: [409],
     match: /every invited peer must run dec-party-manager >= 0\.1\.9/,

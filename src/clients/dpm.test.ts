@@ -1084,15 +1084,19 @@ describe('DpmClient: idempotency per route', () => {
 });
 
 describe('DpmClient: the DPM’s own errors get hints', () => {
-  it('409 version gate → a peer is unreachable or older than 0.1.9', async () => {
-    answer = {
-      status: 409,
-      body: {
-        error:
-          'Cannot start the workflow: every invited peer must run dec-party-manager >= 0.1.9 (concurrent workflows changed the Noise wire format, older builds cannot participate). ' +
-          `Blocking peer(s): ${NODE3} (could not verify version: connection refused). Upgrade or deselect them and retry.`,
-      },
-    };
+  const versionGate = (blocking: string): { status: number; body: { error: string } } => ({
+    status: 409,
+    body: {
+      error:
+        'Cannot start the workflow: every invited peer must run dec-party-manager >= 0.1.9 (concurrent workflows changed the Noise wire format, older builds cannot participate). ' +
+        `Blocking peer(s): ${blocking}. Upgrade or deselect them and retry.`,
+    },
+  });
+
+  it('409 version gate, a peer older than 0.1.9 → permanent, with what to check', async () => {
+    answer = versionGate(
+      `${NODE2} (could not verify version: connection refused); ${NODE3} (running version 0.1.8)`,
+    );
     const error = await failure(
       client().startKick({ decentralized_party_id: PARTY, participant_id: NODE3, new_threshold: 1 }),
     );
@@ -1100,6 +1104,17 @@ describe('DpmClient: the DPM’s own errors get hints', () => {
     expect(error.serviceMessage).toContain(NODE3);
     expect(error.hint).toMatch(/unreachable or older than 0\.1\.9/);
     expect(error.hint).toMatch(/participants-status/);
+  });
+
+  it('409 version gate, every blocking peer only unreachable (restarting) → transient: nothing started', async () => {
+    answer = versionGate(
+      `${NODE3} (could not verify version: TCP connection failed: Connection refused (os error 111))`,
+    );
+    const error = await failure(
+      client().startKick({ decentralized_party_id: PARTY, participant_id: NODE3, new_threshold: 1 }),
+    );
+    expect(error).toMatchObject({ status: 409, retryability: 'transient' });
+    expect(error.hint).toMatch(/could not be reached to check its version/);
   });
 
   it('422 mesh pre-flight → the missing edges, and the body for the step', async () => {
