@@ -1,5 +1,6 @@
 /** The options that name the state a command used, for the commands it tells the operator to run next. */
-import { STATE_ENV, stateUrlSecrets } from '../engine/state/backend.js';
+import { stateUrlSecrets } from '../engine/state/backend.js';
+import { STATE_ENV } from '../environment.js';
 import { environmentReference, type ShellExpansion } from '../engine/state-command.js';
 import type { GlobalOptions } from './output.js';
 

@@ -62,11 +62,9 @@ export const DPM_ERROR_RULES: readonly DpmErrorRule[] = [
     match: /every invited peer must run dec-party-manager >= 0\.1\.9[^]*?Blocking peer\(s\): (.*?)\. Upgrade/,
     retryability: 'transient',
     hint: (m) => {
-      const reasons = [...(m?.[1] ?? '').matchAll(/\(([^()]*(?:\([^()]*\)[^()]*)*)\)/g)].map(
-        (r) => r[1] ?? '',
-      );
-      if (reasons.length === 0 || !reasons.every((r) => r.startsWith('could not verify version')))
-        return undefined;
+      // `<peer> (<reason>)`, separated by `; `: the reasons of an old or silent peer name a version
+      const peers = (m?.[1] ?? '').split('; ');
+      if (!peers.every((p) => p.includes(' (could not verify version'))) return undefined;
       return (
         'a peer could not be reached to check its version (the message names it): it may be restarting; the ' +
         "start is tried again under the step's retry policy. If it stays down, bring it up or leave it out"

@@ -13,7 +13,6 @@ import { LedgerbookError } from '../errors.js';
 import { PLAN_KEY_ENV } from '../environment.js';
 import { canonicalJson } from './digest.js';
 
-export { PLAN_KEY_ENV };
 export const SIGNATURE_ALGORITHM = 'HMAC-SHA256';
 /** 32 characters: 128 bits or more from any generator a person would use (`openssl rand -hex 32` gives 64). */
 export const MIN_PLAN_KEY_LENGTH = 32;

@@ -17,7 +17,8 @@ import { sha256 } from '../../engine/digest.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { Masker } from '../../engine/masker.js';
 import { PlanFiles, changedFiles } from '../../engine/plan-files.js';
-import { PLAN_KEY_ENV, PlanKey } from '../../engine/plan-signature.js';
+import { PlanKey } from '../../engine/plan-signature.js';
+import { PLAN_KEY_ENV } from '../../environment.js';
 import type { EngineResult } from '../../engine/run.js';
 import {
   PLAN_FORMAT,

@@ -11,7 +11,7 @@ import { recordedCommand, type StateBackend } from '../../engine/state/backend.j
 import { openState, stateSpec } from '../../engine/state/open.js';
 import { MIN_SECRET_LENGTH } from '../../engine/masker.js';
 import { stateCommand } from '../../engine/state-command.js';
-import { PLAN_KEY_ENV } from '../../engine/plan-signature.js';
+import { PLAN_KEY_ENV } from '../../environment.js';
 import { stepKinds } from '../../steps/index.js';
 import { terminalSafe, terminalSafeDeep } from '../../terminal-text.js';
 import type { LedgerbookEvent } from '../../engine/events.js';

@@ -5,7 +5,8 @@
  */
 import { sizeText } from '../../data-file.js';
 import { PlanRefusedError } from '../../errors.js';
-import { PLAN_KEY_ENV, PlanKey } from '../../engine/plan-signature.js';
+import { PlanKey } from '../../engine/plan-signature.js';
+import { PLAN_KEY_ENV } from '../../environment.js';
 import type { PlannedStep, SavedPlan } from '../../engine/saved-plan.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 import { readSavedPlan, trustOf, type Trust } from './plan.js';

@@ -67,8 +67,6 @@ export interface StateBackend {
   close(): Promise<void>;
 }
 
-export { STATE_ENV };
-
 export function isPostgresUrl(spec: string): boolean {
   return /^postgres(ql)?:\/\//i.test(spec);
 }

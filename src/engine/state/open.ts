@@ -1,7 +1,8 @@
 /** Picks the state backend from `--state` / LEDGERBOOK_STATE, or the state directory. */
 import { UsageError } from '../../errors.js';
 import { MIN_SECRET_LENGTH, type Masker } from '../masker.js';
-import { STATE_ENV, checkStateUrl, isPostgresUrl, stateUrlSecrets, type StateBackend } from './backend.js';
+import { checkStateUrl, isPostgresUrl, stateUrlSecrets, type StateBackend } from './backend.js';
+import { STATE_ENV } from '../../environment.js';
 import { FileStateBackend } from './file.js';
 
 /** `--state` when given, else LEDGERBOOK_STATE, else undefined (the state directory). */

@@ -27,8 +27,8 @@ import { compactRecords } from '../journal-state.js';
 import { describeHolder, holderName, type Lock, type LockInfo } from '../lock.js';
 import type { Masker } from '../masker.js';
 import { runKey } from '../state-dir.js';
+import { STATE_ENV } from '../../environment.js';
 import {
-  STATE_ENV,
   maskStateUrl,
   stateUrlSecrets,
   type JournalOptions,
