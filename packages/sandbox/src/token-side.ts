@@ -14,6 +14,7 @@ import { Listener, type RequestLog, nodeHandler } from './http/listener.js';
 import { type Reply, json, jsonError } from './http/reply.js';
 import type { ApiProfile, Encoder } from './ledger/encode.js';
 import { Ledger } from './ledger/ledger.js';
+import type { Catalog } from './ledger/model.js';
 import type { ProfileName } from './profile.js';
 import { TOKEN_PROFILES, scaleTimings } from './profile.js';
 import { dispatchService, serviceRouter, type ServiceRoute } from './service/route.js';
@@ -74,7 +75,7 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
       ...GOVERNANCE_BUILTIN_PACKAGES,
     ]);
   }
-  const catalog = addGovernance(tokenCatalog());
+  const catalog = sandboxCatalog();
   const ledger = new Ledger({
     stateDir: options.stateDir,
     catalog,
@@ -190,6 +191,11 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
     closeLedger();
     throw error;
   }
+}
+
+/** the templates and interfaces every sandbox ledger runs: the token's and the governance's */
+export function sandboxCatalog(): Catalog {
+  return addGovernance(tokenCatalog());
 }
 
 /**

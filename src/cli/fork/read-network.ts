@@ -1,0 +1,276 @@
+/**
+ * Reads the network a target names, for `sandbox up --fork`, with reads only — GETs, and the read-only POST of the
+ * rewards query; the active contracts come over the participant's read stream — through the product's clients
+ * (their authentication, retries and URL rules, as in any run). Each answer is written as one line of the fork
+ * snapshot (`ForkRecord`, @ledgerbook/sandbox) as soon as it arrives, and each contract as it streams in, so that a
+ * large network is read in bounded memory; what the target's credentials may not read is recorded as unread and
+ * named. A party configuration is read as the DPM shows it, which tells whether a secret is set, never the secret.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { ForkRecord } from '../sandbox-package.js';
+import type { Clients } from '../../clients/clients.js';
+import { ServiceError } from '../../errors.js';
+import type { Target } from '../../playbook/target.js';
+import { TOKEN_TEMPLATES } from '../../clients/token-wire.js';
+
+export interface ReadNetworkOptions {
+  target: Target;
+  clients: Clients;
+  /** the snapshot file written */
+  file: string;
+  /** days of rewards history read, up to today (UTC) */
+  rewardsDays: number;
+  /** progress lines (stderr) */
+  progress(line: string): void;
+  now?: Date;
+}
+
+export interface NetworkRead {
+  contracts: number;
+  unread: number;
+}
+
+const PROGRESS_EVERY = 1000;
+
+export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkRead> {
+  const { target, clients } = options;
+  const out = new SnapshotWriter(options.file);
+  const counts: NetworkRead = { contracts: 0, unread: 0 };
+  try {
+    const nodes = Object.entries(target.nodes ?? {});
+    const named = Object.fromEntries(
+      Object.entries(target.parties ?? {}).map(([name, p]) => [name, typeof p === 'string' ? p : p.party]),
+    );
+    await out.write({
+      kind: 'header',
+      version: 1,
+      source: { name: target.name, network: target.network },
+      readAt: (options.now ?? new Date()).toISOString(),
+      nodes: nodes.map(([name, n]) => ({
+        name,
+        participantId: n.participantId,
+        ...(n.party ? { party: n.party } : {}),
+      })),
+      ...(target.instrument ? { instrument: { ...target.instrument } } : {}),
+      parties: named,
+    });
+    /** a read the target may not make is recorded and named; an unreachable node stops the fork */
+    const attempt = async <T>(
+      service: string,
+      read: string,
+      call: () => Promise<T>,
+    ): Promise<T | undefined> => {
+      try {
+        return await call();
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.retryability !== 'permanent') throw error;
+        counts.unread++;
+        await out.write({ kind: 'unread', service, read, reason: error.message });
+        return undefined;
+      }
+    };
+    const readParties = new Set<string>();
+    /** the deposit accounts read (their ids): their addresses' Bitcoin deposits are read after the contracts */
+    const depositAccounts = new Map<string, { node: string; party: string }>();
+    const accountTemplate = TOKEN_TEMPLATES.depositAccount.slice(TOKEN_TEMPLATES.depositAccount.indexOf(':'));
+    for (const [name, node] of nodes) {
+      const dpm = clients.dpm(name);
+      const ledger = clients.ledger(name);
+      const dpmRead = async (
+        read: Extract<ForkRecord, { kind: 'dpm' }>['read'],
+        call: () => Promise<unknown>,
+      ) => {
+        const body = await attempt(`dpm:${name}`, read, call);
+        if (body !== undefined) await out.write({ kind: 'dpm', node: name, read, body });
+        return body;
+      };
+      await dpmRead('node-config', () => dpm.nodeConfig());
+      await dpmRead('network-config', () => dpm.networkConfig());
+      const parties = (await dpmRead('decentralized-parties', () => dpm.decentralizedParties())) as
+        | { parties: Array<{ party_id: string; participants: Array<{ participant_uid: string }> }> }
+        | undefined;
+      await dpmRead('vetted-packages', () => dpm.vettedPackages());
+      const hosted = (parties?.parties ?? []).filter((p) =>
+        p.participants.some((h) => h.participant_uid === node.participantId),
+      );
+      for (const party of hosted) {
+        const config = await attempt(`dpm:${name}`, `party-config ${party.party_id}`, () =>
+          dpm.partyConfig(party.party_id),
+        );
+        if (config !== undefined)
+          await out.write({ kind: 'dpm', node: name, read: 'party-config', body: config });
+      }
+      await dpmRead('invitations', () => dpm.invitations());
+      await dpmRead('workflows', () => dpm.workflows());
+
+      const end = await ledger.ledgerEnd();
+      await out.write({ kind: 'ledger', node: name, read: 'ledger-end', body: { offset: end } });
+      const packages = await attempt(`ledger:${name}`, 'packages', () => ledger.packages());
+      if (packages !== undefined)
+        await out.write({ kind: 'ledger', node: name, read: 'packages', body: { packageIds: packages } });
+      let pageToken: string | undefined;
+      do {
+        const page = await attempt(`ledger:${name}`, 'parties', () =>
+          ledger.parties(pageToken === undefined ? {} : { pageToken }),
+        );
+        if (page === undefined) break;
+        await out.write({ kind: 'ledger', node: name, read: 'parties', body: page });
+        pageToken = page.nextPageToken || undefined;
+      } while (pageToken !== undefined);
+
+      // the parties this node reads for the target: its own party, the named parties it hosts, the
+      // decentralized parties it hosts (each party once, on the first node that may read it)
+      const wanted = [
+        ...(node.party ? [node.party] : []),
+        ...Object.values(target.parties ?? {})
+          .filter((p) => typeof p !== 'string' && p.node === name)
+          .map((p) => (p as { party: string }).party),
+        ...hosted.map((p) => p.party_id),
+      ].filter((p) => !readParties.has(p));
+      for (const party of new Set(wanted)) {
+        let contracts = 0;
+        const read = await attempt(`ledger:${name}`, `active contracts of ${party}`, () =>
+          ledger.activeContracts(
+            { parties: [party], activeAtOffset: end },
+            {
+              onContract: (active) => {
+                const event = active.createdEvent;
+                if (event.templateId.endsWith(accountTemplate)) {
+                  const id = (event.createArgument as { id?: unknown } | undefined)?.id;
+                  depositAccounts.set(typeof id === 'string' ? id : event.contractId, { node: name, party });
+                }
+                contracts++;
+                counts.contracts++;
+                if (counts.contracts % PROGRESS_EVERY === 0)
+                  options.progress(`${counts.contracts} contracts read…`);
+                out.push({
+                  kind: 'contract',
+                  node: name,
+                  contractId: event.contractId,
+                  templateId: event.templateId,
+                  createArgument: event.createArgument,
+                  ...(event.createdEventBlob ? { createdEventBlob: event.createdEventBlob } : {}),
+                  ...(event.createdAt ? { createdAt: event.createdAt } : {}),
+                  ...(typeof event.offset === 'number' ? { offset: event.offset } : {}),
+                });
+              },
+            },
+          ),
+        );
+        await out.drained();
+        if (read === undefined) continue;
+        readParties.add(party);
+        await out.write({ kind: 'read-party', node: name, party });
+        options.progress(`${name}: ${contracts} contracts of ${party}`);
+      }
+    }
+    await readToken(options, out, attempt, [...readParties], depositAccounts);
+    await out.close();
+    return counts;
+  } catch (error) {
+    await out.close();
+    throw error;
+  }
+}
+
+async function readToken(
+  options: ReadNetworkOptions,
+  out: SnapshotWriter,
+  attempt: <T>(service: string, read: string, call: () => Promise<T>) => Promise<T | undefined>,
+  parties: string[],
+  depositAccounts: ReadonlyMap<string, { node: string; party: string }>,
+): Promise<void> {
+  const { target, clients } = options;
+  const services = target.services ?? {};
+  // the deposits to the target's deposit addresses, from the Bitcoin service the target names (a sandbox's chain)
+  if (services.gateway !== undefined && services.bitcoin !== undefined) {
+    for (const [account, owner] of depositAccounts) {
+      const address = await attempt('gateway', `deposit address of ${account}`, () =>
+        clients.gateway().bitcoinAddress(account),
+      );
+      if (address === undefined) continue;
+      const deposits = await attempt('bitcoin', `deposits to ${address.bitcoin_address}`, () =>
+        clients.bitcoin().depositsTo(address.bitcoin_address),
+      );
+      if (deposits === undefined) continue;
+      await out.write({
+        kind: 'token',
+        read: 'bitcoin-deposits',
+        body: { address: address.bitcoin_address, deposits },
+      });
+      // a mint's holding spent since is no longer active, but the ledger still knows it (how a mint is found again)
+      for (const deposit of deposits) {
+        if (deposit.holdingCid === undefined) continue;
+        const events = await attempt(`ledger:${owner.node}`, `events of ${deposit.holdingCid}`, () =>
+          clients.ledger(owner.node).eventsByContractId(deposit.holdingCid as string, [owner.party]),
+        );
+        const created = events?.created?.createdEvent;
+        if (created === undefined || events?.archived === undefined || events.archived === null) continue;
+        await out.write({
+          kind: 'contract',
+          node: owner.node,
+          contractId: created.contractId,
+          templateId: created.templateId,
+          createArgument: created.createArgument,
+          ...(created.createdAt ? { createdAt: created.createdAt } : {}),
+          archived: true,
+        });
+      }
+    }
+  }
+  if (target.instrument !== undefined && services.registry !== undefined) {
+    const instrument = await attempt('registry', 'instrument', () =>
+      clients.registry().instrument(target.instrument?.id ?? ''),
+    );
+    if (instrument !== undefined) await out.write({ kind: 'token', read: 'instrument', body: instrument });
+  }
+  if (services.gateway !== undefined) {
+    const rules = await attempt('gateway', 'account contract rules', () =>
+      clients.gateway().accountContractRules(),
+    );
+    if (rules !== undefined) await out.write({ kind: 'token', read: 'account-rules', body: rules });
+  }
+  if (services.rewards !== undefined && parties.length > 0 && options.rewardsDays > 0) {
+    const today = options.now ?? new Date();
+    const start = new Date(today.getTime() - (options.rewardsDays - 1) * 86_400_000);
+    const rewards = await attempt('rewards', 'daily rewards', () =>
+      clients.rewards().dailyRewards({
+        parties: parties.slice(0, 100),
+        startDate: start.toISOString().slice(0, 10),
+        endDate: today.toISOString().slice(0, 10),
+      }),
+    );
+    if (rewards !== undefined) await out.write({ kind: 'token', read: 'rewards', body: rewards });
+  }
+}
+
+/** JSON lines to a file (mode 0600), with back-pressure: a contract stream waits for the disk, not the memory. */
+class SnapshotWriter {
+  private readonly stream: WriteStream;
+  private closed = false;
+
+  constructor(file: string) {
+    this.stream = createWriteStream(file, { mode: 0o600 });
+  }
+
+  push(record: ForkRecord): void {
+    this.stream.write(`${JSON.stringify(record)}\n`);
+  }
+
+  async write(record: ForkRecord): Promise<void> {
+    if (!this.stream.write(`${JSON.stringify(record)}\n`)) await once(this.stream, 'drain');
+  }
+
+  async drained(): Promise<void> {
+    if (this.stream.writableNeedDrain) await once(this.stream, 'drain');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await new Promise<void>((resolve, reject) =>
+      this.stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+  }
+}
