@@ -282,9 +282,18 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
         case 'ledger':
           readLedger(record.node, record.read, record.body, participantOf, out, packagesOf);
           break;
-        case 'read-party':
+        case 'read-party': {
           out.readParties.add(record.party);
+          // hosted where it was read, when no party list said so (a read-only login may not list parties)
+          const participant = participantOf.get(record.node);
+          if (
+            participant !== undefined &&
+            !out.decentralized.has(record.party) &&
+            !out.hosting.has(record.party)
+          )
+            out.hosting.set(record.party, { [participant]: 'submission' });
           break;
+        }
         case 'contract': {
           if (seen.has(record.contractId)) break;
           seen.add(record.contractId);
