@@ -33,8 +33,15 @@ export type Schema = Record<string, unknown>;
 interface MediaType {
   schema: { $ref: string };
 }
+interface Parameter {
+  name: string;
+  in: 'path' | 'query';
+  required?: boolean;
+  schema: Schema;
+}
 interface Operation {
   operationId: string;
+  parameters?: Parameter[];
   requestBody?: { content: Record<string, MediaType> };
   responses: Record<string, { content?: Record<string, MediaType> } | { $ref: string }>;
   'x-idempotent': boolean;
@@ -59,8 +66,26 @@ export interface DpmOperation {
   response: string;
   /** component name of the request body, if it takes one */
   request?: string;
+  /** the query parameters the server extracts (`web::Query<T>`), by name */
+  query: Record<string, QueryParameter>;
   idempotent: boolean;
   admin: boolean;
+}
+
+/** A query parameter as the server's extractor reads it: its Rust type, and whether it is an `Option`. */
+export interface QueryParameter {
+  type: 'string' | 'canton-id' | 'bool' | 'u32' | 'i64';
+  optional: boolean;
+}
+
+function queryParameter(op: string, { name, required, schema }: Parameter): QueryParameter {
+  const optional = required !== true;
+  if (schema.$ref === `${COMPONENT}CantonId`) return { type: 'canton-id', optional };
+  if (schema.type === 'string') return { type: 'string', optional };
+  if (schema.type === 'boolean') return { type: 'bool', optional };
+  if (schema.type === 'integer' && schema.format === 'uint32') return { type: 'u32', optional };
+  if (schema.type === 'integer' && schema.format === 'int64') return { type: 'i64', optional };
+  throw new Error(`${op}: query parameter ${name} has a schema the extractor cannot read`);
 }
 
 export function loadDpmDocument(file = join(repoRoot, DPM_DOCUMENT)): DpmDocument {
@@ -89,6 +114,11 @@ export function dpmOperations(doc: DpmDocument): DpmOperation[] {
       if (success === undefined || response === undefined)
         throw new Error(`${method} ${path}: no JSON success response`);
       const request = jsonBody(op.requestBody?.content);
+      const query = Object.fromEntries(
+        (op.parameters ?? [])
+          .filter((p) => p.in === 'query')
+          .map((p) => [p.name, queryParameter(`${method} ${path}`, p)]),
+      );
       operations.push({
         id: op.operationId,
         method: method.toUpperCase() as DpmOperation['method'],
@@ -96,6 +126,7 @@ export function dpmOperations(doc: DpmDocument): DpmOperation[] {
         status: Number(success[0]),
         response,
         ...(request === undefined ? {} : { request }),
+        query,
         idempotent: op['x-idempotent'],
         admin: op['x-admin'],
       });
@@ -319,7 +350,7 @@ export function dpmWireSource(doc: DpmDocument = loadDpmDocument()): string {
   for (const op of dpmOperations(doc)) {
     const request = op.request === undefined ? '' : `, request: ${schemaConstName(op.request)}`;
     lines.push(
-      `  ${op.id}: { method: '${op.method}', path: '${op.path}', status: ${op.status}, response: ${schemaConstName(op.response)}${request}, idempotent: ${op.idempotent}, admin: ${op.admin} },`,
+      `  ${op.id}: { method: '${op.method}', path: '${op.path}', status: ${op.status}, response: ${schemaConstName(op.response)}${request}, query: ${JSON.stringify(op.query)}, idempotent: ${op.idempotent}, admin: ${op.admin} },`,
     );
   }
   lines.push('} as const;', '');
@@ -362,6 +393,11 @@ export function sandboxRequestsSource(doc: DpmDocument = loadDpmDocument()): str
   const components = Object.fromEntries(
     requests.map((name) => [name, mapSchema(doc.components.schemas[name], decoderKeywordsOnly)]),
   );
+  const queries = Object.fromEntries(
+    dpmOperations(doc).flatMap((op) =>
+      Object.keys(op.query).length === 0 ? [] : [[`${op.method} ${op.path}`, op.query]],
+    ),
+  );
   return [
     `// Generated from ${DPM_DOCUMENT} by scripts/generate-dpm-wire.mjs (npm run contracts): do not edit.`,
     '// The request bodies of the DPM operator API as the server decodes them; wire.ts makes decoder shapes of them.',
@@ -371,6 +407,9 @@ export function sandboxRequestsSource(doc: DpmDocument = loadDpmDocument()): str
     '',
     '/** The components the request bodies name (JSON Schema, `$ref`s to each other). */',
     `export const requestComponents: Readonly<Record<string, object>> = ${JSON.stringify(components)};`,
+    '',
+    '/** Method + path template → the query parameters its extractor reads (`optional`: an `Option` field). */',
+    `export const queryOf: Readonly<Record<string, Readonly<Record<string, { type: 'string' | 'canton-id' | 'bool' | 'u32' | 'i64'; optional: boolean }>>>> = ${JSON.stringify(queries)};`,
     '',
   ].join('\n');
 }

@@ -101,6 +101,8 @@ export interface DpmRoute<Res = unknown, Req = undefined> {
   readonly status: number;
   readonly response: object;
   readonly request?: object;
+  /** the query parameters the server reads, by name (`optional`: it may be left out) */
+  readonly query: Readonly<Record<string, { readonly optional: boolean }>>;
   /** may be repeated without a second side effect (a lost answer is then not ambiguous) */
   readonly idempotent: boolean;
   /** gated by DECPM_ADMIN_ROLE when that is set */

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors.js';
-import { DpmClient } from './dpm.js';
+import { DpmClient, checkQuery } from './dpm.js';
 import { DPM_ERROR_RULES } from './dpm-errors.js';
 import {
   DPM_ROUTES,
@@ -1316,6 +1316,20 @@ describe('dpm-wire route maps', () => {
         'POST /party-config/discover-member-party',
         'PUT /party-config',
       ].sort(),
+    );
+  });
+});
+
+describe('query parameters, as contracts/dpm.openapi.yaml lists them', () => {
+  it('a documented query passes; an undocumented or a missing required parameter is refused before anything is sent', () => {
+    expect(() =>
+      checkQuery(DPM_ROUTES.governanceChainAudit, { party_id: PARTY, limit: 2, refresh: undefined }),
+    ).not.toThrow();
+    expect(() => checkQuery(DPM_ROUTES.governanceState, { party: PARTY })).toThrow(
+      'GET /governance/state: query parameter party is not in the DPM document; query parameter party_id is required',
+    );
+    expect(() => checkQuery(DPM_ROUTES.nodeConfig, { verbose: true })).toThrow(
+      'query parameter verbose is not in the DPM document',
     );
   });
 });

@@ -74,6 +74,19 @@ interface Call<Req> extends CallOptions {
   body?: Req;
 }
 
+/** A query the document does not describe for the route is a defect of this client: it is never sent. */
+export function checkQuery(route: DpmRoute<unknown, unknown>, query: Call<unknown>['query']): void {
+  const given = Object.entries(query ?? {}).filter(([, value]) => value !== undefined);
+  const unknown = given.filter(([name]) => !(name in route.query)).map(([name]) => name);
+  const missing = Object.entries(route.query)
+    .filter(([name, p]) => !p.optional && !given.some(([g]) => g === name))
+    .map(([name]) => name);
+  if (unknown.length > 0 || missing.length > 0)
+    throw new TypeError(
+      `${route.method} ${route.path}: ${[...unknown.map((n) => `query parameter ${n} is not in the DPM document`), ...missing.map((n) => `query parameter ${n} is required`)].join('; ')}`,
+    );
+}
+
 function fillPath(template: string, params: Record<string, string> = {}): string {
   return template.replace(/\{(\w+)\}/g, (_whole, name: string) => {
     const value = params[name];
@@ -335,6 +348,7 @@ export class DpmClient {
 
   private async call<Res, Req>(route: DpmRoute<Res, Req>, call: Call<Req>): Promise<Res> {
     const path = fillPath(route.path, call.params);
+    checkQuery(route, call.query);
     if (route.request !== undefined) {
       const problems = wireProblems(route.request, call.body);
       if (problems.length > 0) {

@@ -9,12 +9,12 @@ import { collectReferences, evaluateCondition, resolveDeep } from '../playbook/e
 import type { StepSpec } from '../playbook/model.js';
 import { digestOf } from './digest.js';
 import type { EngineResult } from './engine-options.js';
-import type { ItemOutcome, ItemUnit } from './item-executor.js';
+import type { ItemOutcome, ItemUnit, StepExecution } from './item-executor.js';
 import { listed, plural } from './run-text.js';
 import type { PlannedStep } from './saved-plan.js';
 import { forEachElements, type Group } from './step-with.js';
-import type { AnyStepKind, Item, ItemPlan } from './step.js';
-import { Walk, type ListedStep } from './walk.js';
+import type { AnyStepKind, Item, ItemPlan, Outputs, StepContext } from './step.js';
+import { itemResultsOf, Walk, type ListedStep } from './walk.js';
 
 export class PlanWalk extends Walk {
   /** the steps whose outputs are not all known before they apply, and which of their outputs are not (`all`: none is) */
@@ -23,6 +23,8 @@ export class PlanWalk extends Walk {
   private readonly unknownVars = new Set<string>();
   /** each step's plan */
   private readonly plans: PlannedStep[] = [];
+  /** per step, the context its kind's `onItem` and `preview` get */
+  private readonly previewContexts = new WeakMap<StepExecution, StepContext>();
 
   protected succeeded(): EngineResult {
     const { rc } = this;
@@ -84,7 +86,7 @@ export class PlanWalk extends Walk {
     const stepChanges = results.reduce((n, r) => n + r.changes, 0);
     await this.recordPlan(spec, kind, groups, execution.observed, results, stepChanges);
     if (stepChanges === 0) {
-      done('in-sync', 0, this.combine(spec, kind, groups, results));
+      done('in-sync', 0, await this.inSyncOutputs(execution, groups, results));
       return;
     }
     // what a step that will change says of its outputs already (one item: fan-outs combine theirs)
@@ -119,7 +121,36 @@ export class PlanWalk extends Walk {
 
   settled(): void {}
 
-  finished(): void {}
+  /** A kind that previews its report (`preview`) gets each item in sync, as a run's `onItem` does. */
+  finished({ step, group, item }: ItemUnit, outcome: ItemOutcome): void {
+    const { kind } = step;
+    if (!kind.preview || !kind.onItem || outcome.status !== 'in-sync') return;
+    let ctx = this.previewContexts.get(step);
+    if (ctx === undefined) {
+      ctx = this.executor.stepContext(step, group.with);
+      this.previewContexts.set(step, ctx);
+    }
+    kind.onItem(ctx, group.with, item, { key: outcome.key, outputs: outcome.outputs, status: 'in-sync' });
+  }
+
+  /** A step in sync: its kind's preview of what `finish` would return, else its items' outputs combined. */
+  private async inSyncOutputs(
+    step: StepExecution,
+    groups: Group[],
+    results: ItemOutcome[],
+  ): Promise<Outputs> {
+    const { spec, kind } = step;
+    if (!kind.preview || spec.forEach !== undefined) return this.combine(spec, kind, groups, results);
+    const w = groups[0]?.with ?? {};
+    const ctx = this.previewContexts.get(step) ?? this.executor.stepContext(step, w);
+    const state = step.observed.get(0);
+    return this.rc.retry(
+      spec,
+      '',
+      async () =>
+        kind.preview?.(ctx, w, itemResultsOf(results), state === undefined ? undefined : await state) ?? {},
+    );
+  }
 
   // ---------------------------------------------------------------------------------------------------------
   // What is not known yet

@@ -247,7 +247,7 @@ export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> {
   /** fan-out steps: the step's outputs from all items; omitted: the single item's outputs */
   combine?(w: W, results: readonly ItemResult[]): Outputs;
   /**
-   * `run` only: each item as it finishes — applied, in sync, reconciled, or skipped because an earlier invocation
+   * `run` (and `plan`, for a kind with `preview`): each item as it finishes — applied, in sync, reconciled, or skipped because an earlier invocation
    * of the run finished it — with its outputs, for a kind that writes a report of its own item by item (a
    * distribution's receipts). The engine then keeps no item outputs for `finish` (its results carry `{}`), so a
    * 100,000-item step does not hold 100,000 outputs.
@@ -259,6 +259,13 @@ export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> {
    * resumed before the step finished, so it must be safe to repeat (observe, then act).
    */
   finish?(ctx: StepContext<X>, w: W, results: readonly ItemResult[], state: S | undefined): Promise<Outputs>;
+  /**
+   * `plan` only, for a kind with `finish` whose items are all in sync: the outputs `finish` would return, without
+   * its side effects, so that the steps that read them are planned too (a distribution's receipts, which a report
+   * reconciles). The engine gives `onItem` each item in sync first, as a run does. A report it writes for the plan
+   * goes to a file of its own under `ctx.outputDir`, which each plan replaces, never to the run's.
+   */
+  preview?(ctx: StepContext<X>, w: W, results: readonly ItemResult[], state: S | undefined): Promise<Outputs>;
 }
 
 /** Erases the type parameters for the registry. */

@@ -44,7 +44,7 @@ import {
   grantRights,
 } from '@ledgerbook/sandbox/testing';
 import { type Conformance, conform, responseOf } from './dpm-reference.js';
-import { loadDpmDocument } from '../../scripts/dpm-contract.js';
+import { dpmOperations, loadDpmDocument } from '../../scripts/dpm-contract.js';
 import { GOVERNANCE_TEST_ROUTES, NOT_SIMULATED } from './dpm-coverage.js';
 
 type Json = Record<string, unknown>;
@@ -828,6 +828,42 @@ describe('the sandbox against the DPM reference, route by route', () => {
         400,
         /^Query deserialize error: /,
       );
+    });
+
+    it('every query parameter the document lists is read as it says: a required one missing, a bad bool, a bad integer', async () => {
+      const withQuery = dpmOperations(loadDpmDocument()).filter((op) => Object.keys(op.query).length > 0);
+      expect(withQuery.length).toBeGreaterThan(20);
+      const sample = { 'canton-id': gamma.party_id, string: 'x', bool: 'true', u32: '1', i64: '1' };
+      for (const op of withQuery) {
+        const valid = Object.entries(op.query).filter(([, p]) => !p.optional);
+        const url = (params: Array<[string, string]>): string =>
+          `${op.path}?${new URLSearchParams(params).toString()}`;
+        for (const [name] of valid) {
+          const others = valid
+            .filter(([n]) => n !== name)
+            .map(([n, p]) => [n, sample[p.type]] as [string, string]);
+          expectTextError(
+            await node1.get(url(others)),
+            400,
+            `Query deserialize error: missing field \`${name}\``,
+          );
+        }
+        const required = valid.map(([n, p]) => [n, sample[p.type]] as [string, string]);
+        for (const [name, p] of Object.entries(op.query)) {
+          if (p.type === 'bool')
+            expectTextError(
+              await node1.get(url([...required.filter(([n]) => n !== name), [name, 'maybe']])),
+              400,
+              'Query deserialize error: provided string was not `true` or `false`',
+            );
+          if (p.type === 'u32' || p.type === 'i64')
+            expectTextError(
+              await node1.get(url([...required.filter(([n]) => n !== name), [name, 'ten']])),
+              400,
+              /^Query deserialize error: invalid digit found in string/,
+            );
+        }
+      }
     });
 
     it('a body over 100 MiB is refused with 413 text/plain before it is parsed', async () => {

@@ -139,6 +139,45 @@ describe('mint-and-distribute to the 200 shipped recipients', () => {
     expect(byReceiver(await sb.offersFrom(sb.tokens.minter), distribution).size).toBe(200);
   });
 
+  it('plan --detailed-exitcode then finds everything in sync (exit 0), the report reconciled with a preview of the receipts, with a state dir of its own too', async () => {
+    const sent = await sends();
+    for (const stateDir of [sb.stateDir, join(sb.dir, 'fresh-state')]) {
+      const plan = await cli(
+        [
+          'plan',
+          PLAYBOOK,
+          '--target',
+          sb.targetFile,
+          '--state-dir',
+          stateDir,
+          '--input',
+          `reports=${reports}`,
+          '--detailed-exitcode',
+        ],
+        { cwd: sb.dir },
+      );
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+      expect(plan.stdout).toContain("the service's transfer counts agree with the receipts: 200 offers");
+    }
+    expect(await sends()).toBe(sent);
+  });
+
+  it('a saved plan of it, applied a moment later while the chain mines blocks, is still current and changes nothing', async () => {
+    const sent = await sends();
+    const saved = join(sb.dir, 'in-sync.plan.json');
+    const args = ['--target', sb.targetFile, '--state-dir', sb.stateDir];
+    const plan = await cli(['plan', PLAYBOOK, ...args, '--input', `reports=${reports}`, '--out', saved], {
+      cwd: sb.dir,
+    });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    // the deposit's confirmations grow meanwhile: they decide nothing
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const applied = await cli(['run', saved, '--state-dir', sb.stateDir], { cwd: sb.dir });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stderr + applied.stdout).toContain('everything is in sync');
+    expect(await sends()).toBe(sent);
+  });
+
   it('after the receivers accept, each holds one holding of its amount and the report agrees with the acceptances', async () => {
     const names = lines.map((l) => sb.receiverName(l.receiver));
     const accept = await sb.run(

@@ -90,6 +90,8 @@ export const sandboxBtcSend = defineStep<With, Observed>({
     requireBitcoinAddress(w.address, ctx, 'address');
     return { sent: await findPayment(ctx, w) };
   },
+  // the payment, not its confirmations: they grow with every block
+  planState: ({ sent }) => (sent ? { txid: sent.txid, address: sent.address, amount: sent.amount } : null),
   plan(w, state) {
     if (state.sent) return { changes: [], outputs: outputs(state.sent) };
     return {

@@ -21,6 +21,7 @@ import { checkRecipients, recipientItems, verifyRecipients } from './distribute/
 import { DEFAULT_LANES, withSchema, type With } from './distribute/schema.js';
 import {
   closeDistribution,
+  distributionPlanState,
   openDistribution,
   type DistributionSession,
   type Observed,
@@ -33,6 +34,7 @@ import { closeReceipts, consolidate, reportRecipient, withdrawSuperseded } from 
 export { MAX_LANES, type DistributeWith } from './distribute/schema.js';
 export {
   closeDistribution,
+  distributionPlanState,
   openDistribution,
   type DistributionSession,
   type Observed as DistributionState,
@@ -61,6 +63,7 @@ export const tokenDistribute = defineStep<With, Observed, Recipient, Distributio
   verify: verifyRecipients,
   items: recipientItems,
   observe: observeDistribution,
+  planState: distributionPlanState,
   plan: (w, state, item) => planRecipient(w, state, item.value),
   apply: (ctx, w, item, _plan, state) => sendOne(ctx, w, state.session, item.value),
   reconcile: (ctx, w, item, intents) => reconcileTransfer(ctx, w, item.value, intents),
@@ -69,6 +72,10 @@ export const tokenDistribute = defineStep<With, Observed, Recipient, Distributio
     await withdrawSuperseded(ctx, w);
     // a run that found every recipient in sync sent nothing: it leaves the holdings as they are
     if (w.consolidate !== false && results.some((r) => r.status !== 'in-sync')) await consolidate(ctx, w);
+    const { distribution, path, totals } = await closeReceipts(ctx, w);
+    return { distribution, receipts: path, totals: { ...totals } };
+  },
+  async preview(ctx, w) {
     const { distribution, path, totals } = await closeReceipts(ctx, w);
     return { distribution, receipts: path, totals: { ...totals } };
   },

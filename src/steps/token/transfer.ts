@@ -6,7 +6,7 @@
 import { positiveAmountProblem } from '../../clients/amount.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { StepError } from '../../errors.js';
-import { defineStep, type StaticFinding, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StaticFinding, type StepContext } from '../../engine/step.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import {
@@ -20,6 +20,7 @@ import {
   verifyRecipients,
   openDistribution,
   closeDistribution,
+  distributionPlanState,
   type DistributeWith,
   type DistributionSession,
   type DistributionState,
@@ -135,6 +136,7 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient, Dist
   },
   items: (w, ctx) => recipientItems(asDistribution(w, ctx), ctx),
   observe: (ctx, w) => observeDistribution(ctx, asDistribution(w, ctx)),
+  planState: distributionPlanState,
   // a transfer's receiver is its distribution's only recipient
   verify: async (ctx, w) =>
     (await verifyRecipients(ctx, asDistribution(w, ctx))).map((f) => ({ ...f, pointer: '/receiver' })),
@@ -148,16 +150,20 @@ export const tokenTransfer = defineStep<With, DistributionState, Recipient, Dist
       : { receiver: result.key, reference: w.reference ?? null, ...result.outputs };
   },
   onItem: (ctx, w, item, result) => reportRecipient(ctx, asDistribution(w, ctx), item, result),
-  async finish(ctx, w) {
-    const { last } = await closeReceipts(ctx, asDistribution(w, ctx));
-    if (last === undefined) return {};
-    const {
-      distribution: _distribution,
-      line: _line,
-      sender: _sender,
-      instrument: _instrument,
-      ...receipt
-    } = last;
-    return { ...receipt };
-  },
+  finish: (ctx, w) => transferOutputs(ctx, w),
+  preview: (ctx, w) => transferOutputs(ctx, w),
 });
+
+/** The transfer's receipt, written and returned as the step's outputs. */
+async function transferOutputs(ctx: StepContext<DistributionSession>, w: With): Promise<Outputs> {
+  const { last } = await closeReceipts(ctx, asDistribution(w, ctx));
+  if (last === undefined) return {};
+  const {
+    distribution: _distribution,
+    line: _line,
+    sender: _sender,
+    instrument: _instrument,
+    ...receipt
+  } = last;
+  return { ...receipt };
+}

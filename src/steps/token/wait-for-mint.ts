@@ -190,6 +190,15 @@ export const tokenWaitForMint = defineStep<With, Observed>({
   needsTarget: true,
   check: (w, target) => [...checkActingParty(w.party, target, '/party'), ...checkAmount(w.amount, '/amount')],
   observe: observeMint,
+  // the deposit by its id only: its confirmations grow with every block
+  planState: ({ party, instrument, account, deposit, minted }) => ({
+    party,
+    instrument,
+    account: account.contractId,
+    limits: account.limits,
+    deposit: deposit?.txid ?? null,
+    minted: minted ?? null,
+  }),
   plan(w, state) {
     const outOfLimits = limitProblem('deposit', w.amount, state.account.limits);
     if (outOfLimits && !state.minted) {

@@ -5,6 +5,15 @@
  */
 import { DPM_VERSION } from './node.js';
 import type { DpmRoute } from './routes/route.js';
+import { queryOf } from './wire.generated.js';
+
+const QUERY_SCHEMAS = {
+  'canton-id': { type: 'string' },
+  string: { type: 'string' },
+  bool: { type: 'boolean' },
+  u32: { type: 'integer', format: 'int32', minimum: 0 },
+  i64: { type: 'integer', format: 'int64' },
+} as const;
 
 const TAGS: Array<[RegExp, string]> = [
   [/^\/governance\//, 'Governance'],
@@ -30,12 +39,20 @@ export function openApiDocument(routes: readonly DpmRoute[]): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     if (r.template.startsWith('/swagger-ui') || r.template.startsWith('/api-docs')) continue;
-    const params = [...r.template.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
+    const params = [
+      ...[...r.template.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      ...Object.entries(queryOf[`${r.method} ${r.template}`] ?? {}).map(([name, p]) => ({
+        name,
+        in: 'query',
+        required: !p.optional,
+        schema: QUERY_SCHEMAS[p.type],
+      })),
+    ];
     (paths[r.template] ??= {})[r.method.toLowerCase()] = {
       tags: [tagOf(r.template)],
       operationId: operationId(r.method, r.template),

@@ -7,7 +7,7 @@ import { authenticate, requireAdmin } from '../auth/middleware.js';
 import { type Reply, empty, json, jsonError, spaPage, text } from '../http/reply.js';
 import { SWAGGER_UI_PAGE, openApiDocument } from './openapi.js';
 import { Router } from '../http/router.js';
-import { DecodeError, decodeJsonBody } from '../http/serde.js';
+import { DecodeError, type DecodedQuery, decodeJsonBody, decodeQuery } from '../http/serde.js';
 import type { DpmNode } from './node.js';
 import { authRoutes } from './routes/auth.js';
 import { configRoutes } from './routes/config.js';
@@ -19,6 +19,7 @@ import { packageRoutes } from './routes/packages.js';
 import { partyRoutes } from './routes/parties.js';
 import { route, type DpmRoute } from './routes/route.js';
 import { startRoutes } from './routes/start.js';
+import { queryOf } from './wire.generated.js';
 
 /** actix's JSON payload limit; the listener answers 413 above it */
 export const MAX_JSON_BYTES = 100 * 1024 * 1024;
@@ -92,6 +93,17 @@ export async function dispatchDpm(
     }
   }
 
+  let q: DecodedQuery = {};
+  const querySpec = queryOf[`${route.method} ${route.template}`];
+  if (querySpec !== undefined) {
+    try {
+      q = decodeQuery(call.query, querySpec);
+    } catch (error) {
+      if (error instanceof DecodeError) return text(400, error.message);
+      throw error;
+    }
+  }
+
   if (route.access === 'admin') {
     const refused = requireAdmin(node, auth, { method: call.method, route: route.template });
     if (refused !== undefined) return refused;
@@ -101,12 +113,12 @@ export async function dispatchDpm(
     if (node.bootstrapInProgress) return jsonError(409, 'bootstrap already in progress');
     node.bootstrapInProgress = true;
     try {
-      return await route.handle({ node, ...call, params: match.params, auth, body } as never);
+      return await route.handle({ node, ...call, params: match.params, q, auth, body } as never);
     } finally {
       node.bootstrapInProgress = false;
     }
   }
-  return route.handle({ node, ...call, params: match.params, auth, body } as never);
+  return route.handle({ node, ...call, params: match.params, q, auth, body } as never);
 }
 
 /** actix's JSON extractor accepts application/json and any `+json` type */

@@ -996,3 +996,55 @@ export const requestComponents: Readonly<Record<string, object>> = {
     },
   },
 };
+
+/** Method + path template → the query parameters its extractor reads (`optional`: an `Option` field). */
+export const queryOf: Readonly<
+  Record<
+    string,
+    Readonly<Record<string, { type: 'string' | 'canton-id' | 'bool' | 'u32' | 'i64'; optional: boolean }>>
+  >
+> = {
+  'GET /decentralized-parties': {
+    prefix: { type: 'string', optional: true },
+    refresh: { type: 'bool', optional: true },
+  },
+  'GET /packages': { party_id: { type: 'string', optional: true } },
+  'GET /governance/state': { party_id: { type: 'canton-id', optional: false } },
+  'GET /governance/confirmations': { party_id: { type: 'canton-id', optional: false } },
+  'GET /instruments': { party_id: { type: 'canton-id', optional: false } },
+  'GET /governance/known-members': { party_id: { type: 'canton-id', optional: false } },
+  'GET /governance/audit': {
+    party_id: { type: 'canton-id', optional: false },
+    limit: { type: 'i64', optional: true },
+    offset: { type: 'i64', optional: true },
+  },
+  'GET /governance/chain-audit': {
+    party_id: { type: 'canton-id', optional: false },
+    limit: { type: 'u32', optional: true },
+    before_offset: { type: 'i64', optional: true },
+    refresh: { type: 'bool', optional: true },
+  },
+  'GET /governance/mint-requests': { party_id: { type: 'canton-id', optional: false } },
+  'GET /governance/burn-requests': { party_id: { type: 'canton-id', optional: false } },
+  'GET /governance/transfer-instructions': { party_id: { type: 'canton-id', optional: false } },
+  'GET /vaults': { party_id: { type: 'canton-id', optional: false } },
+  'GET /services/provider': { party_id: { type: 'canton-id', optional: false } },
+  'GET /services/user': { party_id: { type: 'canton-id', optional: false } },
+  'GET /services/registrar': { party_id: { type: 'canton-id', optional: false } },
+  'GET /credential-offers': { party_id: { type: 'canton-id', optional: false } },
+  'GET /credentials': { party_id: { type: 'canton-id', optional: false } },
+  'GET /registrar-service-requests': { party_id: { type: 'canton-id', optional: false } },
+  'GET /provider-configurations': { party_id: { type: 'canton-id', optional: false } },
+  'GET /transfer-factories': { party_id: { type: 'canton-id', optional: false } },
+  'GET /transfer-preapprovals': { party_id: { type: 'canton-id', optional: false } },
+  'GET /holdings': { party_id: { type: 'canton-id', optional: false } },
+  'GET /contracts/query': {
+    party_id: { type: 'canton-id', optional: false },
+    package_id: { type: 'string', optional: false },
+    module_name: { type: 'string', optional: false },
+    entity_name: { type: 'string', optional: false },
+    interface: { type: 'bool', optional: true },
+    active_only: { type: 'bool', optional: true },
+  },
+  'GET /coupon-reassignment-delegation': { party_id: { type: 'canton-id', optional: false } },
+};

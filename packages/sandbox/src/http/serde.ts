@@ -267,6 +267,9 @@ export function cantonIdProblem(text: string): string | undefined {
 
 export type QueryField = 'string' | 'canton-id' | 'bool' | 'u32' | 'i64';
 
+/** a decoded query: each field by name, undefined when an optional one is absent */
+export type DecodedQuery = Readonly<Record<string, string | boolean | number | undefined>>;
+
 /**
  * Decodes a query string into the given fields (serde_urlencoded rules); a field not marked optional is
  * required. Throws DecodeError with actix's `Query deserialize error: …` text.
@@ -274,7 +277,7 @@ export type QueryField = 'string' | 'canton-id' | 'bool' | 'u32' | 'i64';
 export function decodeQuery(
   query: URLSearchParams,
   fields: Record<string, { type: QueryField; optional?: boolean }>,
-): Record<string, string | boolean | number | undefined> {
+): DecodedQuery {
   const out: Record<string, string | boolean | number | undefined> = {};
   for (const [name, spec] of Object.entries(fields)) {
     const raw = query.get(name);

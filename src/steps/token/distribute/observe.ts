@@ -254,7 +254,7 @@ async function earlierReceipts(ctx: Ctx, w: With, distribution: string): Promise
 }
 
 async function receiptFiles(ctx: Ctx, w: With): Promise<string[]> {
-  if (w.receipts !== undefined) return [receiptsPath(ctx, w)];
+  if (w.receipts !== undefined) return [runReceiptsPath(ctx, w)];
   const names = await readdir(ctx.outputDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw error;
@@ -288,9 +288,18 @@ function parseReceipt(line: string): (Receipt & { distribution: string }) | unde
   }
 }
 
-export function receiptsPath(ctx: Ctx, w: With): string {
+/** The receipts file a run writes (and a rerun reads as an earlier run's). */
+function runReceiptsPath(ctx: Ctx, w: With): string {
   if (w.receipts !== undefined) return isAbsolute(w.receipts) ? w.receipts : resolve(ctx.baseDir, w.receipts);
   return join(ctx.outputDir, `receipts-${ctx.runId}.jsonl`);
+}
+
+/**
+ * Where this invocation writes its receipts: a run's file, or, in a plan, the preview every plan replaces (the
+ * same name each time, so that a saved plan planned again resolves the later steps' `with` alike; never a run's).
+ */
+export function receiptsPath(ctx: Ctx, w: With): string {
+  return ctx.mode === 'plan' ? join(ctx.outputDir, 'plan-preview.jsonl') : runReceiptsPath(ctx, w);
 }
 
 export function planRecipient(w: Pick<With, 'resend'>, state: Observed, recipient: Recipient): ItemPlan {

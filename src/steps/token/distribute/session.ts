@@ -73,6 +73,14 @@ export interface Observed {
   spendable: string;
 }
 
+/**
+ * What decides a distribution's plan, for a saved plan's digest: the session holds a submission id of its own
+ * and in-memory bookkeeping that differ on every look; each recipient's change is compared item by item anyway.
+ */
+export function distributionPlanState({ session, remaining, spendable }: Observed): unknown {
+  return { distribution: session.distribution ?? null, remaining, spendable };
+}
+
 export type Ctx = StepContext<DistributionSession>;
 export type ItemCtx = ItemContext<DistributionSession>;
 

@@ -10,8 +10,7 @@
  * one, and a read that fails (no credentials, no rights) answers as if there were nothing (`state: null`, no
  * actions), the failure only logged. Clients must check GET /auth/status before they trust such an answer.
  */
-import { type Reply, json, jsonError, text } from '../../http/reply.js';
-import { DecodeError, decodeQuery } from '../../http/serde.js';
+import { type Reply, json, jsonError } from '../../http/reply.js';
 import type { Command } from '../../ledger/ledger.js';
 import { GovernableActionI } from '../../governance/proposals.js';
 import {
@@ -64,23 +63,14 @@ import { route, type DpmRoute, type DpmRequest } from './route.js';
 /** the vault governance package (PackageConfig `vault_governance`): no sandbox participant has it */
 const VAULT_GOVERNANCE_PACKAGE = 'bitsafe-vault-governance-v0-rc8';
 
-function partyIdOf(request: Pick<DpmRequest, 'query'>): string | DecodeError {
-  try {
-    return decodeQuery(request.query, { party_id: { type: 'canton-id' } }).party_id as string;
-  } catch (error) {
-    if (error instanceof DecodeError) return error;
-    throw error;
-  }
+/** the `party_id` of a read (the dispatcher decoded it as the document lists it) */
+function partyIdOf(request: Pick<DpmRequest, 'q'>): string {
+  return request.q.party_id as string;
 }
 
-/** the query of a read, or the 400 text/plain the extractor answers */
-function queryOf<T>(request: DpmRequest, fields: Parameters<typeof decodeQuery>[1]): T | Reply {
-  try {
-    return decodeQuery(request.query, fields) as T;
-  } catch (error) {
-    if (error instanceof DecodeError) return text(400, error.message);
-    throw error;
-  }
+/** the query of a read, as the dispatcher decoded it from what the document lists */
+function queryOf<T>(request: Pick<DpmRequest, 'q'>): T {
+  return request.q as T;
 }
 
 function isReply(value: unknown): value is Reply {
@@ -278,7 +268,6 @@ export const governanceRoutes: DpmRoute[] = [
     access: 'auth',
     handle: async (request) => {
       const partyId = partyIdOf(request);
-      if (partyId instanceof DecodeError) return text(400, partyId.message);
       const { node } = request;
       const outcome = await partyActor(node, partyId);
       const state = await quietly(
@@ -300,7 +289,6 @@ export const governanceRoutes: DpmRoute[] = [
     access: 'auth',
     handle: async (request) => {
       const partyId = partyIdOf(request);
-      if (partyId instanceof DecodeError) return text(400, partyId.message);
       const { node } = request;
       const ledger = node.env.participant.ledger;
       const outcome = await partyActor(node, partyId);
@@ -337,7 +325,6 @@ export const governanceRoutes: DpmRoute[] = [
     access: 'auth',
     handle: async (request) => {
       const partyId = partyIdOf(request);
-      if (partyId instanceof DecodeError) return text(400, partyId.message);
       return json(200, { members: await knownMembers(request.node, partyId) });
     },
   }),
@@ -346,12 +333,7 @@ export const governanceRoutes: DpmRoute[] = [
     template: '/governance/audit',
     access: 'auth',
     handle: (request) => {
-      const q = queryOf<{ party_id: string; limit?: number; offset?: number }>(request, {
-        party_id: { type: 'canton-id' },
-        limit: { type: 'i64', optional: true },
-        offset: { type: 'i64', optional: true },
-      });
-      if (isReply(q)) return q;
+      const q = queryOf<{ party_id: string; limit?: number; offset?: number }>(request);
       const entries = auditRows(
         request.node,
         q.party_id,
@@ -368,14 +350,7 @@ export const governanceRoutes: DpmRoute[] = [
     handle: async (request) => {
       const q = queryOf<{ party_id: string; limit?: number; before_offset?: number; refresh?: boolean }>(
         request,
-        {
-          party_id: { type: 'canton-id' },
-          limit: { type: 'u32', optional: true },
-          before_offset: { type: 'i64', optional: true },
-          refresh: { type: 'bool', optional: true },
-        },
       );
-      if (isReply(q)) return q;
       const { node } = request;
       const limit = Math.min(q.limit ?? 25, 1000);
       const page = (entries: ChainAuditEntry[], more: boolean) => ({
@@ -411,7 +386,6 @@ export const governanceRoutes: DpmRoute[] = [
     access: 'auth',
     handle: async (request) => {
       const partyId = partyIdOf(request);
-      if (partyId instanceof DecodeError) return text(400, partyId.message);
       const ledger = request.node.env.participant.ledger;
       return readOr500(request.node, partyId, 'Failed to fetch transfer instructions', (parties) => ({
         transfer_instructions: transferInstructions(ledger, parties, partyId),
@@ -424,7 +398,6 @@ export const governanceRoutes: DpmRoute[] = [
     access: 'auth',
     handle: async (request) => {
       const partyId = partyIdOf(request);
-      if (partyId instanceof DecodeError) return text(400, partyId.message);
       const ledger = request.node.env.participant.ledger;
       return readOr500(request.node, partyId, 'Failed to fetch mint requests', (parties) => ({
         mint_requests: tokenRequests(ledger, parties, partyId, 'mint'),
@@ -437,7 +410,6 @@ export const governanceRoutes: DpmRoute[] = [
     access: 'auth',
     handle: async (request) => {
       const partyId = partyIdOf(request);
-      if (partyId instanceof DecodeError) return text(400, partyId.message);
       const ledger = request.node.env.participant.ledger;
       return readOr500(request.node, partyId, 'Failed to fetch burn requests', (parties) => ({
         burn_requests: tokenRequests(ledger, parties, partyId, 'burn'),

@@ -5,8 +5,7 @@
  * participant's error>`. Templates the sandbox does not run (vaults, provider and registrar services, registrar
  * requests, provider configurations) answer empty lists.
  */
-import { type Reply, json, jsonError, text } from '../../http/reply.js';
-import { DecodeError, decodeQuery } from '../../http/serde.js';
+import { type Reply, json, jsonError } from '../../http/reply.js';
 import { errors } from '../../ledger/errors.js';
 import type { Contract } from '../../ledger/model.js';
 import { findImplementation } from '../../ledger/tx.js';
@@ -27,21 +26,14 @@ import { route, type DpmRequest, type DpmRoute } from './route.js';
 
 type Read = (node: DpmNode, parties: string[], partyId: string, request: DpmRequest) => unknown;
 
-/** a `?party_id` read: 400 for a bad query, 500 `<failure>: …` when the participant refuses */
-function partyRead(template: string, failure: string, read: Read, extraQuery = {}): DpmRoute {
+/** a `?party_id` read (the dispatcher answers 400 for a bad query): 500 `<failure>: …` when the participant refuses */
+function partyRead(template: string, failure: string, read: Read): DpmRoute {
   return route({
     method: 'GET',
     template,
     access: 'auth',
     handle: async (request) => {
-      let partyId: string;
-      try {
-        partyId = decodeQuery(request.query, { party_id: { type: 'canton-id' }, ...extraQuery })
-          .party_id as string;
-      } catch (error) {
-        if (error instanceof DecodeError) return text(400, error.message);
-        throw error;
-      }
+      const partyId = request.q.party_id as string;
       const { node } = request;
       const outcome = await partyActor(node, partyId);
       try {
@@ -63,14 +55,7 @@ function ledgerOf(node: DpmNode) {
 
 /** GET /contracts/query: the party's contracts of a template (or interface), with their blobs */
 function queryContracts(node: DpmNode, parties: string[], request: DpmRequest): unknown {
-  const q = decodeQuery(request.query, {
-    party_id: { type: 'canton-id' },
-    package_id: { type: 'string' },
-    module_name: { type: 'string' },
-    entity_name: { type: 'string' },
-    interface: { type: 'bool', optional: true },
-    active_only: { type: 'bool', optional: true },
-  }) as {
+  const q = request.q as {
     package_id: string;
     module_name: string;
     entity_name: string;
@@ -155,30 +140,15 @@ export const ledgerReadRoutes: DpmRoute[] = [
   partyRead('/holdings', 'Failed to fetch holdings', (node, parties, partyId) => ({
     holdings: holdings(ledgerOf(node), parties, partyId),
   })),
-  partyRead(
-    '/contracts/query',
-    'Failed to query contracts',
-    (node, parties, _partyId, request) => queryContracts(node, parties, request),
-    {
-      package_id: { type: 'string' },
-      module_name: { type: 'string' },
-      entity_name: { type: 'string' },
-      interface: { type: 'bool', optional: true },
-      active_only: { type: 'bool', optional: true },
-    },
+  partyRead('/contracts/query', 'Failed to query contracts', (node, parties, _partyId, request) =>
+    queryContracts(node, parties, request),
   ),
   route({
     method: 'GET',
     template: '/coupon-reassignment-delegation',
     access: 'auth',
     handle: async (request): Promise<Reply> => {
-      let partyId: string;
-      try {
-        partyId = decodeQuery(request.query, { party_id: { type: 'canton-id' } }).party_id as string;
-      } catch (error) {
-        if (error instanceof DecodeError) return text(400, error.message);
-        throw error;
-      }
+      const partyId = request.q.party_id as string;
       const outcome = await partyActor(request.node, partyId);
       if (outcome.kind === 'not-configured') return jsonError(401, 'No credentials configured for party');
       if (outcome.kind === 'token-failed')

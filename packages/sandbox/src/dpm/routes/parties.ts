@@ -1,6 +1,5 @@
 /** GET /decentralized-parties (dpm-api.md §4): cache first, 60 s staleness, `refresh=true` reads live. */
-import { json, text } from '../../http/reply.js';
-import { DecodeError, decodeQuery } from '../../http/serde.js';
+import { json } from '../../http/reply.js';
 import { nowSeconds } from '../../time.js';
 import { CACHE_STALE_SECONDS, cachedParties, liveParties, refreshInBackground } from '../parties.js';
 import { route, type DpmRoute } from './route.js';
@@ -10,20 +9,9 @@ export const partyRoutes: DpmRoute[] = [
     method: 'GET',
     template: '/decentralized-parties',
     access: 'auth',
-    handle: ({ node, query }) => {
-      let prefix: string;
-      let refresh: boolean;
-      try {
-        const q = decodeQuery(query, {
-          prefix: { type: 'string', optional: true },
-          refresh: { type: 'bool', optional: true },
-        });
-        prefix = (q.prefix as string | undefined) ?? '';
-        refresh = (q.refresh as boolean | undefined) ?? false;
-      } catch (error) {
-        if (error instanceof DecodeError) return text(400, error.message);
-        throw error;
-      }
+    handle: ({ node, q }) => {
+      const prefix = (q.prefix as string | undefined) ?? '';
+      const refresh = (q.refresh as boolean | undefined) ?? false;
       const cached = refresh ? undefined : cachedParties(node, prefix);
       if (cached !== undefined) {
         const updatedAt = Math.min(...cached.map((r) => r.updated_at));

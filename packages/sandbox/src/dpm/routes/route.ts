@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthOutcome } from '../../auth/middleware.js';
 import type { Reply } from '../../http/reply.js';
-import type { Shape } from '../../http/serde.js';
+import type { DecodedQuery, Shape } from '../../http/serde.js';
 import type { DpmNode } from '../node.js';
 
 export interface DpmRequest<B = unknown> {
@@ -15,6 +15,8 @@ export interface DpmRequest<B = unknown> {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
+  /** the query parameters the document lists for this route, decoded as the server's extractor does */
+  q: DecodedQuery;
   headers: IncomingHttpHeaders;
   auth: AuthOutcome;
   /** the decoded JSON body when the route declares one */
