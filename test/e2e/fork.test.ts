@@ -48,7 +48,8 @@ function playbook(name: string, command: 'run' | 'plan', target: string, state: 
       target,
       '--state-dir',
       state,
-      ...(name === 'mint-and-distribute' ? ['--input', `reports=${join(state, 'reports')}`] : []),
+      // one reports folder: the rewards report the copy plans is the one the original's run wrote
+      ...(name === 'mint-and-distribute' ? ['--input', `reports=${join(dir, 'reports')}`] : []),
       ...(command === 'plan' ? ['--detailed-exitcode'] : []),
       ...extra,
     ],

@@ -26,7 +26,14 @@ import { faucetRoutes } from './token/faucet-api.js';
 import { gatewayRoutes } from './token/gateway-api.js';
 import { TOKEN_PACKAGES } from './token/packages.js';
 import { registryRoutes } from './token/registry-api.js';
-import { type RewardsFields, rewardsRoutes } from './token/rewards-api.js';
+import {
+  REWARDS_HISTORY_FILE,
+  type RewardsFields,
+  type RewardsHistory,
+  rewardsRoutes,
+} from './token/rewards-api.js';
+import { readJson } from './store.js';
+import { join } from 'node:path';
 import { type World, type WorldNode, describeWorld, ensureWorld } from './token/world.js';
 
 export interface TokenSideOptions {
@@ -135,7 +142,13 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
         cantonNetwork: network,
         catchUp,
       }),
-      rewards: rewardsRoutes({ ledger, faults, fields: () => rewardsFields, catchUp }),
+      rewards: rewardsRoutes({
+        ledger,
+        faults,
+        fields: () => rewardsFields,
+        catchUp,
+        history: readJson<RewardsHistory>(join(options.stateDir, REWARDS_HISTORY_FILE)),
+      }),
       faucet: faucetRoutes({ ledger, world, faults, network, participant: first.participantId, catchUp }),
       bitcoin: bitcoinRoutes(chain, attestors),
     };

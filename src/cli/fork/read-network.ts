@@ -231,17 +231,21 @@ async function readToken(
     );
     if (rules !== undefined) await out.write({ kind: 'token', read: 'account-rules', body: rules });
   }
-  if (services.rewards !== undefined && parties.length > 0 && options.rewardsDays > 0) {
+  if (services.rewards !== undefined && options.rewardsDays > 0) {
     const today = options.now ?? new Date();
     const start = new Date(today.getTime() - (options.rewardsDays - 1) * 86_400_000);
-    const rewards = await attempt('rewards', 'daily rewards', () =>
-      clients.rewards().dailyRewards({
-        parties: parties.slice(0, 100),
-        startDate: start.toISOString().slice(0, 10),
-        endDate: today.toISOString().slice(0, 10),
-      }),
-    );
-    if (rewards !== undefined) await out.write({ kind: 'token', read: 'rewards', body: rewards });
+    // one query per party: the service sums the parties it is asked for, and the copy counts per sender
+    for (const party of parties) {
+      const rewards = await attempt('rewards', `daily rewards of ${party}`, () =>
+        clients.rewards().dailyRewards({
+          parties: [party],
+          startDate: start.toISOString().slice(0, 10),
+          endDate: today.toISOString().slice(0, 10),
+        }),
+      );
+      if (rewards !== undefined)
+        await out.write({ kind: 'token', read: 'rewards', body: { party, days: rewards.days } });
+    }
   }
 }
 

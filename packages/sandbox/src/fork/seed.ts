@@ -21,6 +21,7 @@ import { decode, LfError } from '../ledger/lf.js';
 import type { Catalog } from '../ledger/model.js';
 import { packageIdForm } from '../ledger/model.js';
 import { readJson, writeJsonAtomic } from '../store.js';
+import { REWARDS_HISTORY_FILE, type RewardsHistory } from '../token/rewards-api.js';
 import { CHAIN_NS, type Deposit, type DepositStatus } from '../bitcoin/chain.js';
 import { FORK_SNAPSHOT_VERSION, type ForkHeader, type ForkRecord, type ForkSummary } from './snapshot.js';
 
@@ -123,6 +124,7 @@ export async function seedFork(stateDir: string, snapshotFile: string, catalog: 
       `${JSON.stringify(prehistory(read, end))}\n`,
     );
   }
+  if (read.rewardsDays > 0) writeJsonAtomic(join(stateDir, REWARDS_HISTORY_FILE), read.rewards);
   const tables = [...read.tables.values()];
   const summary: ForkSummary = {
     source: header.source,
@@ -211,6 +213,7 @@ interface SnapshotRead {
   tables: Map<string, NodeTables>;
   unread: string[];
   rewardsDays: number;
+  rewards: RewardsHistory;
   deposits: Deposit[];
 }
 
@@ -237,6 +240,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
     tables: new Map(),
     unread: [],
     rewardsDays: 0,
+    rewards: {},
     deposits: [],
   };
   const seen = new Set<string>();
@@ -306,7 +310,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
           break;
         }
         case 'token':
-          if (record.read === 'rewards') out.rewardsDays += rewardsDays(record.body);
+          if (record.read === 'rewards') out.rewardsDays += addRewards(record.body, out.rewards);
           if (record.read === 'bitcoin-deposits') out.deposits.push(...deposits(record.body));
           break;
         case 'unread':
@@ -519,9 +523,20 @@ function withoutNulls<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as T;
 }
 
-function rewardsDays(body: unknown): number {
-  const days = (body as Wire | undefined)?.['days'];
-  return Array.isArray(days) ? days.length : 0;
+/** one party's daily rewards as read, into the history; the number of days with transfers */
+function addRewards(body: unknown, history: RewardsHistory): number {
+  const read = body as { party?: unknown; days?: unknown } | undefined;
+  if (typeof read?.party !== 'string' || !Array.isArray(read.days)) return 0;
+  const days = (history[read.party] ??= {});
+  let counted = 0;
+  for (const day of read.days as Wire[]) {
+    const created = Number(day['transferCreationCount'] ?? 0);
+    const accepted = Number(day['acceptedTransferCount'] ?? 0);
+    if (typeof day['date'] !== 'string' || (created === 0 && accepted === 0)) continue;
+    days[day['date']] = { created, accepted };
+    counted++;
+  }
+  return counted;
 }
 
 /** the deposits of a `bitcoin-deposits` read, in the chain's own form */
