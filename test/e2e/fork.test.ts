@@ -6,7 +6,7 @@
  * original's threshold and holdings as they were; the copy's state dir survives a restart; a target whose every
  * login is the read-only viewer's is enough to fork; bad inputs are refused before anything is read.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,23 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     }
     expect(copy.stderr()).toMatch(/copied: 3 nodes, 1 decentralized parties, .*\d+ contracts/);
     expect(copy.stderr()).toContain('simulated: the Bitcoin chain');
+  });
+
+  it('keeps none of the network’s secrets in the snapshot or the copy’s state', async () => {
+    const secrets = await Promise.all(
+      (await readdir(join(world.stateDir, 'secrets'))).map(async (f) =>
+        (await readFile(join(world.stateDir, 'secrets', f), 'utf8')).trim(),
+      ),
+    );
+    expect(secrets.length).toBeGreaterThanOrEqual(5);
+    const snapshot = await readFile(join(copyState(), 'sandbox', 'fork-snapshot.jsonl'), 'utf8');
+    expect(snapshot.split('\n')[0]).toContain('"kind":"header"');
+    expect(snapshot).toContain('"read":"party-config"');
+    const nodeTables = await readFile(join(copyState(), 'sandbox', 'nodes', 'node1.json'), 'utf8');
+    for (const secret of secrets) {
+      expect(snapshot).not.toContain(secret);
+      expect(nodeTables).not.toContain(secret);
+    }
   });
 
   it('writes a target of the copy under the original’s names, with the copy’s URLs and no secret', async () => {
