@@ -174,7 +174,7 @@ function build(setExit: (code: number) => void): Command {
     .option('--write-target <file>', 'write a target file for --target')
     .option(
       '--fork <target>',
-      'read the network this target file names (reads only) and start a copy of it in a new state dir; --write-target then names the copy with the original’s nodes, parties and instrument',
+      'read the network this target file names (reads only) and start a copy of it in a new state dir, with the target’s network and nodes (--nodes and --network are not used); --write-target then names the copy with the original’s nodes, parties and instrument',
     )
     .option('--fork-days <days>', 'days of rewards history a fork copies, up to today', '7')
     .option(
