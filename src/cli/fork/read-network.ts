@@ -6,8 +6,7 @@
  * large network is read in bounded memory; what the target's credentials may not read is recorded as unread and
  * named. A party configuration is read as the DPM shows it, which tells whether a secret is set, never the secret.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { ForkRecord } from '../sandbox-package.js';
 import type { Clients } from '../../clients/clients.js';
 import { ServiceError } from '../../errors.js';
@@ -32,6 +31,7 @@ export interface NetworkRead {
 }
 
 const PROGRESS_EVERY = 1000;
+const BLOCK_CHARS = 64 * 1024;
 
 export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkRead> {
   const { target, clients } = options;
@@ -42,7 +42,7 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
     const named = Object.fromEntries(
       Object.entries(target.parties ?? {}).map(([name, p]) => [name, typeof p === 'string' ? p : p.party]),
     );
-    await out.write({
+    out.write({
       kind: 'header',
       version: 1,
       source: { name: target.name, network: target.network },
@@ -66,7 +66,7 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
       } catch (error) {
         if (!(error instanceof ServiceError) || error.retryability !== 'permanent') throw error;
         counts.unread++;
-        await out.write({ kind: 'unread', service, read, reason: error.message });
+        out.write({ kind: 'unread', service, read, reason: error.message });
         return undefined;
       }
     };
@@ -82,7 +82,7 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
         call: () => Promise<unknown>,
       ) => {
         const body = await attempt(`dpm:${name}`, read, call);
-        if (body !== undefined) await out.write({ kind: 'dpm', node: name, read, body });
+        if (body !== undefined) out.write({ kind: 'dpm', node: name, read, body });
         return body;
       };
       await dpmRead('node-config', () => dpm.nodeConfig());
@@ -98,24 +98,23 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
         const config = await attempt(`dpm:${name}`, `party-config ${party.party_id}`, () =>
           dpm.partyConfig(party.party_id),
         );
-        if (config !== undefined)
-          await out.write({ kind: 'dpm', node: name, read: 'party-config', body: config });
+        if (config !== undefined) out.write({ kind: 'dpm', node: name, read: 'party-config', body: config });
       }
       await dpmRead('invitations', () => dpm.invitations());
       await dpmRead('workflows', () => dpm.workflows());
 
       const end = await ledger.ledgerEnd();
-      await out.write({ kind: 'ledger', node: name, read: 'ledger-end', body: { offset: end } });
+      out.write({ kind: 'ledger', node: name, read: 'ledger-end', body: { offset: end } });
       const packages = await attempt(`ledger:${name}`, 'packages', () => ledger.packages());
       if (packages !== undefined)
-        await out.write({ kind: 'ledger', node: name, read: 'packages', body: { packageIds: packages } });
+        out.write({ kind: 'ledger', node: name, read: 'packages', body: { packageIds: packages } });
       let pageToken: string | undefined;
       do {
         const page = await attempt(`ledger:${name}`, 'parties', () =>
           ledger.parties(pageToken === undefined ? {} : { pageToken }),
         );
         if (page === undefined) break;
-        await out.write({ kind: 'ledger', node: name, read: 'parties', body: page });
+        out.write({ kind: 'ledger', node: name, read: 'parties', body: page });
         pageToken = page.nextPageToken || undefined;
       } while (pageToken !== undefined);
 
@@ -144,7 +143,7 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
                 counts.contracts++;
                 if (counts.contracts % PROGRESS_EVERY === 0)
                   options.progress(`${counts.contracts} contracts read…`);
-                out.push({
+                out.write({
                   kind: 'contract',
                   node: name,
                   contractId: event.contractId,
@@ -158,18 +157,17 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
             },
           ),
         );
-        await out.drained();
         if (read === undefined) continue;
         readParties.add(party);
-        await out.write({ kind: 'read-party', node: name, party });
+        out.write({ kind: 'read-party', node: name, party });
         options.progress(`${name}: ${contracts} contracts of ${party}`);
       }
     }
     await readToken(options, out, attempt, [...readParties], depositAccounts);
-    await out.close();
+    out.close();
     return counts;
   } catch (error) {
-    await out.close();
+    out.close();
     throw error;
   }
 }
@@ -194,7 +192,7 @@ async function readToken(
         clients.bitcoin().depositsTo(address.bitcoin_address),
       );
       if (deposits === undefined) continue;
-      await out.write({
+      out.write({
         kind: 'token',
         read: 'bitcoin-deposits',
         body: { address: address.bitcoin_address, deposits },
@@ -207,7 +205,7 @@ async function readToken(
         );
         const created = events?.created?.createdEvent;
         if (created === undefined || events?.archived === undefined || events.archived === null) continue;
-        await out.write({
+        out.write({
           kind: 'contract',
           node: owner.node,
           contractId: created.contractId,
@@ -223,13 +221,13 @@ async function readToken(
     const instrument = await attempt('registry', 'instrument', () =>
       clients.registry().instrument(target.instrument?.id ?? ''),
     );
-    if (instrument !== undefined) await out.write({ kind: 'token', read: 'instrument', body: instrument });
+    if (instrument !== undefined) out.write({ kind: 'token', read: 'instrument', body: instrument });
   }
   if (services.gateway !== undefined) {
     const rules = await attempt('gateway', 'account contract rules', () =>
       clients.gateway().accountContractRules(),
     );
-    if (rules !== undefined) await out.write({ kind: 'token', read: 'account-rules', body: rules });
+    if (rules !== undefined) out.write({ kind: 'token', read: 'account-rules', body: rules });
   }
   if (services.rewards !== undefined && options.rewardsDays > 0) {
     const today = options.now ?? new Date();
@@ -244,37 +242,46 @@ async function readToken(
         }),
       );
       if (rewards !== undefined)
-        await out.write({ kind: 'token', read: 'rewards', body: { party, days: rewards.days } });
+        out.write({ kind: 'token', read: 'rewards', body: { party, days: rewards.days } });
     }
   }
 }
 
-/** JSON lines to a file (mode 0600), with back-pressure: a contract stream waits for the disk, not the memory. */
+/**
+ * JSON lines to a file (mode 0600), written synchronously in blocks of 64 KiB: a contract stream never waits on the
+ * disk with its records piling up in memory; memory holds one block at most.
+ */
 class SnapshotWriter {
-  private readonly stream: WriteStream;
+  private readonly fd: number;
+  private block: string[] = [];
+  private size = 0;
   private closed = false;
 
   constructor(file: string) {
-    this.stream = createWriteStream(file, { mode: 0o600 });
+    this.fd = openSync(file, 'w', 0o600);
   }
 
-  push(record: ForkRecord): void {
-    this.stream.write(`${JSON.stringify(record)}\n`);
+  write(record: ForkRecord): void {
+    const line = `${JSON.stringify(record)}\n`;
+    this.block.push(line);
+    this.size += line.length;
+    if (this.size >= BLOCK_CHARS) this.flush();
   }
 
-  async write(record: ForkRecord): Promise<void> {
-    if (!this.stream.write(`${JSON.stringify(record)}\n`)) await once(this.stream, 'drain');
+  private flush(): void {
+    if (this.block.length === 0) return;
+    writeSync(this.fd, this.block.join(''));
+    this.block = [];
+    this.size = 0;
   }
 
-  async drained(): Promise<void> {
-    if (this.stream.writableNeedDrain) await once(this.stream, 'drain');
-  }
-
-  async close(): Promise<void> {
+  close(): void {
     if (this.closed) return;
     this.closed = true;
-    await new Promise<void>((resolve, reject) =>
-      this.stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }

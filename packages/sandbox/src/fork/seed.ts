@@ -114,7 +114,7 @@ export async function seedFork(stateDir: string, snapshotFile: string, catalog: 
     parties: [...read.hosting].map(([party, hosting]) => ({ party, hosting })),
     users: {},
     dedup: [],
-    notes: { [CHAIN_NS]: chainState(read.deposits, Date.parse(header.readAt)) },
+    notes: { [CHAIN_NS]: chainState(read.deposits, read.chainTip, Date.parse(header.readAt)) },
     segments: { '1': end + 1 },
   };
   writeJsonAtomic(join(stateDir, 'ledger', 'snapshot-000001.json'), snapshot);
@@ -215,6 +215,8 @@ interface SnapshotRead {
   rewardsDays: number;
   rewards: RewardsHistory;
   deposits: Deposit[];
+  /** the network chain's height when it was read: the newest block a deposit's confirmations reach */
+  chainTip: number;
 }
 
 interface PackageEntry {
@@ -242,6 +244,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
     rewardsDays: 0,
     rewards: {},
     deposits: [],
+    chainTip: 0,
   };
   const seen = new Set<string>();
   const packagesOf = (node: string) => {
@@ -311,7 +314,12 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
         }
         case 'token':
           if (record.read === 'rewards') out.rewardsDays += addRewards(record.body, out.rewards);
-          if (record.read === 'bitcoin-deposits') out.deposits.push(...deposits(record.body));
+          if (record.read === 'bitcoin-deposits') {
+            for (const { deposit, tip } of deposits(record.body)) {
+              out.deposits.push(deposit);
+              out.chainTip = Math.max(out.chainTip, tip);
+            }
+          }
           break;
         case 'unread':
           out.unread.push(`${record.service} ${record.read}: ${record.reason}`);
@@ -539,35 +547,42 @@ function addRewards(body: unknown, history: RewardsHistory): number {
   return counted;
 }
 
-/** the deposits of a `bitcoin-deposits` read, in the chain's own form */
-function deposits(body: unknown): Deposit[] {
+/** the deposits of a `bitcoin-deposits` read, in the chain's own form, each with the chain height it shows */
+function deposits(body: unknown): Array<{ deposit: Deposit; tip: number }> {
   const list = ((body as Wire | undefined)?.['deposits'] as Wire[] | undefined) ?? [];
-  return list.map((d) => ({
-    txid: String(d['txid']),
-    vout: Number(d['vout'] ?? 0),
-    address: String(d['address']),
-    amount: String(d['amount']),
-    sentAtMs: 0,
-    height: typeof d['block'] === 'number' ? d['block'] : -1,
-    status: (d['status'] ?? 'pending') as DepositStatus,
-    ...(typeof d['reason'] === 'string' ? { reason: d['reason'] } : {}),
-    ...(typeof d['holdingCid'] === 'string' ? { holdingCid: d['holdingCid'] } : {}),
-  }));
+  return list.map((d) => {
+    const block = typeof d['block'] === 'number' ? d['block'] : -1;
+    const confirmations = Number(d['confirmations'] ?? 0);
+    return {
+      deposit: {
+        txid: String(d['txid']),
+        vout: Number(d['vout'] ?? 0),
+        address: String(d['address']),
+        amount: String(d['amount']),
+        sentAtMs: 0,
+        height: block,
+        status: (d['status'] ?? 'pending') as DepositStatus,
+        ...(typeof d['reason'] === 'string' ? { reason: d['reason'] } : {}),
+        ...(typeof d['holdingCid'] === 'string' ? { holdingCid: d['holdingCid'] } : {}),
+      },
+      // a deposit in block b with c confirmations: the chain was at b + c - 1
+      tip: block < 0 ? 0 : block + Math.max(confirmations, 1) - 1,
+    };
+  });
 }
 
 /**
- * The copy's chain: the deposits read, and one epoch that goes on from the height the network's chain had when
- * it was read (the newest deposit's block plus its confirmations), so that their confirmations carry on.
+ * The copy's chain: the deposits read, and one epoch that goes on from the height the network's chain had when it
+ * was read, so that their confirmations carry on; an unconfirmed deposit goes into the next block.
  */
-function chainState(read: Deposit[], readAtMs: number): unknown {
-  const height = Math.max(0, ...read.map((d) => d.height));
+function chainState(read: Deposit[], tip: number, readAtMs: number): unknown {
   const at = Number.isFinite(readAtMs) ? readAtMs : Date.now();
   return {
-    epochs: read.length === 0 ? [] : [{ startMs: at, startHeight: height + 6, intervalMs: 1000 }],
+    epochs: read.length === 0 ? [] : [{ startMs: at, startHeight: tip, intervalMs: 1000 }],
     deposits: read.map((d) => ({
       ...d,
       sentAtMs: at,
-      height: d.height < 0 ? height + 1 : d.height,
+      height: d.height < 0 ? tip + 1 : d.height,
       ...(d.status === 'pending' ? {} : { mintedAtMs: at }),
     })),
     payouts: [],
