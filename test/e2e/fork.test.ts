@@ -91,6 +91,9 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     }
     expect(copy.stderr()).toMatch(/copied: 3 nodes, 1 decentralized parties, .*\d+ contracts/);
     expect(copy.stderr()).toContain('simulated: the Bitcoin chain');
+    // the network is a ledgerbook sandbox: the copy's world has the very rules contracts the gateway answered with
+    expect(copy.stderr()).toContain('2 gateway rules contracts (the same ids)');
+    expect(copy.stderr()).toMatch(/1 archived contracts/);
   });
 
   it('keeps none of the network’s secrets in the snapshot or the copy’s state', async () => {

@@ -24,7 +24,22 @@ export async function finishFork(
 ): Promise<number> {
   const archived = await archiveUnseen(ledger, world, nodes[0] as WorldNode, seed);
   grantRights(ledger, world, nodes, seed);
+  compareRules(ledger, seed);
   return archived;
+}
+
+/**
+ * The gateway's rules contracts the network answered with are the copy's only when its world is the network's (a
+ * fork of a ledgerbook sandbox); otherwise the copy serves its own, and says so.
+ */
+function compareRules(ledger: Ledger, seed: ForkSeed): void {
+  if (seed.rulesContracts.length === 0) return;
+  const same = seed.rulesContracts.filter((cid) => ledger.active(cid) !== undefined).length;
+  seed.summary.copied['gateway rules contracts (the same ids)'] = same;
+  if (same < seed.rulesContracts.length)
+    seed.summary.simulated.push(
+      `the gateway's account rules: the copy's own, ${seed.rulesContracts.length - same} of the network's ${seed.rulesContracts.length} under other ids`,
+    );
 }
 
 async function archiveUnseen(

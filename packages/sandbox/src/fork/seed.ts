@@ -36,6 +36,8 @@ export interface ForkSeed {
   /** the parties whose contracts were read in full, and the ids copied */
   readParties: Set<string>;
   copiedContracts: Set<string>;
+  /** the gateway's account rules contracts as read (their ids): the copy's world should have the same */
+  rulesContracts: string[];
 }
 
 export interface NodeTables {
@@ -156,6 +158,7 @@ export async function seedFork(stateDir: string, snapshotFile: string, catalog: 
     tables: read.tables,
     readParties: read.readParties,
     copiedContracts: new Set(read.contracts.map((c) => c.cid)),
+    rulesContracts: read.rulesContracts,
   };
 }
 
@@ -217,6 +220,7 @@ interface SnapshotRead {
   deposits: Deposit[];
   /** the network chain's height when it was read: the newest block a deposit's confirmations reach */
   chainTip: number;
+  rulesContracts: string[];
 }
 
 interface PackageEntry {
@@ -245,6 +249,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
     rewards: {},
     deposits: [],
     chainTip: 0,
+    rulesContracts: [],
   };
   const seen = new Set<string>();
   const packagesOf = (node: string) => {
@@ -314,6 +319,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
         }
         case 'token':
           if (record.read === 'rewards') out.rewardsDays += addRewards(record.body, out.rewards);
+          if (record.read === 'account-rules') out.rulesContracts.push(...rulesContracts(record.body));
           if (record.read === 'bitcoin-deposits') {
             for (const { deposit, tip } of deposits(record.body)) {
               out.deposits.push(deposit);
@@ -629,4 +635,12 @@ function prehistory(read: SnapshotRead, end: number): TxEntry {
 /** a wire string, or '' when the field is absent or not a string */
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+/** the contract ids of the gateway's account rules as read (`da_rules`, `wa_rules`: wrapped-api.md §8) */
+function rulesContracts(body: unknown): string[] {
+  const wire = (body ?? {}) as Wire;
+  return ['da_rules', 'wa_rules']
+    .map((key) => (wire[key] as Wire | undefined)?.['contract_id'])
+    .filter((id): id is string => typeof id === 'string');
 }
