@@ -210,7 +210,7 @@ interface SnapshotRead {
   hosting: Map<string, Record<string, Permission>>;
   contracts: StoredContract[];
   /** contracts archived before the fork that the network still knows (a mint's holding spent since) */
-  archived: Array<{ contract: StoredContract; party: string }>;
+  archived: StoredContract[];
   notCopied: Map<string, number>;
   readParties: Set<string>;
   tables: Map<string, NodeTables>;
@@ -289,7 +289,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
         case 'header':
           throw stateError(`the fork snapshot ${file} has a second header at line ${line}`);
         case 'dpm':
-          readDpm(record.node, record.read, record.body, participantOf, out, packagesOf, tablesOf);
+          readDpm(record.node, record.read, record.body, out, packagesOf, tablesOf);
           break;
         case 'ledger':
           readLedger(record.node, record.read, record.body, participantOf, out, packagesOf);
@@ -310,10 +310,9 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
           if (seen.has(record.contractId)) break;
           seen.add(record.contractId);
           const contract = copiedContract(record, catalog);
-          const party = participantOf.get(record.node) ?? '';
           if (contract === undefined)
             out.notCopied.set(record.templateId, (out.notCopied.get(record.templateId) ?? 0) + 1);
-          else if (record.archived === true) out.archived.push({ contract, party });
+          else if (record.archived === true) out.archived.push(contract);
           else out.contracts.push(contract);
           break;
         }
@@ -375,7 +374,6 @@ function readDpm(
   node: string,
   read: string,
   body: unknown,
-  participantOf: Map<string, string>,
   out: Omit<SnapshotRead, 'header'>,
   packagesOf: (node: string) => { uploaded: Record<string, PackageEntry>; vetted: string[] },
   tablesOf: (node: string) => NodeTables,
@@ -422,7 +420,6 @@ function readDpm(
         .map((r) => runRow(r));
       break;
   }
-  void participantOf;
 }
 
 function readLedger(
@@ -602,7 +599,7 @@ function chainState(read: Deposit[], tip: number, readAtMs: number): unknown {
  */
 function prehistory(read: SnapshotRead, end: number): TxEntry {
   const nodes: TxEntry['nodes'] = [];
-  for (const { contract } of read.archived) {
+  for (const contract of read.archived) {
     const witnesses: string[] = [];
     const n = nodes.length;
     nodes.push({ n, k: 'c', cid: contract.cid, tpl: contract.tpl, arg: contract.arg, wit: witnesses });
@@ -625,7 +622,7 @@ function prehistory(read: SnapshotRead, end: number): TxEntry {
     t: 'tx',
     o: end,
     u: `1220${'f'.repeat(64)}`,
-    rt: Math.min(...read.archived.map(({ contract }) => contract.at)),
+    rt: Math.min(...read.archived.map((contract) => contract.at)),
     p: read.header.nodes[0]?.participantId ?? '',
     act: [],
     nodes,
