@@ -6,6 +6,7 @@
  * original's threshold and holdings as they were; the copy's state dir survives a restart; a target whose every
  * login is the read-only viewer's is enough to fork; bad inputs are refused before anything is read.
  */
+import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -259,6 +260,27 @@ describe('sandbox up --fork refuses bad input before it reads', () => {
     expectExit(result, 1);
     expect(result.stderr).toContain('cannot read the network to fork');
     expect(result.stderr).toContain('dpm:node1');
+    expect(existsSync(join(dir, 'down', 'sandbox', 'identity.json'))).toBe(false);
+    expect(existsSync(join(dir, 'down', 'sandbox', 'ledger'))).toBe(false);
+  });
+
+  it('a target file that is missing, or --fork-days out of range: refused with nothing read', async () => {
+    const missing = await cli(
+      ['sandbox', 'up', '--fork', join(dir, 'nowhere.yaml'), '--state-dir', join(dir, 'x')],
+      {
+        cwd: dir,
+      },
+    );
+    expectExit(missing, 65);
+    expect(missing.stderr).toContain('nowhere.yaml');
+    expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
+    const days = await cli(
+      ['sandbox', 'up', '--fork', targetFile, '--fork-days', '0', '--state-dir', join(dir, 'y')],
+      { cwd: dir },
+    );
+    expectExit(days, 64);
+    expect(days.stderr).toContain('--fork-days must be a whole number from 1 to 366');
+    expect(await requestCounts(world)).toEqual([]);
   });
 
   it('a secret of the target that is not set: exit 65 naming it', async () => {
