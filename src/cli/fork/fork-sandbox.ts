@@ -80,7 +80,7 @@ export function forkReport(fork: ForkSummary, fresh: boolean): string {
     ...(Object.keys(fork.notCopied).length > 0
       ? [`  not copied (templates the sandbox does not run): ${list(fork.notCopied)}`]
       : []),
-    ...fork.unread.map((line) => `  not readable with the target's credentials: ${line}`),
+    ...fork.unread.map((line) => `  not copied: ${line}`),
     `  simulated: ${fork.simulated.join('; ')}`,
     '',
   ].join('\n');

@@ -327,7 +327,9 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
           }
           break;
         case 'unread':
-          out.unread.push(`${record.service} ${record.read}: ${record.reason}`);
+          out.unread.push(
+            `${record.service} ${record.read} (not readable with the target's credentials: ${record.reason})`,
+          );
           break;
       }
     }
@@ -413,12 +415,15 @@ function readDpm(
         withoutNulls(i),
       );
       break;
-    case 'workflows':
-      tablesOf(node).runs = ((wire['runs'] as Wire[] | undefined) ?? [])
-        // a run in progress would be taken up again by the copy's node as if it were its own: it stays behind
-        .filter((r) => r['status'] !== 'inprogress')
-        .map((r) => runRow(r));
+    case 'workflows': {
+      const runs = (wire['runs'] as Wire[] | undefined) ?? [];
+      // a run in progress would be taken up again by the copy's node as if it were its own: it stays behind
+      tablesOf(node).runs = runs.filter((r) => r['status'] !== 'inprogress').map((r) => runRow(r));
+      const going = runs.filter((r) => r['status'] === 'inprogress').map((r) => text(r['instance_name']));
+      if (going.length > 0)
+        out.unread.push(`dpm:${node} workflow runs in progress on the network: ${going.join(', ')}`);
       break;
+    }
   }
 }
 

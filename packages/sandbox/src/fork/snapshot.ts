@@ -101,7 +101,7 @@ export interface ForkSummary {
   copied: Record<string, number>;
   /** contracts of templates the sandbox does not run, by template id */
   notCopied: Record<string, number>;
-  /** reads the target's credentials could not make */
+  /** what was not copied beyond templates: reads the target's credentials could not make, runs in progress */
   unread: string[];
   /** what the copy simulates as every sandbox does */
   simulated: string[];
