@@ -202,6 +202,13 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     const busy = await cli(['sandbox', 'up', '--fork', targetFile, '--state-dir', copyState()], { cwd: dir });
     expectExit(busy, 64);
     expect(busy.stderr).toContain('already holds a sandbox (a fork)');
+    // a plan without --target in the fork's state dir starts the copy for itself, under the copy's target
+    const builtIn = await cli(
+      ['plan', join(PLAYBOOKS, 'deploy-contracts.yaml'), '--state-dir', copyState(), '--detailed-exitcode'],
+      { cwd: dir, timeoutMs: 120_000 },
+    );
+    expectExit(builtIn, 0);
+    expect(builtIn.stderr + builtIn.stdout).toContain('on sandbox-fork');
     copy = await sandboxUp(['--state-dir', copyState()], dir);
   });
 

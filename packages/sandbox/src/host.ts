@@ -166,7 +166,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   mkdirSync(stateDir, { recursive: true });
   const seed =
     options.fork === undefined ? undefined : await seedFork(stateDir, options.fork, sandboxCatalog());
-  const stored = loadOrCreateNodes(stateDir, seed?.header.nodes.length ?? nodeCount);
+  // a fork keeps the network's nodes, whatever a later start asks for
+  const forkedNodes = seed?.header.nodes.length ?? forkOf(stateDir)?.copied['nodes'];
+  const stored = loadOrCreateNodes(stateDir, forkedNodes ?? nodeCount);
   // a copy is of the network it copies
   const network = seed?.header.source.network ?? settings.network;
   const credentials = loadOrCreateSecrets(stateDir, stored.length);

@@ -8,7 +8,8 @@ import { sandboxPackage } from '../sandbox-package.js';
 import { stableBasePort } from '../sandbox-ports.js';
 import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
-import { FORK_TARGET, type ForkedSandbox, forkNetwork, forkReport } from '../fork/fork-sandbox.js';
+import { type ForkedSandbox, forkNetwork, forkReport } from '../fork/fork-sandbox.js';
+import { FORK_TARGET } from '../fork/files.js';
 import { loadForkSource } from '../fork/fork-target.js';
 
 export interface SandboxUpOptions extends GlobalOptions {

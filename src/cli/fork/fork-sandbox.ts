@@ -9,11 +9,8 @@ import type { ForkSummary, Sandbox } from '../sandbox-package.js';
 import { createClients } from '../../clients/factory.js';
 import { ServiceError } from '../../errors.js';
 import { copyTargetYaml, type ForkSource } from './fork-target.js';
+import { FORK_SNAPSHOT, FORK_TARGET } from './files.js';
 import { readNetwork } from './read-network.js';
-
-export const FORK_SNAPSHOT = 'fork-snapshot.jsonl';
-/** the copy's target, as `--write-target` writes it (secret files named, no secret in it) */
-export const FORK_TARGET = 'fork-target.yaml';
 
 export interface ForkedSandbox {
   snapshot: string;
