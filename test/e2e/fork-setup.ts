@@ -109,3 +109,12 @@ export async function holdingIds(wallet: Wallet): Promise<string[]> {
   const entries = await wallet.acsWs({ interface: HOLDING_INTERFACE });
   return entries.map((e) => e.contractEntry.JsActiveContract.createdEvent.contractId).sort();
 }
+
+/** a party's holdings as a participant discloses them: contract id and created-event blob, sorted */
+export async function holdingBlobs(wallet: Wallet): Promise<string[]> {
+  const entries = await wallet.acsWs({ interface: HOLDING_INTERFACE });
+  return entries
+    .map((e) => e.contractEntry.JsActiveContract.createdEvent)
+    .map((ev) => `${ev.contractId} ${ev.createdEventBlob ?? ''}`)
+    .sort();
+}

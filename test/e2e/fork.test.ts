@@ -23,6 +23,7 @@ import { cli, tempDir, type CliResult } from './cli.js';
 import {
   PLAYBOOKS,
   copyApis,
+  holdingBlobs,
   holdingIds,
   partyOn,
   sandboxUp,
@@ -147,6 +148,10 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     const minter = tokens.minter;
     const originalHoldings = await holdingIds(walletFor(world, tokens, minter));
     expect(await holdingIds(apis.wallet(minter, 0))).toEqual(originalHoldings);
+    // the same contracts, disclosed by the copy with the very blobs the network hands out
+    const blobs = await holdingBlobs(walletFor(world, tokens, minter));
+    expect(blobs.every((b) => b.split(' ')[1] !== '')).toBe(true);
+    expect(await holdingBlobs(apis.wallet(minter, 0))).toEqual(blobs);
 
     const changed = await playbook(
       'change-threshold',

@@ -131,7 +131,12 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
         let contracts = 0;
         const read = await attempt(`ledger:${name}`, `active contracts of ${party}`, () =>
           ledger.activeContracts(
-            { parties: [party], activeAtOffset: end },
+            // every contract, with the blob a disclosure of it carries
+            {
+              parties: [party],
+              activeAtOffset: end,
+              filters: [{ wildcard: true, includeCreatedEventBlob: true }],
+            },
             {
               onContract: (active) => {
                 const event = active.createdEvent;

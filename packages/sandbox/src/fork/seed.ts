@@ -17,6 +17,7 @@ import type { PartyCredentials, PendingInvitation, Peer, RunRow } from '../dpm/t
 import { stateError, usageError } from '../errors.js';
 import { nodeIdentity, type StoredNode } from '../identity.js';
 import type { Snapshot, StoredContract, TxEntry } from '../ledger/entries.js';
+import { readBlob } from '../ledger/blob.js';
 import { decode, LfError } from '../ledger/lf.js';
 import type { Catalog } from '../ledger/model.js';
 import { packageIdForm } from '../ledger/model.js';
@@ -360,14 +361,35 @@ function copiedContract(
     throw error;
   }
   const at = record.createdAt === undefined ? Date.now() * 1000 : Date.parse(record.createdAt) * 1000;
+  // a ledgerbook sandbox's blob carries the creation's exact time, offset and node: the copy's blob is then the same
+  const tpl = packageIdForm(definition.pkg, definition.name);
+  const origin = sandboxBlob(record.createdEventBlob, record.contractId, tpl);
+  if (origin !== undefined) return origin;
   return {
     cid: record.contractId,
-    tpl: packageIdForm(definition.pkg, definition.name),
+    tpl,
     arg,
     at: Number.isFinite(at) ? at : Date.now() * 1000,
     o: record.offset ?? 0,
     n: 0,
   };
+}
+
+/**
+ * The contract as a sandbox's created-event blob records it (ledger/blob.ts), when the blob is one of this contract
+ * and template: its argument in the ledger's own form and its creation's time, offset and node, so that the copy
+ * hands out the very blob the network does.
+ */
+function sandboxBlob(blob: string | undefined, contractId: string, tpl: string): StoredContract | undefined {
+  if (blob === undefined || readBlob(blob)?.cid !== contractId) return undefined;
+  const stored = JSON.parse(Buffer.from(blob, 'base64').toString('utf8')) as Partial<StoredContract>;
+  return stored.tpl === tpl &&
+    stored.arg !== undefined &&
+    typeof stored.at === 'number' &&
+    typeof stored.o === 'number' &&
+    typeof stored.n === 'number'
+    ? { cid: contractId, tpl, arg: stored.arg, at: stored.at, o: stored.o, n: stored.n }
+    : undefined;
 }
 
 type Wire = Record<string, unknown>;
