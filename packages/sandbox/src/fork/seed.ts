@@ -328,9 +328,7 @@ async function readSnapshot(file: string, catalog: Catalog): Promise<SnapshotRea
           }
           break;
         case 'unread':
-          out.unread.push(
-            `${record.service} ${record.read} (not readable with the target's credentials: ${record.reason})`,
-          );
+          out.unread.push(`${record.service} ${record.read}, not read: ${record.reason}`);
           break;
       }
     }
