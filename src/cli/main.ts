@@ -56,6 +56,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'sandbox up': [
     'ledgerbook sandbox up --write-target sandbox.yaml   # runs without --target use it too',
     'ledgerbook sandbox up --profile realistic --time-scale 0.1 --state-dir .ledgerbook/slow',
+    'ledgerbook sandbox up --fork mainnet.yaml --state-dir .ledgerbook/rehearsal --write-target copy.yaml',
   ],
   'state unlock': [
     'ledgerbook state unlock playbooks/onboard-party.yaml   # a lock left by a process that is gone',
@@ -171,6 +172,11 @@ function build(setExit: (code: number) => void): Command {
     )
     .option('--faults <file>', 'YAML faults to inject (see packages/sandbox/README.md)')
     .option('--write-target <file>', 'write a target file for --target')
+    .option(
+      '--fork <target>',
+      'read the network this target file names (reads only) and start a copy of it in a new state dir, with the target’s network and nodes (--nodes and --network are not used); --write-target then names the copy with the original’s nodes, parties and instrument',
+    )
+    .option('--fork-days <days>', 'days of rewards history a fork copies, up to today', '7')
     .option(
       '--network <network>',
       'the Canton network the nodes run on: devnet, testnet or mainnet',

@@ -10,11 +10,16 @@ import { StateError, UsageError, ValidationError } from '../errors.js';
 
 export const SANDBOX_PACKAGE = '@ledgerbook/sandbox';
 
+/** the fork snapshot's records and report, which `sandbox up --fork` writes and prints (src/cli/fork/) */
+export type { ForkRecord, ForkSummary, Sandbox } from '@ledgerbook/sandbox';
+
 type SandboxModule = typeof Sandboxes;
 
 export interface SandboxPackage {
   startSandbox: (options: SandboxOptions) => Promise<Sandbox>;
   loadFaultsFile: (file: string) => Promise<FaultSpec[]>;
+  /** refuses a state dir that holds a sandbox already: a fork is seeded into a new one only */
+  checkForkable: (stateDir: string) => void;
 }
 
 async function load(): Promise<SandboxModule> {
@@ -61,5 +66,12 @@ export async function sandboxPackage(): Promise<SandboxPackage> {
   return {
     startSandbox: translating(sandbox.startSandbox),
     loadFaultsFile: translating(sandbox.loadFaultsFile),
+    checkForkable: (stateDir) => {
+      try {
+        sandbox.checkForkable(stateDir);
+      } catch (error) {
+        throw translated(error, sandbox);
+      }
+    },
   };
 }

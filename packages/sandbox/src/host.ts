@@ -39,7 +39,10 @@ import { MAX_TIME_SCALE, PROFILES, type ProfileName, scaleTimings } from './prof
 import { SERVICES, type ServiceName } from './faults.js';
 import type { RewardsFields } from './token/rewards-api.js';
 import type { World, WorldNode } from './token/world.js';
-import { type TokenSide, startTokenSide } from './token-side.js';
+import { type TokenSide, sandboxCatalog, startTokenSide } from './token-side.js';
+import { finishFork } from './fork/finish.js';
+import { forkOf, recordFork, seedFork, writeNodeTables } from './fork/seed.js';
+import type { ForkSummary } from './fork/snapshot.js';
 import { serviceAccountSubject, userSubject } from './idp.js';
 
 export interface SandboxOptions {
@@ -77,6 +80,13 @@ export interface SandboxOptions {
    * committed (DUPLICATE_COMMAND). Default 604800 (7 days, Canton's default); 0: no deduplication at all.
    */
   maxDeduplicationDuration?: number;
+  /**
+   * A fork snapshot (`@ledgerbook/sandbox`'s ForkRecord lines, written by `ledgerbook sandbox up --fork`): a state
+   * dir that holds no sandbox yet is seeded from it — the network's nodes, parties, packages, DPM tables and the
+   * contracts its parties see — and the sandbox starts as a copy of that network. Refused on a state dir that
+   * holds a sandbox (a fork or not).
+   */
+  fork?: string;
 }
 
 export interface SandboxUrls {
@@ -116,6 +126,8 @@ export interface Sandbox {
   world: World;
   /** a target file (schemas/target.schema.json) for --target */
   targetYaml(options?: TargetFileOptions): string;
+  /** the network this state dir was forked from and what was copied (fork.json); undefined: not a fork */
+  fork: ForkSummary | undefined;
   /** the sandbox credentials by secret name, for an in-process run */
   secrets(): Record<string, string>;
   /** closes every listener and stops every node */
@@ -148,21 +160,18 @@ interface NodeHost {
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const settings = checkOptions(options);
-  const {
-    nodeCount,
-    host,
-    port,
-    profile,
-    timeScale,
-    network,
-    insecure,
-    ledgerApi,
-    maxDeduplicationDuration,
-  } = settings;
+  const { nodeCount, host, port, profile, timeScale, insecure, ledgerApi, maxDeduplicationDuration } =
+    settings;
   const stateDir = resolve(options.stateDir);
   mkdirSync(stateDir, { recursive: true });
-  const stored = loadOrCreateNodes(stateDir, nodeCount);
-  const credentials = loadOrCreateSecrets(stateDir, nodeCount);
+  const seed =
+    options.fork === undefined ? undefined : await seedFork(stateDir, options.fork, sandboxCatalog());
+  // a fork keeps the network's nodes, whatever a later start asks for
+  const forkedNodes = seed?.header.nodes.length ?? forkOf(stateDir)?.copied['nodes'];
+  const stored = loadOrCreateNodes(stateDir, forkedNodes ?? nodeCount);
+  // a copy is of the network it copies
+  const network = seed?.header.source.network ?? settings.network;
+  const credentials = loadOrCreateSecrets(stateDir, stored.length);
   const faults = new FaultBook();
 
   const requests = new RequestLog();
@@ -260,7 +269,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       faults,
       requests,
       host,
-      firstPort: port === 0 ? 0 : port + 2 + 2 * nodeCount,
+      firstPort: port === 0 ? 0 : port + 2 + 2 * stored.length,
       network,
       profile,
       timeScale,
@@ -273,6 +282,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       onError: onError('token services'),
     });
     const tokenSide = token;
+    if (seed !== undefined) await finishFork(tokenSide.ledger, tokenSide.world, worldNodes, seed);
     if (insecure) {
       for (const node of worldNodes) {
         if (tokenSide.ledger.user(node.participantId, INSECURE_USER) === undefined) {
@@ -289,7 +299,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     idp = await startIdp({
       host,
       port: port === 0 ? 0 : port + 1,
-      ...sandboxRealm(nodeCount, {
+      ...sandboxRealm(stored.length, {
         password: credentials.operatorPasswords,
         viewerPassword: credentials.viewerPassword,
         clientSecret: credentials.ciClientSecret,
@@ -300,6 +310,18 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       stateDir: join(stateDir, 'idp'),
     });
     const keycloakUrl = idp.issuer.slice(0, idp.issuer.length - `/realms/${REALM}`.length);
+    if (seed !== undefined) {
+      writeNodeTables(stateDir, seed, {
+        keycloakUrl,
+        realm: REALM,
+        clientId: CI_CLIENT_ID,
+        clientSecret: credentials.ciClientSecret,
+        operator: (i) => ({
+          username: `operator${i + 1}`,
+          password: credentials.operatorPasswords[i] as string,
+        }),
+      });
+    }
     const router = dpmRouter();
     const ledgerRoutes = ledgerRouter();
     const issuer = idp.issuer;
@@ -387,6 +409,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await ledger.open(port === 0 ? 0 : port + 3 + 2 * i);
     }
     await admin.open(port);
+    if (seed !== undefined) recordFork(stateDir, seed.summary);
   } catch (error) {
     await stopAll();
     throw error;
@@ -455,6 +478,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     urls,
     world: tokenSide.world,
     targetYaml: (fileOptions = {}) => targetYaml(urls, network, stateDir, tokenSide.world, fileOptions),
+    fork: seed?.summary ?? forkOf(stateDir),
     secrets: () => ({
       ...Object.fromEntries(
         credentials.operatorPasswords.map((password, i) => [operatorPasswordSecret(i), password]),

@@ -14,6 +14,7 @@ import { Listener, type RequestLog, nodeHandler } from './http/listener.js';
 import { type Reply, json, jsonError } from './http/reply.js';
 import type { ApiProfile, Encoder } from './ledger/encode.js';
 import { Ledger } from './ledger/ledger.js';
+import type { Catalog } from './ledger/model.js';
 import type { ProfileName } from './profile.js';
 import { TOKEN_PROFILES, scaleTimings } from './profile.js';
 import { dispatchService, serviceRouter, type ServiceRoute } from './service/route.js';
@@ -25,7 +26,14 @@ import { faucetRoutes } from './token/faucet-api.js';
 import { gatewayRoutes } from './token/gateway-api.js';
 import { TOKEN_PACKAGES } from './token/packages.js';
 import { registryRoutes } from './token/registry-api.js';
-import { type RewardsFields, rewardsRoutes } from './token/rewards-api.js';
+import {
+  REWARDS_HISTORY_FILE,
+  type RewardsFields,
+  type RewardsHistory,
+  rewardsRoutes,
+} from './token/rewards-api.js';
+import { readJson } from './store.js';
+import { join } from 'node:path';
 import { type World, type WorldNode, describeWorld, ensureWorld } from './token/world.js';
 
 export interface TokenSideOptions {
@@ -74,7 +82,7 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
       ...GOVERNANCE_BUILTIN_PACKAGES,
     ]);
   }
-  const catalog = addGovernance(tokenCatalog());
+  const catalog = sandboxCatalog();
   const ledger = new Ledger({
     stateDir: options.stateDir,
     catalog,
@@ -134,7 +142,13 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
         cantonNetwork: network,
         catchUp,
       }),
-      rewards: rewardsRoutes({ ledger, faults, fields: () => rewardsFields, catchUp }),
+      rewards: rewardsRoutes({
+        ledger,
+        faults,
+        fields: () => rewardsFields,
+        catchUp,
+        history: readJson<RewardsHistory>(join(options.stateDir, REWARDS_HISTORY_FILE)),
+      }),
       faucet: faucetRoutes({ ledger, world, faults, network, participant: first.participantId, catchUp }),
       bitcoin: bitcoinRoutes(chain, attestors),
     };
@@ -190,6 +204,11 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
     closeLedger();
     throw error;
   }
+}
+
+/** the templates and interfaces every sandbox ledger runs: the token's and the governance's */
+export function sandboxCatalog(): Catalog {
+  return addGovernance(tokenCatalog());
 }
 
 /**

@@ -142,13 +142,14 @@ describe('reads', () => {
     const ws = events(await alice.acsWs({ interface: HOLDING_INTERFACE }));
     expect(ws.map((e) => e.contractId)).toEqual(http.map((e) => e.contractId));
     const token = await alice.token();
+    // an offset past the ledger end: an error frame, not an empty stream
     const refused = await wsRequest(
       alice.ledger.base,
       '/v2/state/active-contracts',
       token,
-      acsBody(tokens.holders[1]!, { interface: HOLDING_INTERFACE }, 1, 'legacy'),
+      acsBody(tokens.holders[0]!, { interface: HOLDING_INTERFACE }, 1_000_000_000, 'legacy'),
     );
-    expect(refused).toEqual([expect.objectContaining({ code: 'PERMISSION_DENIED', errorCategory: 7 })]);
+    expect(refused).toEqual([expect.objectContaining({ code: 'OFFSET_AFTER_LEDGER_END' })]);
     const noToken = await wsRequest(
       alice.ledger.base,
       '/v2/state/active-contracts',
@@ -261,13 +262,34 @@ describe('rights and tokens', () => {
     });
     expect(asMinter.status).toBe(403);
     expect(asMinter.body).toMatchObject({ code: 'PERMISSION_DENIED', errorCategory: 7 });
-    // the viewer exists on the participant but has no rights
+    // the peers' read-only viewer reads the participant's parties (CanReadAsAnyParty) and acts as none
     const viewer = await world.token('viewer');
     const read = await node2.call('POST', '/v2/state/active-contracts', {
       body: acsBody(tokens.holders[0]!, { interface: HOLDING_INTERFACE }, 1, 'legacy'),
       token: viewer,
     });
-    expect(read.status).toBe(403);
+    expect(read.status).toBe(200);
+    const asHolder = await node2.call('POST', '/v2/commands/submit-and-wait-for-transaction', {
+      body: {
+        commands: {
+          actAs: [tokens.holders[0]],
+          commandId: randomUUID(),
+          commands: [
+            {
+              ExerciseCommand: {
+                templateId: '#cbtc:CBTC.DepositAccount:CBTCDepositAccountRules',
+                contractId: '00' + '0'.repeat(64),
+                choice: 'x',
+                choiceArgument: {},
+              },
+            },
+          ],
+        },
+      },
+      token: viewer,
+    });
+    expect(asHolder.status).toBe(403);
+    expect(asHolder.body).toMatchObject({ code: 'PERMISSION_DENIED', errorCategory: 7 });
   });
 
   it('reports the user’s rights; an operator allocates a party and is granted the right to act as it', async () => {

@@ -1,5 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { isLoopback } from '../../loopback.js';
 import { checkWritable } from '../files.js';
@@ -8,6 +8,9 @@ import { sandboxPackage } from '../sandbox-package.js';
 import { stableBasePort } from '../sandbox-ports.js';
 import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
+import { type ForkedSandbox, forkNetwork, forkReport } from '../fork/fork-sandbox.js';
+import { FORK_TARGET } from '../fork/files.js';
+import { loadForkSource } from '../fork/fork-target.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
   nodes: string;
@@ -26,6 +29,8 @@ export interface SandboxUpOptions extends GlobalOptions {
   transferWindow?: string;
   rewardsFields?: string;
   maxDeduplicationDuration?: string;
+  fork?: string;
+  forkDays?: string;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -98,9 +103,16 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         : {}),
     };
     if (options.writeTarget !== undefined) await checkWritable(options.writeTarget, '--write-target');
-    const { loadFaultsFile, startSandbox } = await sandboxPackage();
+    const forkDays = integer('fork-days', options.forkDays ?? '7', 1, 366);
+    // the target to fork is loaded and its secrets resolved before anything starts or is sent
+    const forkSource =
+      options.fork === undefined ? undefined : await loadForkSource(options.fork, process.env);
+    const { loadFaultsFile, startSandbox, checkForkable } = await sandboxPackage();
     const faults = options.faults ? await loadFaultsFile(options.faults) : undefined;
-    const nodes = integer('nodes', options.nodes, 1, 16);
+    const nodes =
+      forkSource === undefined
+        ? integer('nodes', options.nodes, 1, 16)
+        : Object.keys(forkSource.target.nodes ?? {}).length;
     const port = options.port === undefined ? undefined : integer('port', options.port, 0, 65535);
     const timeScale = options.timeScale === undefined ? undefined : number('time-scale', options.timeScale);
     const tokenTtl =
@@ -120,6 +132,11 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
     const stateDir = resolve(options.stateDir ?? '.ledgerbook', 'sandbox');
     const lock = await claimSandbox(stateDir, 'sandbox up');
     try {
+      let forked: ForkedSandbox | undefined;
+      if (forkSource !== undefined) {
+        checkForkable(stateDir);
+        forked = await forkNetwork(forkSource, stateDir, forkDays);
+      }
       const sandbox = await startSandbox({
         nodes,
         host: options.host,
@@ -137,14 +154,20 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         capacity,
         ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
         ...(maxDeduplicationDuration !== undefined ? { maxDeduplicationDuration } : {}),
+        ...(forked ? { fork: forked.snapshot } : {}),
       });
       try {
+        const targetYaml =
+          sandbox.fork === undefined
+            ? sandbox.targetYaml()
+            : ((await forked?.saveTarget(sandbox)) ?? (await readFile(join(stateDir, FORK_TARGET), 'utf8')));
+        if (sandbox.fork !== undefined) process.stderr.write(forkReport(sandbox.fork, forked !== undefined));
         if (options.writeTarget) {
-          await writeFile(options.writeTarget, sandbox.targetYaml());
+          await writeFile(options.writeTarget, targetYaml);
           process.stderr.write(`target written to ${options.writeTarget}\n`);
         }
         // a run or plan without --target of this state dir finds it here
-        await publishRunning(stateDir, lock, sandbox.targetYaml());
+        await publishRunning(stateDir, lock, targetYaml);
         process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
         process.stderr.write(
           `sandbox up (state in ${stateDir}); runs without --target in this state dir use it; Ctrl-C to stop\n`,

@@ -683,12 +683,8 @@ export class Ledger {
         offset: c.o,
         nodeId: c.n,
       };
-      this.contracts.set(c.cid, contract);
-      for (const p of stakeholders(contract)) {
-        let set = this.byParty.get(p);
-        if (set === undefined) this.byParty.set(p, (set = new Set()));
-        set.add(c.cid);
-      }
+      // indexed by party and by template, as a committed contract is (the registry and the DPM look up by template)
+      this.addContract(contract);
     }
     for (const p of snapshot.parties) this.parties.set(p.party, { ...p.hosting });
     for (const [participant, users] of Object.entries(snapshot.users)) {

@@ -37,7 +37,10 @@ class RewardsIndex {
   private built = false;
   private readonly offerTemplate = packageIdForm(TransferOffer.pkg, TransferOffer.name);
 
-  constructor(private readonly ledger: Ledger) {}
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly history: RewardsHistory | undefined,
+  ) {}
 
   private bump(sender: string, day: string, field: keyof DayCounts): void {
     let days = this.counts.get(sender);
@@ -69,6 +72,9 @@ class RewardsIndex {
   ensure(): void {
     if (this.built) return;
     this.built = true;
+    // a fork's history before its first offset, as the network's service counted it (fork/seed.ts)
+    for (const [sender, days] of Object.entries(this.history ?? {}))
+      this.counts.set(sender, new Map(Object.entries(days).map(([day, c]) => [day, { ...c }])));
     for (const entry of this.ledger.entriesAfter(this.ledger.pruned)) this.add(entry);
     this.ledger.watch((entry) => this.add(entry));
   }
@@ -103,15 +109,22 @@ function checkDate(name: string, value: unknown): string {
   return value;
 }
 
+/** the state dir's file of a fork's rewards history (fork/seed.ts writes it) */
+export const REWARDS_HISTORY_FILE = 'rewards-history.json';
+
+/** per sender, per day (YYYY-MM-DD): what a forked network's rewards service counted before the fork */
+export type RewardsHistory = Record<string, Record<string, DayCounts>>;
+
 export interface RewardsEnv {
   ledger: Ledger;
+  history?: RewardsHistory | undefined;
   faults: FaultBook;
   fields(): RewardsFields;
   catchUp(): Promise<void>;
 }
 
 export function rewardsRoutes(env: RewardsEnv): ServiceRoute[] {
-  const index = new RewardsIndex(env.ledger);
+  const index = new RewardsIndex(env.ledger, env.history);
   return [
     {
       method: 'POST',

@@ -130,17 +130,19 @@ export async function ensureWorld(ledger: Ledger, nodes: WorldNode[], world: Wor
       { kind: 'ParticipantAdmin' },
       ...actAs.map((party): Right => ({ kind: 'CanActAs', party })),
     ];
+    // an operator reads every party its participant hosts (its decentralized parties too), as it does on Canton
     ensureUser(
       ledger,
       node.participantId,
       node.operatorUser,
-      rights,
+      [...rights, { kind: 'CanReadAsAnyParty' }],
       localParty(`operator${nodes.indexOf(node) + 1}`, node.participantId),
     );
     ensureUser(ledger, node.participantId, node.ciUser, rights, undefined);
     if (node.adminUser !== undefined)
       ensureUser(ledger, node.participantId, node.adminUser, rights, undefined);
-    ensureUser(ledger, node.participantId, node.viewerUser, [], undefined);
+    // the peers' read-only login reads every party of the participant, as a monitoring login does on Canton
+    ensureUser(ledger, node.participantId, node.viewerUser, [{ kind: 'CanReadAsAnyParty' }], undefined);
   }
   if (
     !ledger.deduplicated('sandbox-genesis', genesisActAs(world), 'sandbox-genesis') &&

@@ -1,0 +1,88 @@
+/**
+ * Issue 20 under the realistic profile, time-scaled (×0.1): the network's workflows take their time, and so do the
+ * copy's. The party playbooks run on the original, `sandbox up --fork --profile realistic` copies it with reads
+ * only, the playbooks plan in sync on the copy, and a threshold change rehearsed there goes through the copy's
+ * workflows while the original keeps its threshold.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld, type World } from '@ledgerbook/sandbox/testing';
+import { cli, tempDir, type CliResult } from './cli.js';
+import { PLAYBOOKS, copyApis, partyOn, sandboxUp, writesTo, type SandboxProcess } from './fork-setup.js';
+
+const PARTY_PLAYBOOKS = ['onboard-party', 'distribute-dars', 'deploy-contracts'];
+const REALISTIC = ['--profile', 'realistic', '--time-scale', '0.1'];
+
+let world: World;
+let dir: string;
+let targetFile: string;
+let copy: SandboxProcess;
+
+function playbook(name: string, command: 'run' | 'plan', target: string, state: string, ...extra: string[]) {
+  return cli(
+    [
+      command,
+      join(PLAYBOOKS, `${name}.yaml`),
+      '--target',
+      target,
+      '--state-dir',
+      state,
+      ...(command === 'plan' ? ['--detailed-exitcode'] : []),
+      ...extra,
+    ],
+    { cwd: dir, timeoutMs: 240_000 },
+  );
+}
+
+function expectExit(result: CliResult, code: number): void {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+}
+
+beforeAll(async () => {
+  world = await startWorld({ profile: 'realistic', timeScale: 0.1 });
+  dir = await tempDir('lb-fork-real-');
+  targetFile = join(dir, 'network.yaml');
+  await writeFile(targetFile, world.sandbox.targetYaml());
+  for (const name of PARTY_PLAYBOOKS)
+    expectExit(await playbook(name, 'run', targetFile, join(dir, 'runs')), 0);
+  expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
+  copy = await sandboxUp(
+    [
+      '--fork',
+      targetFile,
+      '--state-dir',
+      join(dir, 'copy'),
+      '--write-target',
+      join(dir, 'copy.yaml'),
+      ...REALISTIC,
+    ],
+    dir,
+  );
+}, 240_000);
+
+afterAll(async () => {
+  await copy?.stop();
+  await world?.stop();
+});
+
+describe('sandbox up --fork under the realistic profile (×0.1)', { timeout: 180_000 }, () => {
+  it('reads only, plans in sync on the copy, and rehearses a threshold change there alone', async () => {
+    expect(await writesTo(world)).toEqual([]);
+    for (const name of PARTY_PLAYBOOKS)
+      expectExit(await playbook(name, 'plan', join(dir, 'copy.yaml'), join(dir, 'copy-runs')), 0);
+    const changed = await playbook(
+      'change-threshold',
+      'run',
+      join(dir, 'copy.yaml'),
+      join(dir, 'copy-runs'),
+      '--input',
+      'threshold=3',
+    );
+    expectExit(changed, 0);
+    const apis = copyApis(copy.urls, join(dir, 'copy', 'sandbox'));
+    expect((await partyOn(apis.dpm[2]!, 'alpha'))?.threshold).toBe(3);
+    expect((await partyOn(world.dpm[2]!, 'alpha'))?.threshold).toBe(2);
+    expect(await writesTo(world)).toEqual([]);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * What the fork e2e tests share: the original network (a sandbox started in the test) with its target file, the
+ * shipped playbooks run on it through the CLI, a `ledgerbook sandbox up` process (a fork, or a restart of one) with
+ * its URLs, and reads of the copy through its own APIs with the copy's own credentials.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { SandboxUrls } from '@ledgerbook/sandbox';
+import {
+  Api,
+  HOLDING_INTERFACE,
+  Wallet,
+  passwordGrant,
+  requestCounts,
+  type PartyRecord,
+  type World,
+} from '@ledgerbook/sandbox/testing';
+import { collect, spawnCli, type CliResult } from './cli.js';
+
+export const PLAYBOOKS = resolve(import.meta.dirname, '../../playbooks');
+
+/** the reads a fork may send: GETs, the participants' read streams and the read-only POSTs */
+const READ_ONLY_POSTS = new Set([
+  '/v2/state/active-contracts',
+  '/v2/events/events-by-contract-id',
+  '/api/v1/analytics/daily-rewards',
+]);
+
+/** requests of the original that are not reads, as `node METHOD route` */
+export async function writesTo(world: World): Promise<string[]> {
+  return (await requestCounts(world))
+    .filter(
+      (r) =>
+        r.method !== 'GET' && r.method !== 'WS' && !(r.method === 'POST' && READ_ONLY_POSTS.has(r.route)),
+    )
+    .map((r) => `${r.node} ${r.method} ${r.route}`);
+}
+
+export interface SandboxProcess {
+  urls: SandboxUrls;
+  child: ChildProcess;
+  /** what it printed on stderr so far */
+  stderr(): string;
+  /** SIGTERM, and what it printed */
+  stop(): Promise<CliResult>;
+}
+
+/** `ledgerbook sandbox up …` until it prints its URLs; a process that ends first is an error with its output */
+export async function sandboxUp(args: string[], cwd: string): Promise<SandboxProcess> {
+  // no --port: the state dir keeps its ports across restarts, as the nodes' party configurations need
+  const child = spawnCli(['sandbox', 'up', ...args], { cwd });
+  const done = collect(child, 180_000);
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const urls = await new Promise<SandboxUrls>((resolvePromise, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n') && line !== undefined) resolvePromise(JSON.parse(line) as SandboxUrls);
+    });
+    void done.then(
+      (result) => reject(new Error(`sandbox up ended (${result.code}):\n${result.stderr}`)),
+      reject,
+    );
+  });
+  return {
+    urls,
+    child,
+    stderr: () => stderr,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return done;
+    },
+  };
+}
+
+/** the copy's DPM and ledger APIs and wallets, logged in as each node's operator of the copy */
+export function copyApis(urls: SandboxUrls, stateDir: string) {
+  const secret = (file: string): string => readFileSync(join(stateDir, 'secrets', file), 'utf8').trim();
+  const tokens = new Map<number, Promise<string>>();
+  const token = (i: number): Promise<string> => {
+    let hit = tokens.get(i);
+    if (hit === undefined) {
+      const file = i === 0 ? 'operator-password' : `operator${i + 1}-password`;
+      hit = passwordGrant(urls.idp.tokenUrl, `operator${i + 1}`, secret(file));
+      tokens.set(i, hit);
+    }
+    return hit;
+  };
+  const ledger = urls.nodes.map((n, i) => new Api(n.ledger, () => token(i)));
+  return {
+    dpm: urls.nodes.map((n, i) => new Api(n.dpm, () => token(i))),
+    wallet: (party: string, node: number) => new Wallet(party, ledger[node] as Api, () => token(node)),
+  };
+}
+
+/** a party as a node's DPM lists it live */
+export async function partyOn(dpm: Api, prefix: string): Promise<PartyRecord | undefined> {
+  const response = await dpm.get<{ parties: PartyRecord[] }>(
+    `/decentralized-parties?prefix=${prefix}&refresh=true`,
+  );
+  return response.body.parties[0];
+}
+
+/** the ids of a party's holdings (locked or not), sorted */
+export async function holdingIds(wallet: Wallet): Promise<string[]> {
+  const entries = await wallet.acsWs({ interface: HOLDING_INTERFACE });
+  return entries.map((e) => e.contractEntry.JsActiveContract.createdEvent.contractId).sort();
+}
+
+/** a party's holdings as a participant discloses them: contract id and created-event blob, sorted */
+export async function holdingBlobs(wallet: Wallet): Promise<string[]> {
+  const entries = await wallet.acsWs({ interface: HOLDING_INTERFACE });
+  return entries
+    .map((e) => e.contractEntry.JsActiveContract.createdEvent)
+    .map((ev) => `${ev.contractId} ${ev.createdEventBlob ?? ''}`)
+    .sort();
+}
