@@ -8,8 +8,16 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '@ledgerbook/sandbox/testing';
-import { cli, tempDir, type CliResult } from './cli.js';
-import { PLAYBOOKS, copyApis, partyOn, sandboxUp, writesTo, type SandboxProcess } from './fork-setup.js';
+import { tempDir } from './cli.js';
+import {
+  copyApis,
+  expectExit,
+  partyOn,
+  playbook,
+  sandboxUp,
+  writesTo,
+  type SandboxProcess,
+} from './fork-setup.js';
 
 const PARTY_PLAYBOOKS = ['onboard-party', 'distribute-dars', 'deploy-contracts'];
 const REALISTIC = ['--profile', 'realistic', '--time-scale', '0.1'];
@@ -19,33 +27,13 @@ let dir: string;
 let targetFile: string;
 let copy: SandboxProcess;
 
-function playbook(name: string, command: 'run' | 'plan', target: string, state: string, ...extra: string[]) {
-  return cli(
-    [
-      command,
-      join(PLAYBOOKS, `${name}.yaml`),
-      '--target',
-      target,
-      '--state-dir',
-      state,
-      ...(command === 'plan' ? ['--detailed-exitcode'] : []),
-      ...extra,
-    ],
-    { cwd: dir, timeoutMs: 240_000 },
-  );
-}
-
-function expectExit(result: CliResult, code: number): void {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
-}
-
 beforeAll(async () => {
   world = await startWorld({ profile: 'realistic', timeScale: 0.1 });
   dir = await tempDir('lb-fork-real-');
   targetFile = join(dir, 'network.yaml');
   await writeFile(targetFile, world.sandbox.targetYaml());
   for (const name of PARTY_PLAYBOOKS)
-    expectExit(await playbook(name, 'run', targetFile, join(dir, 'runs')), 0);
+    expectExit(await playbook(dir, name, 'run', targetFile, join(dir, 'runs')), 0);
   expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
   copy = await sandboxUp(
     [
@@ -70,8 +58,9 @@ describe('sandbox up --fork under the realistic profile (×0.1)', { timeout: 180
   it('reads only, plans in sync on the copy, and rehearses a threshold change there alone', async () => {
     expect(await writesTo(world)).toEqual([]);
     for (const name of PARTY_PLAYBOOKS)
-      expectExit(await playbook(name, 'plan', join(dir, 'copy.yaml'), join(dir, 'copy-runs')), 0);
+      expectExit(await playbook(dir, name, 'plan', join(dir, 'copy.yaml'), join(dir, 'copy-runs')), 0);
     const changed = await playbook(
+      dir,
       'change-threshold',
       'run',
       join(dir, 'copy.yaml'),

@@ -16,9 +16,42 @@ import {
   type PartyRecord,
   type World,
 } from '@ledgerbook/sandbox/testing';
-import { collect, spawnCli, type CliResult } from './cli.js';
+import { expect } from 'vitest';
+import { cli, collect, spawnCli, type CliResult } from './cli.js';
 
 export const PLAYBOOKS = resolve(import.meta.dirname, '../../playbooks');
+
+/**
+ * A shipped playbook run or planned (`--detailed-exitcode`) through the CLI in `dir`; mint-and-distribute with the
+ * reports folder of `dir`, so that the rewards report a copy plans is the one the original's run wrote.
+ */
+export function playbook(
+  dir: string,
+  name: string,
+  command: 'run' | 'plan',
+  target: string,
+  state: string,
+  ...extra: string[]
+): Promise<CliResult> {
+  return cli(
+    [
+      command,
+      join(PLAYBOOKS, `${name}.yaml`),
+      '--target',
+      target,
+      '--state-dir',
+      state,
+      ...(name === 'mint-and-distribute' ? ['--input', `reports=${join(dir, 'reports')}`] : []),
+      ...(command === 'plan' ? ['--detailed-exitcode'] : []),
+      ...extra,
+    ],
+    { cwd: dir, timeoutMs: 240_000 },
+  );
+}
+
+export function expectExit(result: CliResult, code: number): void {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+}
 
 /** the reads a fork may send: GETs, the participants' read streams and the read-only POSTs */
 const READ_ONLY_POSTS = new Set([

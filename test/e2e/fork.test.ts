@@ -19,13 +19,15 @@ import {
   type TokenWorld,
   type World,
 } from '@ledgerbook/sandbox/testing';
-import { cli, tempDir, type CliResult } from './cli.js';
+import { cli, tempDir } from './cli.js';
 import {
   PLAYBOOKS,
   copyApis,
+  expectExit,
   holdingBlobs,
   holdingIds,
   partyOn,
+  playbook,
   sandboxUp,
   writesTo,
   type SandboxProcess,
@@ -41,35 +43,13 @@ let copy: SandboxProcess;
 const copyState = (): string => join(dir, 'copy');
 const copyTarget = (): string => join(dir, 'copy.yaml');
 
-function playbook(name: string, command: 'run' | 'plan', target: string, state: string, ...extra: string[]) {
-  return cli(
-    [
-      command,
-      join(PLAYBOOKS, `${name}.yaml`),
-      '--target',
-      target,
-      '--state-dir',
-      state,
-      // one reports folder: the rewards report the copy plans is the one the original's run wrote
-      ...(name === 'mint-and-distribute' ? ['--input', `reports=${join(dir, 'reports')}`] : []),
-      ...(command === 'plan' ? ['--detailed-exitcode'] : []),
-      ...extra,
-    ],
-    { cwd: dir, timeoutMs: 240_000 },
-  );
-}
-
-function expectExit(result: CliResult, code: number): void {
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
-}
-
 beforeAll(async () => {
   world = await startWorld();
   tokens = await tokenWorld(world);
   dir = await tempDir('lb-fork-');
   targetFile = join(dir, 'network.yaml');
   await writeFile(targetFile, world.sandbox.targetYaml());
-  for (const name of SHIPPED) expectExit(await playbook(name, 'run', targetFile, join(dir, 'runs')), 0);
+  for (const name of SHIPPED) expectExit(await playbook(dir, name, 'run', targetFile, join(dir, 'runs')), 0);
   expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
   copy = await sandboxUp(
     ['--fork', targetFile, '--state-dir', copyState(), '--write-target', copyTarget()],
@@ -136,8 +116,8 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
 
   it('plans every shipped playbook in sync on the copy, as on the original', async () => {
     for (const name of SHIPPED) {
-      const original = await playbook(name, 'plan', targetFile, join(dir, 'runs'));
-      const onCopy = await playbook(name, 'plan', copyTarget(), join(dir, 'copy-runs'));
+      const original = await playbook(dir, name, 'plan', targetFile, join(dir, 'runs'));
+      const onCopy = await playbook(dir, name, 'plan', copyTarget(), join(dir, 'copy-runs'));
       expectExit(onCopy, original.code ?? -1);
       expectExit(onCopy, 0);
     }
@@ -154,6 +134,7 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     expect(await holdingBlobs(apis.wallet(minter, 0))).toEqual(blobs);
 
     const changed = await playbook(
+      dir,
       'change-threshold',
       'run',
       copyTarget(),
@@ -240,7 +221,10 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     try {
       expect(await writesTo(world)).toEqual([]);
       for (const name of ['onboard-party', 'deploy-contracts'])
-        expectExit(await playbook(name, 'plan', join(dir, 'viewer-copy.yaml'), join(dir, 'viewer-runs')), 0);
+        expectExit(
+          await playbook(dir, name, 'plan', join(dir, 'viewer-copy.yaml'), join(dir, 'viewer-runs')),
+          0,
+        );
     } finally {
       const said = (await fork.stop()).stderr;
       // what the viewer may not read is named: listing the participant's parties needs ParticipantAdmin

@@ -52,6 +52,24 @@ function run(...args: string[]): Promise<CliResult> {
   return sb.run(PLAYBOOK, '--input', `reports=${reports}`, ...args);
 }
 
+/** `plan --detailed-exitcode` of the playbook against the sandbox, with the journal of `stateDir` */
+function planIn(stateDir: string): Promise<CliResult> {
+  return cli(
+    [
+      'plan',
+      PLAYBOOK,
+      '--target',
+      sb.targetFile,
+      '--state-dir',
+      stateDir,
+      '--input',
+      `reports=${reports}`,
+      '--detailed-exitcode',
+    ],
+    { cwd: sb.dir },
+  );
+}
+
 beforeAll(async () => {
   sb = await tokenSandbox();
   lines = await shippedRecipients();
@@ -68,20 +86,7 @@ describe('mint-and-distribute to the 200 shipped recipients', () => {
     expect(lines).toHaveLength(200);
     before = await sb.holdings(sb.tokens.minter);
     const sent = await sends();
-    const plan = await cli(
-      [
-        'plan',
-        PLAYBOOK,
-        '--target',
-        sb.targetFile,
-        '--state-dir',
-        sb.stateDir,
-        '--input',
-        `reports=${reports}`,
-        '--detailed-exitcode',
-      ],
-      { cwd: sb.dir },
-    );
+    const plan = await planIn(sb.stateDir);
     expect(plan.code, plan.stdout + plan.stderr).toBe(2);
     expect(plan.stdout).toContain("accept the Minter credential offer 'cbtc-minter'");
     for (const l of lines) expect(plan.stdout).toContain(`${l.receiver}: send ${l.amount} (line`);
@@ -142,20 +147,7 @@ describe('mint-and-distribute to the 200 shipped recipients', () => {
   it('plan --detailed-exitcode then finds everything in sync (exit 0), the report reconciled with a preview of the receipts, with a state dir of its own too', async () => {
     const sent = await sends();
     for (const stateDir of [sb.stateDir, join(sb.dir, 'fresh-state')]) {
-      const plan = await cli(
-        [
-          'plan',
-          PLAYBOOK,
-          '--target',
-          sb.targetFile,
-          '--state-dir',
-          stateDir,
-          '--input',
-          `reports=${reports}`,
-          '--detailed-exitcode',
-        ],
-        { cwd: sb.dir },
-      );
+      const plan = await planIn(stateDir);
       expect(plan.code, plan.stdout + plan.stderr).toBe(0);
       expect(plan.stdout).toContain("the service's transfer counts agree with the receipts: 200 offers");
     }
