@@ -2,8 +2,8 @@
  * Issue 20 follow-up through the CLI: a network whose instrument is its own, not the sandbox's `cbtc-network` CBTC
  * (a sandbox started with another instrument stands in for it). mint-and-distribute runs on it; `ledgerbook sandbox
  * up --fork` copies it; the copy's world adopts the network's instrument: its registry serves the network's admin,
- * mint-and-distribute plans in sync there and a distribution rehearsed there pays, the original untouched; a restart
- * of the copy without --fork keeps that world.
+ * mint-and-distribute plans in sync there and a distribution rehearsed there pays (the copy under the realistic
+ * profile, ×0.1), the original untouched; a restart of the copy without --fork keeps that world.
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -22,6 +22,8 @@ import {
   type SandboxProcess,
 } from './fork-setup.js';
 
+/** the copy runs the realistic profile, time-scaled: its submissions take their time, as the network's would */
+const REALISTIC = ['--profile', 'realistic', '--time-scale', '0.1'];
 const NETWORK = { admin: `other-network::1220${'5e'.repeat(32)}`, id: 'XBTC' };
 
 let world: World;
@@ -50,7 +52,7 @@ beforeAll(async () => {
   expectExit(await playbook(dir, 'mint-and-distribute', 'run', targetFile, join(dir, 'runs')), 0);
   expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
   copy = await sandboxUp(
-    ['--fork', targetFile, '--state-dir', copyState(), '--write-target', copyTarget()],
+    ['--fork', targetFile, '--state-dir', copyState(), '--write-target', copyTarget(), ...REALISTIC],
     dir,
   );
 }, 180_000);
@@ -114,7 +116,7 @@ describe('sandbox up --fork of a network with its own instrument', { timeout: 12
     );
     expect((await copy.stop()).code).toBe(0);
     expect(existsSync(join(copyState(), 'sandbox', 'world.json'))).toBe(true);
-    copy = await sandboxUp(['--state-dir', copyState()], dir);
+    copy = await sandboxUp(['--state-dir', copyState(), ...REALISTIC], dir);
     const info = await registry(copy.urls.registry, NETWORK.admin, '/metadata/v1/info');
     expect(info.body).toMatchObject({ adminId: NETWORK.admin });
     const apis = copyApis(copy.urls, join(copyState(), 'sandbox'));
