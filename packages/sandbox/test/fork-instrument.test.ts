@@ -77,6 +77,22 @@ async function disclosed(sandbox: Sandbox): Promise<string[]> {
 }
 
 describe('a fork of a network with its own instrument', () => {
+  it('leaves a state dir whose world is the sandbox’s as it is, whatever instrument a later start asks for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgerbook-fork-instr-'));
+    dirs.push(dir);
+    const first = await startSandbox({ stateDir: dir });
+    const own = first.world.instrument;
+    await first.stop();
+    const again = await startSandbox({ stateDir: dir, instrument: { admin: ADMIN, id: 'XBTC' } });
+    try {
+      expect(again.world.instrument).toEqual(own);
+      expect(own.id).toBe('CBTC');
+      expect(existsSync(join(dir, 'world.json'))).toBe(false);
+    } finally {
+      await again.stop();
+    }
+  });
+
   it('adopts the network’s admin and id, uses its copied rules contract, and keeps that world', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledgerbook-fork-instr-'));
     dirs.push(dir);

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Ledger } from '../ledger/ledger.js';
 import { readJson, writeJsonAtomic } from '../store.js';
-import { type AdoptedInstrument, type WorldNode, describeWorld } from './world.js';
+import { type AdoptedInstrument, type WorldNode, describeWorld, genesisCid } from './world.js';
 
 export const WORLD_FILE = 'world.json';
 
@@ -17,8 +17,8 @@ interface WorldFile {
 
 /**
  * The instrument the world adopts: the one the state dir recorded, else the one asked for when it is not the
- * sandbox's (recorded now, its admin on the node whose participant hosts it with submission, else on the first
- * node), else none.
+ * sandbox's and the state dir's world is not the sandbox's already (recorded now, its admin on the node whose
+ * participant hosts it with submission, else on the first node), else none.
  */
 export function adoptedInstrument(
   stateDir: string,
@@ -30,8 +30,10 @@ export function adoptedInstrument(
   const stored = readJson<WorldFile>(file);
   if (stored !== undefined) return stored.instrument;
   if (asked === undefined) return undefined;
-  const own = describeWorld([...nodes]).instrument;
-  if (asked.admin === own.admin && asked.id === own.id) return undefined;
+  const own = describeWorld([...nodes]);
+  if (asked.admin === own.instrument.admin && asked.id === own.instrument.id) return undefined;
+  // a state dir whose world is the sandbox's already keeps it
+  if (ledger.active(genesisCid(own, 0)) !== undefined) return undefined;
   const hosting = ledger.hosting(asked.admin);
   const host =
     nodes.find((n) => hosting[n.participantId] === 'submission') ??
