@@ -87,6 +87,12 @@ export interface SandboxOptions {
    * holds a sandbox (a fork or not).
    */
   fork?: string;
+  /**
+   * The world's instrument (admin party id and instrument id) on a new state dir, when not the sandbox's
+   * `cbtc-network` CBTC: the world is then that network's, as a fork of it adopts (kept in the state dir's
+   * world.json). A fork takes the instrument its snapshot names instead.
+   */
+  instrument?: { admin: string; id: string };
 }
 
 export interface SandboxUrls {
@@ -278,6 +284,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
       maxDeduplicationDuration,
       maxBodyBytes: MAX_JSON_BYTES,
+      ...(seed?.header.instrument
+        ? { instrument: seed.header.instrument }
+        : options.instrument
+          ? { instrument: options.instrument }
+          : {}),
       log,
       onError: onError('token services'),
     });

@@ -35,6 +35,7 @@ import {
 import { readJson } from './store.js';
 import { join } from 'node:path';
 import { type World, type WorldNode, describeWorld, ensureWorld } from './token/world.js';
+import { adoptedInstrument } from './token/world-instrument.js';
 
 export interface TokenSideOptions {
   stateDir: string;
@@ -55,6 +56,8 @@ export interface TokenSideOptions {
   /** Canton's `max-deduplication-duration`, seconds */
   maxDeduplicationDuration: number;
   maxBodyBytes: number;
+  /** a network's own instrument for the world (a fork's): adopted when it is not the sandbox's, and kept */
+  instrument?: { admin: string; id: string };
   log(line: string): void;
   onError(error: unknown): void;
 }
@@ -103,7 +106,10 @@ export async function startTokenSide(options: TokenSideOptions): Promise<TokenSi
   ledger.open();
   const closeLedger = (): void => ledger.close();
   try {
-    const world = describeWorld(nodes);
+    const world = describeWorld(
+      nodes,
+      adoptedInstrument(options.stateDir, ledger, nodes, options.instrument),
+    );
     await ensureWorld(ledger, nodes, world);
     chain.start(timings.blockIntervalMs);
     const first = nodes[0] as WorldNode;

@@ -10,7 +10,7 @@ import type { Right } from '../ledger/entries.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { stakeholders } from '../ledger/model.js';
 import type { World, WorldNode } from '../token/world.js';
-import { genesisCid } from '../token/world.js';
+import { RULES, adminOf, genesisCid } from '../token/world.js';
 import type { ForkSeed } from './seed.js';
 
 /** the genesis transaction creates fewer contracts than this */
@@ -25,7 +25,29 @@ export async function finishFork(
   const archived = await archiveUnseen(ledger, world, nodes[0] as WorldNode, seed);
   grantRights(ledger, world, nodes, seed);
   compareRules(ledger, seed);
+  if (world.adopted) reportInstrument(ledger, world, seed);
   return archived;
+}
+
+/**
+ * A world that adopted the network's instrument: its admin's rules contracts are the network's where they were
+ * copied, the copy's own (created by its genesis) where not, and the fork report says which.
+ */
+function reportInstrument(ledger: Ledger, world: World, seed: ForkSeed): void {
+  const own: string[] = [];
+  let copied = 0;
+  for (const template of RULES) {
+    for (const c of ledger.contractsOfTemplate(template)) {
+      if (adminOf(c.arg) !== world.admin) continue;
+      if (seed.copiedContracts.has(c.cid)) copied++;
+      else own.push(template.name.entity);
+    }
+  }
+  seed.summary.copied[`rules contracts of the instrument ${world.instrument.id} (the network's)`] = copied;
+  seed.summary.simulated.push(
+    `the instrument ${world.instrument.id} of ${world.instrument.admin}: the copy's registry and gateway serve the network's admin` +
+      (own.length > 0 ? `, with the copy's own ${own.join(', ')}` : ''),
+  );
 }
 
 /**

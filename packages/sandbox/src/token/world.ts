@@ -59,6 +59,15 @@ export interface World {
   hostOf: Map<string, string>;
   /** the genesis transaction's update id */
   genesis: string;
+  /** whether the instrument is a network's own (a fork's), not the sandbox's `cbtc-network` CBTC */
+  adopted: boolean;
+}
+
+/** A network's own instrument the world adopts (a fork's): its admin, hosted on the named node, and its id. */
+export interface AdoptedInstrument {
+  admin: string;
+  id: string;
+  host: string;
 }
 
 function globalParty(hint: string): string {
@@ -73,8 +82,12 @@ export function holderName(i: number): string {
   return `holder-${String(i).padStart(3, '0')}`;
 }
 
-/** the world's parties for these nodes (pure: the same nodes give the same world) */
-export function describeWorld(nodes: WorldNode[]): World {
+/**
+ * The world's parties for these nodes (pure: the same nodes give the same world). With an adopted instrument the
+ * admin is the network's and the genesis transaction is another (its contract ids are derived from the instrument);
+ * without, every id is the sandbox's own, byte for byte.
+ */
+export function describeWorld(nodes: WorldNode[], adopted?: AdoptedInstrument): World {
   const first = nodes[0];
   if (first === undefined) throw new RangeError('the world needs at least one node');
   const others = nodes.length > 1 ? nodes.slice(1) : nodes;
@@ -83,7 +96,9 @@ export function describeWorld(nodes: WorldNode[]): World {
     hostOf.set(party, node.name);
     return party;
   };
-  const admin = on(globalParty('cbtc-network'), first);
+  const admin = adopted
+    ? on(adopted.admin, nodes.find((n) => n.name === adopted.host) ?? first)
+    : on(globalParty('cbtc-network'), first);
   const holders = Array.from({ length: HOLDER_COUNT }, (_, i) => {
     const node = others[i % others.length] as WorldNode;
     return on(localParty(holderName(i + 1), node.participantId), node);
@@ -98,10 +113,13 @@ export function describeWorld(nodes: WorldNode[]): World {
     preapproved: on(localParty('preapproved', (others[0] ?? first).participantId), others[0] ?? first),
     holders,
     operators: nodes.map((n, i) => on(localParty(`operator${i + 1}`, n.participantId), n)),
-    instrument: { admin, id: 'CBTC' },
+    instrument: { admin, id: adopted?.id ?? 'CBTC' },
     otherInstrument: { admin: globalParty('cbtc-other'), id: 'CBTC' },
     hostOf,
-    genesis: `1220${digestId(`${WORLD_SEED}/genesis`)}`,
+    genesis: adopted
+      ? `1220${digestId(`${WORLD_SEED}/genesis/${adopted.admin}/${adopted.id}`)}`
+      : `1220${digestId(`${WORLD_SEED}/genesis`)}`,
+    adopted: adopted !== undefined,
   };
 }
 
@@ -288,8 +306,34 @@ async function genesis(ledger: Ledger, first: WorldNode, world: World): Promise<
     userId: 'sandbox-genesis',
     actAs: genesisActAs(world),
     commandId: 'sandbox-genesis',
-    commands,
+    commands: world.adopted ? commands.filter((c) => !copiedRules(ledger, world, c)) : commands,
     internal: true,
     updateId: world.genesis,
   });
+}
+
+/** the templates of the admin's rules contracts: one of each per admin, which a network's copy may already have */
+export const RULES: readonly TemplateDef[] = [
+  Factory,
+  BurnMintFactory,
+  InstrumentConfiguration,
+  TransferRule,
+  AppRewardConfiguration,
+  DepositAccountRules,
+  WithdrawAccountRules,
+];
+
+/**
+ * Whether a genesis command would create a second rules contract of the adopted admin: the network's own was
+ * copied (the same template, the admin its provider or registrar), and the copy uses it instead.
+ */
+export function copiedRules(ledger: Ledger, world: World, command: Command): boolean {
+  if (command.kind !== 'create' || !RULES.includes(command.template)) return false;
+  return [...ledger.contractsOfTemplate(command.template)].some((c) => adminOf(c.arg) === world.admin);
+}
+
+/** the party a rules contract serves: its registrar, else its provider */
+export function adminOf(arg: unknown): string | undefined {
+  const a = arg as { provider?: string; registrar?: string };
+  return a.registrar ?? a.provider;
 }
