@@ -8,14 +8,15 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, tokenWorld, walletFor, type TokenWorld, type World } from '@ledgerbook/sandbox/testing';
-import { cli, tempDir } from './cli.js';
+import { tempDir } from './cli.js';
 import {
   copyApis,
   expectExit,
   holdingIds,
+  payFromMinter,
   playbook,
   sandboxUp,
   writesTo,
@@ -88,22 +89,7 @@ describe('sandbox up --fork of a network with its own instrument', { timeout: 12
     const originalHoldings = await holdingIds(walletFor(world, tokens, minter));
     expect(await holdingIds(apis.wallet(minter, 0))).toEqual(originalHoldings);
     const bob = tokens.holders[1] as string;
-    await writeFile(join(dir, 'one.csv'), `receiver,amount\n${bob},0.001\n`);
-    const rehearsal = join(dir, 'rehearsal.yaml');
-    await writeFile(
-      rehearsal,
-      stringify({
-        name: 'rehearsal',
-        steps: [{ id: 'pay', uses: 'token.distribute', with: { sender: 'minter', recipients: 'one.csv' } }],
-      }),
-    );
-    const paid = await cli(
-      ['run', rehearsal, '--target', copyTarget(), '--state-dir', join(dir, 'copy-runs')],
-      {
-        cwd: dir,
-        timeoutMs: 120_000,
-      },
-    );
+    const paid = await payFromMinter(dir, 'rehearsal', bob, '0.001', copyTarget(), join(dir, 'copy-runs'));
     expectExit(paid, 0);
     expect(await holdingIds(apis.wallet(minter, 0))).not.toEqual(originalHoldings);
     expect(await holdingIds(walletFor(world, tokens, minter))).toEqual(originalHoldings);
@@ -122,21 +108,13 @@ describe('sandbox up --fork of a network with its own instrument', { timeout: 12
     const apis = copyApis(copy.urls, join(copyState(), 'sandbox'));
     expect(await holdingIds(apis.wallet(tokens.minter, 0))).toEqual(before);
     // the copy's holdings of the network's instrument still move: a payment from the minter on the restarted copy
-    await writeFile(join(dir, 'two.csv'), `receiver,amount\n${tokens.holders[2] as string},0.002\n`);
-    const again = join(dir, 'rehearsal-again.yaml');
-    await writeFile(
-      again,
-      stringify({
-        name: 'rehearsal-again',
-        steps: [{ id: 'pay', uses: 'token.distribute', with: { sender: 'minter', recipients: 'two.csv' } }],
-      }),
-    );
-    const paid = await cli(
-      ['run', again, '--target', copyTarget(), '--state-dir', join(dir, 'copy-runs-2')],
-      {
-        cwd: dir,
-        timeoutMs: 120_000,
-      },
+    const paid = await payFromMinter(
+      dir,
+      'rehearsal-again',
+      tokens.holders[2] as string,
+      '0.002',
+      copyTarget(),
+      join(dir, 'copy-runs-2'),
     );
     expectExit(paid, 0);
     expect(await holdingIds(apis.wallet(tokens.minter, 0))).not.toEqual(before);

@@ -5,7 +5,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
 import type { SandboxUrls } from '@ledgerbook/sandbox';
 import {
   Api,
@@ -47,6 +49,27 @@ export function playbook(
     ],
     { cwd: dir, timeoutMs: 240_000 },
   );
+}
+
+/** A one-line distribution from the target's minter to `receiver`, run through the CLI against `target`. */
+export async function payFromMinter(
+  dir: string,
+  name: string,
+  receiver: string,
+  amount: string,
+  target: string,
+  state: string,
+): Promise<CliResult> {
+  await writeFile(join(dir, `${name}.csv`), `receiver,amount\n${receiver},${amount}\n`);
+  const file = join(dir, `${name}.yaml`);
+  await writeFile(
+    file,
+    stringify({
+      name,
+      steps: [{ id: 'pay', uses: 'token.distribute', with: { sender: 'minter', recipients: `${name}.csv` } }],
+    }),
+  );
+  return cli(['run', file, '--target', target, '--state-dir', state], { cwd: dir, timeoutMs: 120_000 });
 }
 
 export function expectExit(result: CliResult, code: number): void {

@@ -27,6 +27,7 @@ import {
   holdingBlobs,
   holdingIds,
   partyOn,
+  payFromMinter,
   playbook,
   sandboxUp,
   writesTo,
@@ -147,22 +148,7 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
     expect((await partyOn(world.dpm[0]!, 'alpha'))?.threshold).toBe(2);
 
     const bob = tokens.holders[1] as string;
-    await writeFile(join(dir, 'one.csv'), `receiver,amount\n${bob},0.001\n`);
-    const rehearsal = join(dir, 'rehearsal.yaml');
-    await writeFile(
-      rehearsal,
-      stringify({
-        name: 'rehearsal',
-        steps: [{ id: 'pay', uses: 'token.distribute', with: { sender: 'minter', recipients: 'one.csv' } }],
-      }),
-    );
-    const paid = await cli(
-      ['run', rehearsal, '--target', copyTarget(), '--state-dir', join(dir, 'copy-runs')],
-      {
-        cwd: dir,
-        timeoutMs: 120_000,
-      },
-    );
+    const paid = await payFromMinter(dir, 'rehearsal', bob, '0.001', copyTarget(), join(dir, 'copy-runs'));
     expectExit(paid, 0);
     expect(await holdingIds(apis.wallet(minter, 0))).not.toEqual(originalHoldings);
     expect(await holdingIds(walletFor(world, tokens, minter))).toEqual(originalHoldings);

@@ -130,13 +130,19 @@ async function runAll(
  * One run per intent, the change executed once, every node in the declared state, and nothing left pending: no
  * invitation on any node, no confirmation of the governance decision.
  */
-async function converged(w: PartyWorld): Promise<void> {
+async function converged(
+  w: PartyWorld,
+  options: { memberRestartedInContracts?: boolean } = {},
+): Promise<void> {
   const counts = await requestCounts(w.world);
   const total = (method: string, route: string) =>
     NODES.map((node) => count(counts, node, method, route)).reduce((a, b) => a + b, 0);
   expect(total('POST', '/onboarding')).toBe(1);
   expect(total('POST', '/dars/distribute')).toBe(1);
-  expect(total('POST', '/contracts')).toBe(1);
+  // a member restarting while the DPM checks its peers' versions refuses the start (409, could not verify the
+  // version) and the operator sends it again: more than one request then, still one run (checked below)
+  if (options.memberRestartedInContracts) expect(total('POST', '/contracts')).toBeGreaterThanOrEqual(1);
+  else expect(total('POST', '/contracts')).toBe(1);
   for (const kind of ['Onboarding', 'Dars', 'Contracts']) {
     const runs = (await Promise.all(w.world.dpm.map((api) => runsOf(api, kind)))).flat();
     expect(
@@ -282,7 +288,7 @@ describe('three operators under the realistic profile ×0.1', () => {
       // restarted with the same state dir, from the playbook it was killed in (or, killed after the last, again)
       const restarted = runAll(w, ops[victim - 1]!, { from: killed ?? 'governance' });
       await Promise.all([...runs.filter((_, i) => i !== victim - 1), restarted, member]);
-      await converged(w);
+      await converged(w, { memberRestartedInContracts: true });
       await ownCredentialsOnly(w);
     } catch (error) {
       throw new Error(`killed ${moment}: ${(error as Error).message}`, { cause: error });
