@@ -4,9 +4,8 @@
  * run and stopped after it. Either way one simulator works on `<state dir>/sandbox` (src/cli/sandbox-claim.ts),
  * so a second run meets the parties and packages of the first.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FORK_TARGET } from './fork/files.js';
+import { sandboxTargetYaml } from './fork/files.js';
 import { ValidationError } from '../errors.js';
 import { parseSource } from '../validation/load.js';
 import type { Target } from '../playbook/target.js';
@@ -72,9 +71,7 @@ export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSa
     }
   };
   try {
-    // a fork's runs use the copy's target: the original's names with the copy's URLs and logins
-    const yaml =
-      sandbox.fork === undefined ? sandbox.targetYaml() : await readFile(join(dir, FORK_TARGET), 'utf8');
+    const yaml = await sandboxTargetYaml(sandbox, dir);
     return { target: targetOf('<built-in sandbox target>', yaml), stop };
   } catch (error) {
     await stop();

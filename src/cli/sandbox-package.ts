@@ -19,7 +19,7 @@ export interface SandboxPackage {
   startSandbox: (options: SandboxOptions) => Promise<Sandbox>;
   loadFaultsFile: (file: string) => Promise<FaultSpec[]>;
   /** refuses a state dir that holds a sandbox already: a fork is seeded into a new one only */
-  checkForkable: (stateDir: string) => void;
+  checkForkable: (stateDir: string) => Promise<void>;
 }
 
 async function load(): Promise<SandboxModule> {
@@ -66,12 +66,8 @@ export async function sandboxPackage(): Promise<SandboxPackage> {
   return {
     startSandbox: translating(sandbox.startSandbox),
     loadFaultsFile: translating(sandbox.loadFaultsFile),
-    checkForkable: (stateDir) => {
-      try {
-        sandbox.checkForkable(stateDir);
-      } catch (error) {
-        throw translated(error, sandbox);
-      }
-    },
+    checkForkable: translating((stateDir: string) =>
+      Promise.resolve().then(() => sandbox.checkForkable(stateDir)),
+    ),
   };
 }

@@ -12,9 +12,8 @@ import { ItemExecutor, type ItemOutcome, type ItemUnit, type StepExecution } fro
 import { lastRun } from './journal-state.js';
 import type { Lock } from './lock.js';
 import type { RunContext } from './run-context.js';
-import type { Group } from './step-with.js';
 import type { Intent, ItemPlan, Outputs, StepContext } from './step.js';
-import { itemResultsOf, Walk, type ListedStep } from './walk.js';
+import { Walk, type ListedStep } from './walk.js';
 
 /** The outputs of an item whose kind took them (`onItem`): one shared empty object, not 100,000. */
 const NO_OUTPUTS: Outputs = Object.freeze({});
@@ -119,26 +118,11 @@ export class ApplyWalk extends Walk {
   protected async stepEnded({ execution, groups, results, withDigest, done }: ListedStep): Promise<void> {
     const { spec } = execution;
     const stepChanges = results.reduce((n, r) => n + r.changes, 0);
-    const outputs = await this.finish(execution, groups, results);
+    const outputs = await this.kindOutputs(execution, groups, results, 'finish');
     const status = stepChanges > 0 || results.some((r) => r.status === 'reconciled') ? 'applied' : 'in-sync';
     if (status === 'applied') this.changedSteps++;
     await this.checkpoint(spec, status, outputs, withDigest);
     done(status, stepChanges, outputs);
-  }
-
-  /** The kind's `finish` when it has one (with the step's observed state, if it was observed), else combine. */
-  private async finish(step: StepExecution, groups: Group[], results: ItemOutcome[]): Promise<Outputs> {
-    const { spec, kind } = step;
-    if (!kind.finish || spec.forEach !== undefined) return this.combine(spec, kind, groups, results);
-    const w = groups[0]?.with ?? {};
-    const ctx = this.executor.stepContext(step, w);
-    const state = step.observed.get(0);
-    return this.rc.retry(
-      spec,
-      '',
-      async () =>
-        kind.finish?.(ctx, w, itemResultsOf(results), state === undefined ? undefined : await state) ?? {},
-    );
   }
 
   private async checkpoint(

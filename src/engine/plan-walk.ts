@@ -13,8 +13,8 @@ import type { ItemOutcome, ItemUnit, StepExecution } from './item-executor.js';
 import { listed, plural } from './run-text.js';
 import type { PlannedStep } from './saved-plan.js';
 import { forEachElements, type Group } from './step-with.js';
-import type { AnyStepKind, Item, ItemPlan, Outputs, StepContext } from './step.js';
-import { itemResultsOf, Walk, type ListedStep } from './walk.js';
+import type { AnyStepKind, Item, ItemPlan, StepContext } from './step.js';
+import { Walk, type ListedStep } from './walk.js';
 
 export class PlanWalk extends Walk {
   /** the steps whose outputs are not all known before they apply, and which of their outputs are not (`all`: none is) */
@@ -86,7 +86,9 @@ export class PlanWalk extends Walk {
     const stepChanges = results.reduce((n, r) => n + r.changes, 0);
     await this.recordPlan(spec, kind, groups, execution.observed, results, stepChanges);
     if (stepChanges === 0) {
-      done('in-sync', 0, await this.inSyncOutputs(execution, groups, results));
+      // a kind that previews what its `finish` returns, with the context its items were reported to
+      const ctx = this.previewContexts.get(execution);
+      done('in-sync', 0, await this.kindOutputs(execution, groups, results, 'preview', ctx));
       return;
     }
     // what a step that will change says of its outputs already (one item: fan-outs combine theirs)
@@ -131,25 +133,6 @@ export class PlanWalk extends Walk {
       this.previewContexts.set(step, ctx);
     }
     kind.onItem(ctx, group.with, item, { key: outcome.key, outputs: outcome.outputs, status: 'in-sync' });
-  }
-
-  /** A step in sync: its kind's preview of what `finish` would return, else its items' outputs combined. */
-  private async inSyncOutputs(
-    step: StepExecution,
-    groups: Group[],
-    results: ItemOutcome[],
-  ): Promise<Outputs> {
-    const { spec, kind } = step;
-    if (!kind.preview || spec.forEach !== undefined) return this.combine(spec, kind, groups, results);
-    const w = groups[0]?.with ?? {};
-    const ctx = this.previewContexts.get(step) ?? this.executor.stepContext(step, w);
-    const state = step.observed.get(0);
-    return this.rc.retry(
-      spec,
-      '',
-      async () =>
-        kind.preview?.(ctx, w, itemResultsOf(results), state === undefined ? undefined : await state) ?? {},
-    );
   }
 
   // ---------------------------------------------------------------------------------------------------------

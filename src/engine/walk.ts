@@ -26,7 +26,7 @@ import { Progress } from './progress.js';
 import type { RunContext } from './run-context.js';
 import { errorInfo, isAmbiguous } from './run-text.js';
 import { expand, itemsDigest, readsSteps, withItems, type Group } from './step-with.js';
-import type { AnyStepKind, Intent, ItemPlan, ItemResult, Outputs } from './step.js';
+import type { AnyStepKind, Intent, ItemPlan, ItemResult, Outputs, StepContext } from './step.js';
 
 export type StepStatus = 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned';
 
@@ -315,6 +315,30 @@ export abstract class Walk implements ItemWalk {
   }
 
   /** The step's outputs from its items: by element for `for_each`, the kind's `combine`, or the single item's. */
+  /**
+   * The step's outputs from its kind's `finish` (a run) or `preview` (a plan) when it has one — with the step's
+   * observed state, if it was observed, under the step's retry policy — else its items' outputs combined.
+   */
+  protected async kindOutputs(
+    step: StepExecution,
+    groups: Group[],
+    results: ItemOutcome[],
+    hook: 'finish' | 'preview',
+    ctx?: StepContext,
+  ): Promise<Outputs> {
+    const { spec, kind } = step;
+    if (!kind[hook] || spec.forEach !== undefined) return this.combine(spec, kind, groups, results);
+    const w = groups[0]?.with ?? {};
+    const context = ctx ?? this.executor.stepContext(step, w);
+    const state = step.observed.get(0);
+    return this.rc.retry(
+      spec,
+      '',
+      async () =>
+        kind[hook]?.(context, w, itemResultsOf(results), state === undefined ? undefined : await state) ?? {},
+    );
+  }
+
   protected combine(spec: StepSpec, kind: AnyStepKind, groups: Group[], results: ItemOutcome[]): Outputs {
     const itemResults = itemResultsOf(results);
     if (spec.forEach !== undefined) {

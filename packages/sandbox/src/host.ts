@@ -172,11 +172,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   mkdirSync(stateDir, { recursive: true });
   const seed =
     options.fork === undefined ? undefined : await seedFork(stateDir, options.fork, sandboxCatalog());
-  // a fork keeps the network's nodes, whatever a later start asks for
-  const forkedNodes = seed?.header.nodes.length ?? forkOf(stateDir)?.copied['nodes'];
+  // what this state dir was forked from (recorded when the seeding start finished); a fork keeps the network's
+  // nodes, whatever a later start asks for
+  const fork = seed?.summary ?? forkOf(stateDir);
+  const forkedNodes = seed?.header.nodes.length ?? fork?.copied['nodes'];
   const stored = loadOrCreateNodes(stateDir, forkedNodes ?? nodeCount);
   // a copy is of the network it copies
   const network = seed?.header.source.network ?? settings.network;
+  // the world's instrument: the network's a fork copies, else the one asked for
+  const instrument = seed?.header.instrument ?? options.instrument;
   const credentials = loadOrCreateSecrets(stateDir, stored.length);
   const faults = new FaultBook();
 
@@ -284,11 +288,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...(options.rewardsFields ? { rewardsFields: options.rewardsFields } : {}),
       maxDeduplicationDuration,
       maxBodyBytes: MAX_JSON_BYTES,
-      ...(seed?.header.instrument
-        ? { instrument: seed.header.instrument }
-        : options.instrument
-          ? { instrument: options.instrument }
-          : {}),
+      ...(instrument ? { instrument } : {}),
       log,
       onError: onError('token services'),
     });
@@ -489,7 +489,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     urls,
     world: tokenSide.world,
     targetYaml: (fileOptions = {}) => targetYaml(urls, network, stateDir, tokenSide.world, fileOptions),
-    fork: seed?.summary ?? forkOf(stateDir),
+    fork,
     secrets: () => ({
       ...Object.fromEntries(
         credentials.operatorPasswords.map((password, i) => [operatorPasswordSecret(i), password]),

@@ -1,5 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { isLoopback } from '../../loopback.js';
 import { checkWritable } from '../files.js';
@@ -9,7 +9,7 @@ import { stableBasePort } from '../sandbox-ports.js';
 import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 import { type ForkedSandbox, forkNetwork, forkReport } from '../fork/fork-sandbox.js';
-import { FORK_TARGET } from '../fork/files.js';
+import { sandboxTargetYaml } from '../fork/files.js';
 import { loadForkSource } from '../fork/fork-target.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
@@ -134,7 +134,7 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
     try {
       let forked: ForkedSandbox | undefined;
       if (forkSource !== undefined) {
-        checkForkable(stateDir);
+        await checkForkable(stateDir);
         forked = await forkNetwork(forkSource, stateDir, forkDays);
       }
       const sandbox = await startSandbox({
@@ -157,10 +157,9 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         ...(forked ? { fork: forked.snapshot } : {}),
       });
       try {
-        const targetYaml =
-          sandbox.fork === undefined
-            ? sandbox.targetYaml()
-            : ((await forked?.saveTarget(sandbox)) ?? (await readFile(join(stateDir, FORK_TARGET), 'utf8')));
+        const targetYaml = forked
+          ? await forked.saveTarget(sandbox)
+          : await sandboxTargetYaml(sandbox, stateDir);
         if (sandbox.fork !== undefined) process.stderr.write(forkReport(sandbox.fork, forked !== undefined));
         if (options.writeTarget) {
           await writeFile(options.writeTarget, targetYaml);

@@ -148,16 +148,7 @@ export async function readNetwork(options: ReadNetworkOptions): Promise<NetworkR
                 counts.contracts++;
                 if (counts.contracts % PROGRESS_EVERY === 0)
                   options.progress(`${counts.contracts} contracts read…`);
-                out.write({
-                  kind: 'contract',
-                  node: name,
-                  contractId: event.contractId,
-                  templateId: event.templateId,
-                  createArgument: event.createArgument,
-                  ...(event.createdEventBlob ? { createdEventBlob: event.createdEventBlob } : {}),
-                  ...(event.createdAt ? { createdAt: event.createdAt } : {}),
-                  ...(typeof event.offset === 'number' ? { offset: event.offset } : {}),
-                });
+                out.write(contractRecord(name, event));
               },
             },
           ),
@@ -210,15 +201,7 @@ async function readToken(
         );
         const created = events?.created?.createdEvent;
         if (created === undefined || events?.archived === undefined || events.archived === null) continue;
-        out.write({
-          kind: 'contract',
-          node: owner.node,
-          contractId: created.contractId,
-          templateId: created.templateId,
-          createArgument: created.createArgument,
-          ...(created.createdAt ? { createdAt: created.createdAt } : {}),
-          archived: true,
-        });
+        out.write({ ...contractRecord(owner.node, created), archived: true });
       }
     }
   }
@@ -250,6 +233,30 @@ async function readToken(
         out.write({ kind: 'token', read: 'rewards', body: { party, days: rewards.days } });
     }
   }
+}
+
+/** A contract as the snapshot records it, from a created event as the participant gave it. */
+function contractRecord(
+  node: string,
+  event: {
+    contractId: string;
+    templateId: string;
+    createArgument?: unknown;
+    createdEventBlob?: string | undefined;
+    createdAt?: string | undefined;
+    offset?: number | undefined;
+  },
+): Extract<ForkRecord, { kind: 'contract' }> {
+  return {
+    kind: 'contract',
+    node,
+    contractId: event.contractId,
+    templateId: event.templateId,
+    createArgument: event.createArgument,
+    ...(event.createdEventBlob ? { createdEventBlob: event.createdEventBlob } : {}),
+    ...(event.createdAt ? { createdAt: event.createdAt } : {}),
+    ...(typeof event.offset === 'number' ? { offset: event.offset } : {}),
+  };
 }
 
 /**
