@@ -103,4 +103,27 @@ describe('a sandbox seeded from a fork snapshot', () => {
     expect(refused).toMatchObject({ kind: 'state' });
     expect((refused as Error).message).toContain('is not a fork snapshot');
   });
+
+  it('refuses to start a forked state dir whose fork.json or world.json was edited out of shape, naming the file', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const forked = await startSandbox({ stateDir: state, fork: snapshotFile(dir, [header]) });
+    await forked.stop();
+    const forkFile = join(state, 'fork.json');
+    const kept = readFileSync(forkFile, 'utf8');
+    writeFileSync(forkFile, JSON.stringify({ ...JSON.parse(kept), copied: { nodes: 'many' } }));
+    const badFork = await startSandbox({ stateDir: state }).catch((e: unknown) => e);
+    expect(badFork).toMatchObject({ kind: 'state' });
+    expect((badFork as Error).message).toContain(`${forkFile} is not what a fork records`);
+
+    writeFileSync(forkFile, kept);
+    const worldFile = join(state, 'world.json');
+    writeFileSync(
+      worldFile,
+      JSON.stringify({ version: 1, instrument: { admin: 7, id: 'CBTC', host: 'node9' } }),
+    );
+    const badWorld = await startSandbox({ stateDir: state }).catch((e: unknown) => e);
+    expect(badWorld).toMatchObject({ kind: 'state' });
+    expect((badWorld as Error).message).toContain(`${worldFile} does not name an instrument`);
+  });
 });

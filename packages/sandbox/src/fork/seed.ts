@@ -75,9 +75,10 @@ export function hasSandbox(stateDir: string): boolean {
 
 /** Refuses a state dir that holds a sandbox (a fork or not): a fork is seeded into a new one only. */
 export function checkForkable(stateDir: string): void {
-  if (forkOf(stateDir) !== undefined || hasSandbox(stateDir)) {
+  const fork = forkOf(stateDir);
+  if (fork !== undefined || hasSandbox(stateDir)) {
     throw usageError(
-      `the state dir ${stateDir} already holds a sandbox${forkOf(stateDir) ? ' (a fork)' : ''}: a fork is seeded into a new one only`,
+      `the state dir ${stateDir} already holds a sandbox${fork ? ' (a fork)' : ''}: a fork is seeded into a new one only`,
       'start it without --fork to use it as it is, or give --state-dir a new folder to fork again',
     );
   }
@@ -85,7 +86,36 @@ export function checkForkable(stateDir: string): void {
 
 /** the fork a state dir was seeded from, if it was */
 export function forkOf(stateDir: string): ForkSummary | undefined {
-  return readJson<ForkSummary>(join(stateDir, FORK_FILE));
+  const file = join(stateDir, FORK_FILE);
+  const summary = readJson<ForkSummary>(file);
+  if (summary === undefined || isForkSummary(summary)) return summary;
+  throw stateError(
+    `sandbox state ${file} is not what a fork records (its source, read time, and counts with at least one node)`,
+    'the file was edited or is corrupt; fork again into a fresh --state-dir',
+  );
+}
+
+function isForkSummary(value: unknown): value is ForkSummary {
+  if (typeof value !== 'object' || value === null) return false;
+  const { source, readAt, copied, notCopied, unread, simulated } = value as Record<string, unknown>;
+  const counts = (v: unknown): boolean =>
+    typeof v === 'object' &&
+    v !== null &&
+    Object.values(v).every((n) => Number.isInteger(n) && (n as number) >= 0);
+  const texts = (v: unknown): boolean => Array.isArray(v) && v.every((t) => typeof t === 'string');
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    typeof (source as Record<string, unknown>)['name'] === 'string' &&
+    typeof (source as Record<string, unknown>)['network'] === 'string' &&
+    typeof readAt === 'string' &&
+    counts(copied) &&
+    Number.isInteger((copied as Record<string, unknown>)['nodes']) &&
+    ((copied as Record<string, number>)['nodes'] ?? 0) >= 1 &&
+    counts(notCopied) &&
+    texts(unread) &&
+    texts(simulated)
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Ledger } from '../ledger/ledger.js';
+import { stateError } from '../errors.js';
 import { readJson, writeJsonAtomic } from '../store.js';
 import { type AdoptedInstrument, type WorldNode, describeWorld, genesisCid } from './world.js';
 
@@ -28,7 +29,15 @@ export function adoptedInstrument(
 ): AdoptedInstrument | undefined {
   const file = join(stateDir, WORLD_FILE);
   const stored = readJson<WorldFile>(file);
-  if (stored !== undefined) return stored.instrument;
+  if (stored !== undefined) {
+    const i = (stored as Partial<WorldFile>).instrument as Partial<AdoptedInstrument> | undefined;
+    if (typeof i?.admin !== 'string' || typeof i.id !== 'string' || !nodes.some((n) => n.name === i.host))
+      throw stateError(
+        `sandbox state ${file} does not name an instrument (admin, id) and a node of this sandbox hosting its admin`,
+        'the file was edited or is corrupt; fork again into a fresh --state-dir',
+      );
+    return stored.instrument;
+  }
   if (asked === undefined) return undefined;
   const own = describeWorld([...nodes]);
   if (asked.admin === own.instrument.admin && asked.id === own.instrument.id) return undefined;
