@@ -157,7 +157,7 @@ function build(setExit: (code: number) => void): Command {
     )
     .command('up')
     .description(
-      'start the sandbox of the state dir and print its URLs as one JSON line; runs and plans without --target use it; stops on Ctrl-C or SIGTERM',
+      'start the sandbox of the state dir and print its URLs (a list in a terminal, one JSON line when piped); runs and plans without --target use it; stops on Ctrl-C or SIGTERM',
     )
     .option('--nodes <n>', 'number of operator nodes', '3')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')

@@ -11,7 +11,7 @@ import { StateError, UsageError, ValidationError } from '../errors.js';
 export const SANDBOX_PACKAGE = '@ledgerbook/sandbox';
 
 /** the fork snapshot's records and report, which `sandbox up --fork` writes and prints (src/cli/fork/) */
-export type { ForkRecord, ForkSummary, Sandbox } from '@ledgerbook/sandbox';
+export type { ForkRecord, ForkSummary, Sandbox, SandboxUrls } from '@ledgerbook/sandbox';
 
 type SandboxModule = typeof Sandboxes;
 

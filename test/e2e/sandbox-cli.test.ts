@@ -1,5 +1,5 @@
 /**
- * `ledgerbook sandbox up` through the real CLI, as a child process: the one JSON line and the URLs in it,
+ * `ledgerbook sandbox up` through the real CLI, as a child process: the one JSON line and the URLs in it (a list in a terminal),
  * `--write-target` (a target that `validate` and `run` accept), `--faults`, `--insecure`, `--port` and its layout,
  * a clean and prompt stop on SIGTERM and SIGINT. And the committed playbooks/targets/sandbox.yaml, checked against
  * what the sandbox writes, so the two cannot drift.
@@ -11,11 +11,12 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadTarget } from '../../src/validation/target-load.js';
 import { nodeIdentity } from '@ledgerbook/sandbox/testing';
 import { startSandbox, type SandboxUrls, type TargetFileOptions } from '@ledgerbook/sandbox';
 import { cli, spawnCli, tempDir, writePlaybook, type CliResult } from './cli.js';
+import { inTerminal, stopTerminals } from './terminal-screen.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const COMMITTED_TARGET = join(ROOT, 'playbooks/targets/sandbox.yaml');
@@ -282,6 +283,7 @@ steps:
 
 describe('ledgerbook sandbox up: options and signals', () => {
   let dir: string;
+  afterEach(stopTerminals);
   beforeAll(async () => {
     dir = await tempDir('lb-sandbox-opts-');
   });
@@ -299,6 +301,22 @@ describe('ledgerbook sandbox up: options and signals', () => {
       expect(stopped.ms).toBeLessThan(3000);
     },
   );
+
+  it('in a terminal lists every URL a line, named, and stops on Ctrl-C with exit 0', async () => {
+    const term = inTerminal(['sandbox', 'up', '--port', '0', '--state-dir', 'state-tty'], {
+      cwd: dir,
+      cols: 160,
+      rows: 40,
+      timeoutMs: 60_000,
+    });
+    const screen = (await term.waitFor((rows) => rows.join('\n').includes('Ctrl-C to stop'))).join('\n');
+    for (const name of ['identity provider', 'node1 DPM API', 'node3 ledger API', 'registry', 'admin API'])
+      expect(screen).toMatch(new RegExp(`^  ${name} +http://127\\.0\\.0\\.1:\\d+`, 'm'));
+    expect(screen).toContain(`(${nodeIdentity(0).participantId})`);
+    expect(screen).not.toContain('{"idp"');
+    term.type('\u0003');
+    expect((await term.done).code).toBe(0);
+  });
 
   it('loads --faults and reports them through GET {admin}/faults', async () => {
     const faults = join(dir, 'faults.yaml');

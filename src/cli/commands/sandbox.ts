@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { isLoopback } from '../../loopback.js';
 import { checkWritable } from '../files.js';
 import { claimSandbox, publishRunning, unpublishRunning } from '../sandbox-claim.js';
-import { sandboxPackage } from '../sandbox-package.js';
+import { sandboxPackage, type SandboxUrls } from '../sandbox-package.js';
 import { stableBasePort } from '../sandbox-ports.js';
 import { InvalidDurationError, parseDuration } from '../../playbook/duration.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
@@ -60,8 +60,8 @@ function seconds(name: string, text: string): number {
 }
 
 /**
- * `ledgerbook sandbox up`: the simulated services on loopback until SIGINT or SIGTERM. Prints one JSON line
- * with every URL on stdout; everything else goes to stderr.
+ * `ledgerbook sandbox up`: the simulated services on loopback until SIGINT or SIGTERM. Prints every URL on
+ * stdout — a list in a terminal, one JSON line otherwise (piped, CI, --json); everything else goes to stderr.
  */
 export async function sandboxUpCommand(options: SandboxUpOptions): Promise<number> {
   const out = makeOutput(options);
@@ -167,7 +167,8 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         }
         // a run or plan without --target of this state dir finds it here
         await publishRunning(stateDir, lock, targetYaml);
-        process.stdout.write(`${JSON.stringify(sandbox.urls)}\n`);
+        // a person at a terminal reads a list; a script (stdout piped) or --json parses the one JSON line
+        process.stdout.write(out.interactive ? urlList(sandbox.urls) : `${JSON.stringify(sandbox.urls)}\n`);
         process.stderr.write(
           `sandbox up (state in ${stateDir}); runs without --target in this state dir use it; Ctrl-C to stop\n`,
         );
@@ -187,6 +188,22 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
   } finally {
     stopSignal.dispose();
   }
+}
+
+/** The URLs as a person reads them: one service a line, names aligned. */
+export function urlList(urls: SandboxUrls): string {
+  const rows: Array<[string, string]> = [
+    ['identity provider', urls.idp.issuer],
+    ...urls.nodes.flatMap((n): Array<[string, string]> => [
+      [`${n.name} DPM API`, n.dpm],
+      [`${n.name} ledger API`, `${n.ledger}   (${n.participantId})`],
+    ]),
+    ...(['registry', 'gateway', 'rewards', 'faucet', 'bitcoin', 'admin'] as const).map(
+      (key): [string, string] => [key === 'admin' ? 'admin API' : key, urls[key]],
+    ),
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return rows.map(([name, url]) => `  ${name.padEnd(width)}  ${url}\n`).join('');
 }
 
 function listenForStop(): { received: Promise<NodeJS.Signals>; dispose(): void } {
