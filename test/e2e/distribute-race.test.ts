@@ -3,7 +3,11 @@
  * apart, under the realistic profile (time-scaled: every submission stays in flight a while, so the two meet there):
  * both exit 0; on the ledger each receiver has exactly one offer; what each says it sent is what the participant's
  * completions say its own submissions landed, and each recipient it did not send is one it found in sync or found
- * sent by the other. `LB_RACE_TRIES=5` runs the soak: five tries, each a distribution of its own.
+ * sent by the other. The same with a participant that deduplicates nothing (`maxDeduplicationDuration: 0`): there a
+ * transfer the other runner landed between the read before a send and that send's arrival is sent twice, and the
+ * second offer is withdrawn before the step ends — so the transfers that landed are the recipients plus the
+ * withdrawals that landed, and each receiver is left one offer. `LB_RACE_TRIES=5` runs the soak: five tries, each a
+ * distribution of its own.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,12 +16,6 @@ import { byReceiver, tokenSandbox, type TokenSandbox } from './token-setup.js';
 
 const TRIES = Number(process.env['LB_RACE_TRIES'] ?? 1);
 const RECIPIENTS = 16;
-
-let sb: TokenSandbox;
-beforeAll(async () => {
-  sb = await tokenSandbox({ profile: 'realistic', timeScale: 0.05 });
-});
-afterAll(() => sb?.stop());
 
 interface Report {
   distribution: string;
@@ -34,7 +32,20 @@ function reportOf(result: CliResult): Report {
   return { distribution: outputs.distribution, totals: outputs.totals, inSync };
 }
 
-describe('two runners at once', () => {
+describe.each([
+  ['with Canton’s deduplication (7 days)', undefined],
+  ['with no deduplication on the participants', 0],
+] as const)('two runners at once, %s', (_, maxDeduplicationDuration) => {
+  let sb: TokenSandbox;
+  beforeAll(async () => {
+    sb = await tokenSandbox({
+      profile: 'realistic',
+      timeScale: 0.05,
+      ...(maxDeduplicationDuration !== undefined ? { maxDeduplicationDuration } : {}),
+    });
+  });
+  afterAll(() => sb?.stop());
+
   it.each(Array.from({ length: TRIES }, (_, i) => i))(
     'try %i: both exit 0, every receiver paid once, each says truthfully what it sent and what it found sent',
     async (attempt) => {
@@ -67,15 +78,20 @@ steps:
       expect(paid.size).toBe(RECIPIENTS);
 
       // each runner's own submissions that landed, by the submission id each sent them under
+      const completions = (await sb.completions(sb.tokens.minter, from)).filter((c) => c.code === 0);
       const landed = new Map<string, number>();
-      for (const c of await sb.completions(sb.tokens.minter, from))
-        if (c.code === 0 && c.commandId.startsWith('lb-pay-transfer-'))
+      for (const c of completions)
+        if (c.commandId.startsWith('lb-pay-transfer-'))
           landed.set(c.submissionId, (landed.get(c.submissionId) ?? 0) + 1);
       const numerically = (x: number, y: number): number => x - y;
       expect([...landed.values()].sort(numerically)).toEqual(
         [a.totals.sent, b.totals.sent].filter((n) => n > 0).sort(numerically),
       );
-      expect(a.totals.sent + b.totals.sent).toBe(RECIPIENTS);
+      // every transfer beyond one per recipient is a second offer that a runner withdrew; with deduplication
+      // the participant refuses the second one, so there is none
+      const withdrawn = completions.filter((c) => c.commandId.startsWith('lb-pay-withdraw-')).length;
+      expect(a.totals.sent + b.totals.sent).toBe(RECIPIENTS + withdrawn);
+      if (maxDeduplicationDuration === undefined) expect(withdrawn).toBe(0);
       // what a runner did not send, it found: in sync when it looked, or sent by the other while it was about to
       for (const r of [a, b]) expect(r.totals.sent + r.totals.found + r.inSync).toBe(RECIPIENTS);
     },
