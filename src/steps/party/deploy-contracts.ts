@@ -11,6 +11,7 @@ import type {
 import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire.js';
 import {
   defineStep,
+  type Change,
   type Intent,
   type ItemContext,
   type ItemPlan,
@@ -39,8 +40,8 @@ import {
   type PackageRef,
 } from './packages-common.js';
 import { declinedBy } from './party-common.js';
+import { decideRun, plannedChange } from './workflow-decision.js';
 import {
-  followChange,
   seeRunThrough,
   startWorkflow,
   startedRun,
@@ -58,8 +59,6 @@ import {
   participantOf,
   pendingOf,
   readEach,
-  rivalError,
-  rivalOf,
   runsAround,
   targetNode,
   type NodeRun,
@@ -441,13 +440,10 @@ function request(w: With, state: Observed, partyId: string): ContractsRequest {
 }
 
 /**
- * What stops a start, first problem first: another change in the way, then — when this target starts the run —
- * unresolved packages, parity, credentials, member parties, a decline.
+ * What stops a start beyond another change in the way (decideRun), first problem first — when this target starts
+ * the run: unresolved packages, parity, credentials, member parties, a decline.
  */
 function refusalOf(w: With, state: Observed, context: string): StepError | undefined {
-  const match = state.party ? matchOf(state.party.party_id, state) : undefined;
-  const rival = match && rivalOf(state.around, match);
-  if (match && rival) return rivalError(match, rival, (p) => state.names[p] ?? p, context);
   // what a start needs (packages, parity, credentials, member parties) is the starting operator's to check
   if (!state.startsHere) return undefined;
   const unresolved = state.contracts.filter((c) => !c.package);
@@ -498,19 +494,46 @@ function planContracts(w: With, state: Observed): ItemPlan {
       ],
     };
   }
+  const context = `refusing to start the Contracts workflow for ${party.party_id}`;
   // in sync only when no run of these contracts is still in flight, and none left an invitation pending here:
-  // done means done
-  if (state.contracts.every((c) => c.listed) && !state.running) {
-    if (state.leftovers.length === 0) return { changes: [], outputs: doneOutputs(state) };
+  // done means done. A run of these contracts in flight is followed even beside another change of the party in
+  // flight (its watch then stops the wait, naming both).
+  const decision = decideRun(
+    {
+      coordinator: w.coordinator,
+      match: matchOf(party.party_id, state),
+      around: state.around,
+      reached: state.contracts.every((c) => c.listed) ? doneOutputs(state) : undefined,
+      name: (p) => state.names[p] ?? p,
+    },
+    { lead: context, followBeforeRivals: true },
+  );
+  if (decision.action === 'in-sync') {
+    if (state.leftovers.length === 0) return { changes: [], outputs: decision.outputs };
     return { changes: state.leftovers.map((l) => declineChange(l)) };
   }
-  if (state.running)
-    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
-  const context = `refusing to start the Contracts workflow for ${party.party_id}`;
-  const refusal = refusalOf(w, state, context);
+  // what stops a start: another change in the way (decided), or what a start needs
+  const refusal =
+    decision.action === 'refuse'
+      ? decision.error
+      : decision.action === 'start'
+        ? refusalOf(w, state, context)
+        : undefined;
   // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
   // would be refused instead of failing. In `run`, nothing starts.
   if (refusal && state.mode === 'run') throw refusal;
+  const start = (): Change => startChange(w, state, party.party_id, refusal, context);
+  return { changes: [plannedChange(decision, w.coordinator, (p) => state.names[p] ?? p, { start })] };
+}
+
+/** The planned start, with what would refuse it as things stand now (in `plan`). */
+function startChange(
+  w: With,
+  state: Observed,
+  partyId: string,
+  refusal: StepError | undefined,
+  context: string,
+): Change {
   const what = state.contracts
     .filter((c) => !c.listed)
     .map(
@@ -525,18 +548,14 @@ function planContracts(w: With, state: Observed): ItemPlan {
     ? `; as things stand now it would refuse: ${refusal.message.slice(context.length + 2)}`
     : '';
   return {
-    changes: [
-      {
-        action: 'start',
-        summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}${blocked}`,
-        details: {
-          coordinator: w.coordinator,
-          party: party.party_id,
-          contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
-          participants: state.participants.map((p) => p.node),
-        },
-      },
-    ],
+    action: 'start',
+    summary: `start a Contracts workflow on ${w.coordinator} for ${partyId}: create ${what} with ${who}${previous}${blocked}`,
+    details: {
+      coordinator: w.coordinator,
+      party: partyId,
+      contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
+      participants: state.participants.map((p) => p.node),
+    },
   };
 }
 

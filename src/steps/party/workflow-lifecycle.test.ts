@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DpmClient } from '../../clients/dpm.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { PARTICIPANT, PARTY, fakeContext, run, target } from './packages-testing.js';
-import { followChange, seeRunThrough, startWorkflow } from './workflow-lifecycle.js';
+import { followChange } from './workflow-decision.js';
+import { seeRunThrough, startWorkflow } from './workflow-lifecycle.js';
 import { waitForRun } from './workflow-waits.js';
 
 const t = target({ node1: {}, node2: { controlled: false }, node3: { controlled: false } });
