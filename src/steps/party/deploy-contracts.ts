@@ -40,7 +40,7 @@ import {
   type PackageRef,
 } from './packages-common.js';
 import { declinedBy } from './party-common.js';
-import { decideRun, plannedChange } from './workflow-decision.js';
+import { decideRun, plannedChanges } from './workflow-decision.js';
 import {
   seeRunThrough,
   startWorkflow,
@@ -66,7 +66,6 @@ import {
 } from './workflow-runs.js';
 import {
   RunStillInProgress,
-  declineChange,
   declineLeftover,
   leftoverInvitations,
   readParty,
@@ -495,68 +494,48 @@ function planContracts(w: With, state: Observed): ItemPlan {
     };
   }
   const context = `refusing to start the Contracts workflow for ${party.party_id}`;
-  // in sync only when no run of these contracts is still in flight, and none left an invitation pending here:
-  // done means done. A run of these contracts in flight is followed even beside another change of the party in
-  // flight (its watch then stops the wait, naming both).
+  const name = (p: string): string => state.names[p] ?? p;
+  // in sync only when no run of these contracts is in flight and none left an invitation pending here: done
+  // means done. A run of them in flight is followed even beside another change (the watch then names both).
+  const reached = state.contracts.every((c) => c.listed) ? doneOutputs(state) : undefined;
+  const { leftovers, around } = state;
+  const match = matchOf(party.party_id, state);
   const decision = decideRun(
-    {
-      coordinator: w.coordinator,
-      match: matchOf(party.party_id, state),
-      around: state.around,
-      reached: state.contracts.every((c) => c.listed) ? doneOutputs(state) : undefined,
-      name: (p) => state.names[p] ?? p,
-    },
+    { coordinator: w.coordinator, match, around, reached, leftovers, name },
     { lead: context, followBeforeRivals: true },
   );
-  if (decision.action === 'in-sync') {
-    if (state.leftovers.length === 0) return { changes: [], outputs: decision.outputs };
-    return { changes: state.leftovers.map((l) => declineChange(l)) };
-  }
-  // what stops a start: another change in the way (decided), or what a start needs
-  const refusal =
-    decision.action === 'refuse'
-      ? decision.error
-      : decision.action === 'start'
-        ? refusalOf(w, state, context)
-        : undefined;
-  // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
-  // would be refused instead of failing. In `run`, nothing starts.
-  if (refusal && state.mode === 'run') throw refusal;
-  const start = (): Change => startChange(w, state, party.party_id, refusal, context);
-  return { changes: [plannedChange(decision, w.coordinator, (p) => state.names[p] ?? p, { start })] };
-}
-
-/** The planned start, with what would refuse it as things stand now (in `plan`). */
-function startChange(
-  w: With,
-  state: Observed,
-  partyId: string,
-  refusal: StepError | undefined,
-  context: string,
-): Change {
-  const what = state.contracts
-    .filter((c) => !c.listed)
-    .map(
-      (c) =>
-        `${c.template} (${c.package ? `${packageLabel(c.package)} ${shortId(c.package.package_id)}` : c.spec.package_id})`,
-    )
-    .join(', ');
-  const who = state.participants.map((p) => p.node).join(', ');
-  const previous =
-    state.latest && state.latest.status !== 'completed' ? `; the last run ${describeRun(state.latest)}` : '';
-  const blocked = refusal
-    ? `; as things stand now it would refuse: ${refusal.message.slice(context.length + 2)}`
-    : '';
-  return {
-    action: 'start',
-    summary: `start a Contracts workflow on ${w.coordinator} for ${partyId}: create ${what} with ${who}${previous}${blocked}`,
-    details: {
-      coordinator: w.coordinator,
-      party: partyId,
-      contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
-      participants: state.participants.map((p) => p.node),
-    },
+  if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
+  const start = (refusal = refusalOf(w, state, context)): Change => {
+    // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
+    // would be refused instead of failing. In `run`, nothing starts.
+    if (refusal && state.mode === 'run') throw refusal;
+    const what = state.contracts
+      .filter((c) => !c.listed)
+      .map(
+        (c) =>
+          `${c.template} (${c.package ? `${packageLabel(c.package)} ${shortId(c.package.package_id)}` : c.spec.package_id})`,
+      )
+      .join(', ');
+    const who = state.participants.map((p) => p.node).join(', ');
+    const previous =
+      state.latest && state.latest.status !== 'completed'
+        ? `; the last run ${describeRun(state.latest)}`
+        : '';
+    const blocked = refusal
+      ? `; as things stand now it would refuse: ${refusal.message.slice(context.length + 2)}`
+      : '';
+    return {
+      action: 'start',
+      summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}${blocked}`,
+      details: {
+        coordinator: w.coordinator,
+        party: party.party_id,
+        contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
+        participants: state.participants.map((p) => p.node),
+      },
+    };
   };
+  return { changes: plannedChanges(decision, w.coordinator, name, { start }) };
 }
 
 /** How a Contracts run of the party is seen through: each phase with the step's whole timeout. */

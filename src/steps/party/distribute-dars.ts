@@ -29,7 +29,7 @@ import {
   type PackageRef,
 } from './packages-common.js';
 import { declinedBy } from './party-common.js';
-import { decideRun, plannedChange } from './workflow-decision.js';
+import { decideRun, plannedChanges } from './workflow-decision.js';
 import {
   seeRunThrough,
   startWorkflow,
@@ -191,7 +191,7 @@ function planDars(w: With, state: Observed): ItemPlan {
           details: { coordinator: w.coordinator, files: state.dars.map((d) => d.filename) },
         }
       : distribution(w, state, missing);
-  return { changes: [plannedChange(decision, w.coordinator, name, { start })] };
+  return { changes: plannedChanges(decision, w.coordinator, name, { start }) };
 }
 
 /** A Dars workflow to the peers that lack a package, or, when only the coordinator lacks one, an upload on it. */

@@ -34,7 +34,7 @@ import {
   timeoutSchema,
   type Namer,
 } from './party-common.js';
-import { beginOf, decideRun, plannedChange, type Decision } from './workflow-decision.js';
+import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import { seeRunThrough, startWorkflow, type Followed, type StartOutcome } from './workflow-lifecycle.js';
 import {
   concerns,
@@ -48,7 +48,6 @@ import {
   type RunMatch,
 } from './workflow-runs.js';
 import {
-  declineChange,
   declineLeftover,
   leftoverInvitations,
   readParty,
@@ -205,13 +204,11 @@ function matchOf<W extends MembershipWith>(
   };
 }
 
-/** The lifecycle's decision, and the two of membership's own when the change is in effect. */
+/** The lifecycle's decision, and membership's own when the change is in effect. */
 type MembershipDecision =
   | Exclude<Decision, { action: 'refuse' | 'verify' }>
   /** the coordinator took part in this change as a peer: wait until its row is done */
-  | { action: 'settle'; run: WorkflowRun }
-  /** in effect, but a run of this kind left invitations pending here: decline them */
-  | { action: 'decline'; leftovers: Leftover[] };
+  | { action: 'settle'; run: WorkflowRun };
 
 function outputsOf(party: DecentralizedParty): Outputs {
   return { party_id: party.party_id, threshold: party.threshold, members: membersOf(party) };
@@ -262,6 +259,7 @@ function decide<W extends MembershipWith>(
     match: matchOf(spec, w, s.partyId, s),
     around: s.around,
     reached,
+    leftovers: s.leftovers,
     last: !busy && last?.status === 'failed' ? last : undefined,
     name,
   });
@@ -269,9 +267,8 @@ function decide<W extends MembershipWith>(
     case 'refuse':
       throw decision.error;
     case 'in-sync':
-      if (peerRow) return { action: 'settle', run: peerRow };
-      if (s.leftovers.length > 0) return { action: 'decline', leftovers: s.leftovers };
-      return decision;
+    case 'decline':
+      return peerRow ? { action: 'settle', run: peerRow } : decision;
     case 'retry':
       // only the coordinator's operator retries its run: another operator waits for the run to go on (as for a start)
       return s.external.includes(s.coordinatorId) ? { action: 'start' } : decision;
@@ -335,8 +332,6 @@ export function planMembership<W extends MembershipWith>(
           },
         ],
       };
-    case 'decline':
-      return { changes: decision.leftovers.map((l) => declineChange(l, details)) };
   }
   const start = (): Change =>
     s.external.includes(s.coordinatorId)
@@ -355,7 +350,7 @@ export function planMembership<W extends MembershipWith>(
           summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
           details,
         };
-  return { changes: [plannedChange(decision, w.coordinator, name, { details, start })] };
+  return { changes: plannedChanges(decision, w.coordinator, name, { details, start }) };
 }
 
 /** Waits until the coordinator's cached party has the current members and every owner key (§4: the start checks read it). */

@@ -39,7 +39,7 @@ import {
   thresholdSchema,
   timeoutSchema,
 } from './party-common.js';
-import { beginOf, decideRun, plannedChange, type Decision } from './workflow-decision.js';
+import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {
   reconcileStart,
   seeRunThrough,
@@ -233,7 +233,7 @@ function plan(w: With, state: Observed): ItemPlan {
   const decision = decide(w, state);
   if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
   // what the playbook declares is known before the party exists; its id and member order are not
-  return { changes: [changeOf(w, state, decision)], knownOutputs: declaredOutputs(w, state) };
+  return { changes: changesOf(w, state, decision), knownOutputs: declaredOutputs(w, state) };
 }
 
 /** The outputs a party that is still to be made will have as declared: its nodes and threshold. */
@@ -241,12 +241,12 @@ function declaredOutputs(w: With, state: Observed): Outputs {
   return { nodes: [w.coordinator, ...w.peers], threshold: state.threshold };
 }
 
-function changeOf(w: With, state: Observed, decision: Exclude<Decision, { action: 'in-sync' }>): Change {
+function changesOf(w: With, state: Observed, decision: Exclude<Decision, { action: 'in-sync' }>): Change[] {
   const name = (p: string): string => state.names[p] ?? p;
   const peers = state.members.slice(1).map(name).join(', ');
   const others =
     state.uncontrolled.length > 0 ? `; ${state.uncontrolled.join(', ')} must accept on their own` : '';
-  return plannedChange(decision, w.coordinator, name, {
+  return plannedChanges(decision, w.coordinator, name, {
     details: { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold },
     note: others,
     verified: `sees party '${w.prefix}'`,

@@ -2,16 +2,17 @@
  * The decision every DPM workflow kind makes from what it observed, and the change it plans from it (dpm-api.md
  * §12a, DESIGN.md principle 3). One ladder, first rung that holds wins:
  * 1. the declared end state holds: in sync — unless a run of the same change is still in flight on a member (it
- *    lingers at Complete): followed, done means done;
+ *    lingers at Complete): followed, done means done; or unless a completed run of it left an invitation pending
+ *    on a node this target controls: declined;
  * 2. another change of the same thing in flight on a member: refused, naming it (rivalError);
  * 3. a run of the same change in flight on a member (the coordinator first): followed (adopted);
  * 4. the coordinator's last run of the change (earlierRun): in progress → followed; failed → retried when that is
  *    safe, else refused with who declined and how to clear it; completed → its effect is verified;
  * 5. otherwise: started.
  * A kind says what it observed and keeps what is its own: refusals before the ladder (a party it must not change),
- * what refines "in sync" or "start" (invitations left pending, preconditions of its start) and which last run it
- * hands over to be judged. The decision never throws: a refusal is a decision, thrown by the kinds that refuse in
- * every mode and reported in the plan by those where an earlier step may still clear it.
+ * what refines "in sync" or "start" (a run it takes part in as a peer, preconditions of its start) and which last
+ * run it hands over to be judged. The decision never throws: a refusal is a decision, thrown by the kinds that
+ * refuse in every mode and reported in the plan by those where an earlier step may still clear it.
  */
 import type { WorkflowRun } from '../../clients/dpm-wire.js';
 import type { StepError } from '../../errors.js';
@@ -28,10 +29,13 @@ import {
   type NodeRun,
   type RunMatch,
 } from './workflow-runs.js';
+import { declineChange, type Leftover } from './workflow-waits.js';
 
 export type Decision =
   /** the declared end state holds: the step's outputs */
   | { action: 'in-sync'; outputs: Outputs }
+  /** the end state holds, but completed runs of the change left invitations pending here: declined */
+  | { action: 'decline'; leftovers: readonly Leftover[] }
   /** a run of the change in flight: adopted on the coordinator, or followed where another member coordinates it */
   | { action: 'follow'; at: NodeRun }
   /** the coordinator's failed run, safe to retry from its failed step */
@@ -51,6 +55,8 @@ export interface RunsObserved {
   around: readonly NodeRun[];
   /** the step's outputs when the declared end state holds; undefined when it does not */
   reached: Outputs | undefined;
+  /** invitations of the change's completed runs still pending on the nodes this target controls */
+  leftovers?: readonly Leftover[];
   /** the coordinator's last run of this very change, whose outcome the ladder judges (rung 4); none: undefined */
   last?: WorkflowRun | undefined;
   /** how messages name a participant */
@@ -68,8 +74,13 @@ export interface DecisionRules {
 export function decideRun(seen: RunsObserved, rules: DecisionRules = {}): Decision {
   const { coordinator, match, around, name } = seen;
   const pending = pendingOf(around, match, coordinator);
-  if (seen.reached)
-    return pending ? { action: 'follow', at: pending } : { action: 'in-sync', outputs: seen.reached };
+  if (seen.reached) {
+    if (pending) return { action: 'follow', at: pending };
+    const leftovers = seen.leftovers ?? [];
+    return leftovers.length > 0
+      ? { action: 'decline', leftovers }
+      : { action: 'in-sync', outputs: seen.reached };
+  }
   if (pending && rules.followBeforeRivals) return { action: 'follow', at: pending };
   const rival = rivalOf(around, match);
   if (rival) return { action: 'refuse', error: rivalError(match, rival, name, rules.lead) };
@@ -99,29 +110,33 @@ export interface ChangeWording {
   start(refusal?: StepError): Change;
 }
 
-/** The planned change of a decision (the kinds plan `in-sync` themselves: no change, their outputs). */
-export function plannedChange(
+/** The planned changes of a decision (the kinds plan `in-sync` themselves: no change, their outputs). */
+export function plannedChanges(
   decision: Exclude<Decision, { action: 'in-sync' }>,
   coordinator: string,
   name: Namer,
   wording: ChangeWording,
-): Change {
+): Change[] {
   const details = wording.details ?? {};
   switch (decision.action) {
+    case 'decline':
+      return decision.leftovers.map((l) => declineChange(l, details));
     case 'follow':
-      return followChange(decision.at, coordinator, name, wording.details, wording.note);
+      return [followChange(decision.at, coordinator, name, details, wording.note)];
     case 'retry':
-      return retryChange(decision.run, coordinator, details);
+      return [retryChange(decision.run, coordinator, details)];
     case 'verify':
-      return {
-        action: 'wait',
-        summary: `run ${decision.run.instance_name} completed: wait until ${coordinator} ${wording.verified ?? 'shows its effect'}`,
-        details: { ...details, instance: decision.run.instance_name },
-      };
+      return [
+        {
+          action: 'wait',
+          summary: `run ${decision.run.instance_name} completed: wait until ${coordinator} ${wording.verified ?? 'shows its effect'}`,
+          details: { ...details, instance: decision.run.instance_name },
+        },
+      ];
     case 'start':
-      return wording.start();
+      return [wording.start()];
     case 'refuse':
-      return wording.start(decision.error);
+      return [wording.start(decision.error)];
   }
 }
 
