@@ -181,7 +181,7 @@ function planDars(w: With, state: Observed): ItemPlan {
     name,
   });
   if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
-  // In `plan`, an earlier step may still clear a refusal (dpm.network sets the mesh up): say so instead of failing.
+  // In `plan`, what would refuse the start is said in the change instead of failing; in `run`, nothing starts.
   if (decision.action === 'refuse' && state.mode === 'run') throw decision.error;
   const start = (refusal?: StepError): Change =>
     refusal
@@ -212,6 +212,7 @@ function distribution(w: With, state: Observed, missing: ReadonlyMap<string, Pac
           { hint: 'set up the peer mesh first (dpm.network), then run again' },
         )
       : undefined;
+  // In `plan`, an earlier step (dpm.network) may still set the mesh up: say so instead of failing.
   if (refusal && state.mode === 'run') throw refusal;
   return {
     action: 'start',
