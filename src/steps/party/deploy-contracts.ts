@@ -11,6 +11,7 @@ import type {
 import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire.js';
 import {
   defineStep,
+  type Change,
   type Intent,
   type ItemContext,
   type ItemPlan,
@@ -39,8 +40,8 @@ import {
   type PackageRef,
 } from './packages-common.js';
 import { declinedBy } from './party-common.js';
+import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {
-  followChange,
   seeRunThrough,
   startWorkflow,
   startedRun,
@@ -58,8 +59,6 @@ import {
   participantOf,
   pendingOf,
   readEach,
-  rivalError,
-  rivalOf,
   runsAround,
   targetNode,
   type NodeRun,
@@ -67,7 +66,6 @@ import {
 } from './workflow-runs.js';
 import {
   RunStillInProgress,
-  declineChange,
   declineLeftover,
   leftoverInvitations,
   readParty,
@@ -210,8 +208,6 @@ interface Observed {
   around: NodeRun[];
   /** the other member nodes of the target: read, never written */
   watch: string[];
-  /** a run of these very contracts in progress around (on the coordinator first) */
-  running: NodeRun | undefined;
   /** invitations of this party's completed Contracts runs still pending on the nodes this target controls */
   leftovers: Leftover[];
   /** node names of the participants the target knows, for messages */
@@ -290,7 +286,6 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
     latest: undefined,
     around: [],
     watch: [],
-    running: undefined,
     leftovers: [],
     names: {},
     governance: null,
@@ -310,7 +305,6 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
   ].filter((n) => n !== w.coordinator);
   state.around = await runsAround(ctx, w.coordinator, state.watch, matchOf(party.party_id));
   state.latest = state.around.find((r) => r.node === w.coordinator && r.run.kind === 'Contracts')?.run;
-  state.running = pendingOf(state.around, matchOf(party.party_id, state), w.coordinator);
   if (state.contracts.every((c) => c.listed)) {
     state.leftovers = await leftoverInvitations(
       ctx,
@@ -325,7 +319,8 @@ async function observeContracts(ctx: StepContext, w: With): Promise<Observed> {
     }
     return state;
   }
-  if (state.running) return state;
+  // a run of these very contracts in flight is followed: what a start needs is not read
+  if (pendingOf(state.around, matchOf(party.party_id, state), w.coordinator)) return state;
 
   // What a start needs: participants and their member parties, credentials, packages and their vetting.
   const nodes =
@@ -441,13 +436,10 @@ function request(w: With, state: Observed, partyId: string): ContractsRequest {
 }
 
 /**
- * What stops a start, first problem first: another change in the way, then — when this target starts the run —
- * unresolved packages, parity, credentials, member parties, a decline.
+ * What stops a start beyond another change in the way (decideRun), first problem first — when this target starts
+ * the run: unresolved packages, parity, credentials, member parties, a decline.
  */
 function refusalOf(w: With, state: Observed, context: string): StepError | undefined {
-  const match = state.party ? matchOf(state.party.party_id, state) : undefined;
-  const rival = match && rivalOf(state.around, match);
-  if (match && rival) return rivalError(match, rival, (p) => state.names[p] ?? p, context);
   // what a start needs (packages, parity, credentials, member parties) is the starting operator's to check
   if (!state.startsHere) return undefined;
   const unresolved = state.contracts.filter((c) => !c.package);
@@ -481,6 +473,22 @@ function refusalOf(w: With, state: Observed, context: string): StepError | undef
   return undefined;
 }
 
+const refusalContext = (partyId: string): string => `refusing to start the Contracts workflow for ${partyId}`;
+const namer = (state: Observed) => (p: string) => state.names[p] ?? p;
+
+/**
+ * decideRun for the party's contracts: in sync only when no run of these contracts is in flight and none left an
+ * invitation pending here (done means done); a run of them in flight is followed even beside another change (the
+ * watch then names both). What a start needs is refusalOf's.
+ */
+function decide(w: With, state: Observed, partyId: string): Decision {
+  const { around, leftovers } = state;
+  const reached = state.contracts.every((c) => c.listed) ? doneOutputs(state) : undefined;
+  const seen = { coordinator: w.coordinator, match: matchOf(partyId, state), reached, name: namer(state) };
+  const rules = { lead: refusalContext(partyId), followBeforeRivals: true };
+  return decideRun({ ...seen, around, leftovers }, rules);
+}
+
 function planContracts(w: With, state: Observed): ItemPlan {
   const { party } = state;
   if (!party) {
@@ -498,56 +506,45 @@ function planContracts(w: With, state: Observed): ItemPlan {
       ],
     };
   }
-  // in sync only when no run of these contracts is still in flight, and none left an invitation pending here:
-  // done means done
-  if (state.contracts.every((c) => c.listed) && !state.running) {
-    if (state.leftovers.length === 0) return { changes: [], outputs: doneOutputs(state) };
-    return { changes: state.leftovers.map((l) => declineChange(l)) };
-  }
-  if (state.running)
-    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
-  const context = `refusing to start the Contracts workflow for ${party.party_id}`;
-  const refusal = refusalOf(w, state, context);
-  // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
-  // would be refused instead of failing. In `run`, nothing starts.
-  if (refusal && state.mode === 'run') throw refusal;
-  const what = state.contracts
-    .filter((c) => !c.listed)
-    .map(
-      (c) =>
-        `${c.template} (${c.package ? `${packageLabel(c.package)} ${shortId(c.package.package_id)}` : c.spec.package_id})`,
-    )
-    .join(', ');
-  const who = state.participants.map((p) => p.node).join(', ');
-  const previous =
-    state.latest && state.latest.status !== 'completed' ? `; the last run ${describeRun(state.latest)}` : '';
-  const blocked = refusal
-    ? `; as things stand now it would refuse: ${refusal.message.slice(context.length + 2)}`
-    : '';
-  return {
-    changes: [
-      {
-        action: 'start',
-        summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}${blocked}`,
-        details: {
-          coordinator: w.coordinator,
-          party: party.party_id,
-          contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
-          participants: state.participants.map((p) => p.node),
-        },
+  const context = refusalContext(party.party_id);
+  const decision = decide(w, state, party.party_id);
+  if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
+  const start = (refusal = refusalOf(w, state, context)): Change => {
+    // In `plan`, an earlier step of the playbook may still fix what is missing (credentials, DARs): say what
+    // would be refused instead of failing. In `run`, nothing starts.
+    if (refusal && state.mode === 'run') throw refusal;
+    const what = state.contracts
+      .filter((c) => !c.listed)
+      .map(
+        (c) =>
+          `${c.template} (${c.package ? `${packageLabel(c.package)} ${shortId(c.package.package_id)}` : c.spec.package_id})`,
+      )
+      .join(', ');
+    const who = state.participants.map((p) => p.node).join(', ');
+    const { latest } = state;
+    const previous = latest && latest.status !== 'completed' ? `; the last run ${describeRun(latest)}` : '';
+    const blocked = refusal
+      ? `; as things stand now it would refuse: ${refusal.message.slice(context.length + 2)}`
+      : '';
+    return {
+      action: 'start',
+      summary: `start a Contracts workflow on ${w.coordinator} for ${party.party_id}: create ${what} with ${who}${previous}${blocked}`,
+      details: {
+        coordinator: w.coordinator,
+        party: party.party_id,
+        contracts: state.contracts.filter((c) => !c.listed).map((c) => c.spec.id),
+        participants: state.participants.map((p) => p.node),
       },
-    ],
+    };
   };
+  return { changes: plannedChanges(decision, w.coordinator, namer(state), { start }) };
 }
 
 /** How a Contracts run of the party is seen through: each phase with the step's whole timeout. */
 function through(w: With, state: Observed, partyId: string): SeeThrough {
   const limit = timeoutMs(w.timeout, DEFAULT_TIMEOUT);
-  return {
-    match: matchOf(partyId, state),
-    members: [w.coordinator, ...state.watch],
-    remaining: () => limit,
-  };
+  const members = [w.coordinator, ...state.watch];
+  return { match: matchOf(partyId, state), members, remaining: () => limit };
 }
 
 /**
@@ -657,8 +654,9 @@ export const dpmDeployContracts = defineStep<With, Observed>({
   async apply(ctx, w, _item, _plan, state) {
     const party = state.party;
     if (!party) throw new StepError(`${w.coordinator} lists no decentralized party ${w.party}`);
-    if (state.running) return completed(ctx, w, state, party.party_id, { follow: state.running });
-    if (state.contracts.every((c) => c.listed)) return declineLeftovers(ctx, state);
+    const decision = decide(w, state, party.party_id);
+    if (decision.action === 'refuse') throw decision.error;
+    if (decision.action !== 'follow' && decision.action !== 'start') return declineLeftovers(ctx, state);
     const start = async (): Promise<StartOutcome> => {
       // The contracts quorum is computed from the coordinator's cached party: threshold and owner keys first.
       await waitForParty(
@@ -688,7 +686,7 @@ export const dpmDeployContracts = defineStep<With, Observed>({
         ctx.progress(`${outcome.at.run.instance_name}: started on ${w.coordinator}`);
       return outcome;
     };
-    return completed(ctx, w, state, party.party_id, { start });
+    return completed(ctx, w, state, party.party_id, beginOf(decision, w.coordinator, start));
   },
   async reconcile(ctx, w, _item, intents) {
     return reconcileContracts(ctx, w, intents);

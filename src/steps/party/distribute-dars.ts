@@ -28,9 +28,9 @@ import {
   type LoadedDar,
   type PackageRef,
 } from './packages-common.js';
-import { declinedBy, failedRunError } from './party-common.js';
+import { declinedBy } from './party-common.js';
+import { decideRun, plannedChanges } from './workflow-decision.js';
 import {
-  followChange,
   seeRunThrough,
   startWorkflow,
   startedRun,
@@ -168,52 +168,56 @@ function planDars(w: With, state: Observed): ItemPlan {
   // before anything is sent (dpm-api.md §12a matches packages by name and version).
   for (const [node, list] of state.vetted) crossCheck(state.packages, list, node);
   const missing = lacking(w, state);
-  // in sync only when no distribution of these files is still in flight: done means done
-  if (missing.size === 0 && !state.running) return { changes: [], outputs: outputs(w, state, null) };
-  if (state.running)
-    return { changes: [followChange(state.running, w.coordinator, (p) => state.names[p] ?? p)] };
-  // a peer said no: nothing new starts until an operator settled it and cleared the run (cancel, dismiss)
+  const name = (p: string): string => state.names[p] ?? p;
+  // a peer said no: nothing new starts until an operator settled it and cleared the run (cancel, dismiss); any
+  // other failure is not judged: a distribution started again is safe (a node keeps one copy of a package)
   const declined = state.latest && declinedBy(state.latest) !== undefined ? state.latest : undefined;
-  if (declined) {
-    const refusal = failedRunError((p) => state.names[p] ?? p, w.coordinator, declined);
-    if (state.mode === 'run') throw refusal;
-    return {
-      changes: [
-        {
+  const decision = decideRun({
+    coordinator: w.coordinator,
+    match: match(state.dars),
+    around: state.around,
+    reached: missing.size === 0 ? outputs(w, state, null) : undefined,
+    last: declined,
+    name,
+  });
+  if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
+  // In `plan`, what would refuse the start is said in the change instead of failing; in `run`, nothing starts.
+  if (decision.action === 'refuse' && state.mode === 'run') throw decision.error;
+  const start = (refusal?: StepError): Change =>
+    refusal
+      ? {
           action: 'start',
           summary: `distribute ${files(state)} from ${w.coordinator}; as things stand now it would refuse: ${refusal.message}`,
           details: { coordinator: w.coordinator, files: state.dars.map((d) => d.filename) },
-        },
-      ],
-    };
-  }
+        }
+      : distribution(w, state, missing);
+  return { changes: plannedChanges(decision, w.coordinator, name, { start }) };
+}
+
+/** A Dars workflow to the peers that lack a package, or, when only the coordinator lacks one, an upload on it. */
+function distribution(w: With, state: Observed, missing: ReadonlyMap<string, PackageRef[]>): Change {
   const peers = w.peers.filter((p) => missing.has(p));
-  if (peers.length > 0) {
-    const unknown = peers.filter((p) => state.unknownPeers.includes(p));
-    const refusal =
-      unknown.length > 0
-        ? new StepError(
-            `${w.coordinator}'s peer table does not list ${unknown.join(', ')}: a Dars workflow to ${unknown.length === 1 ? 'it' : 'them'} would wait forever`,
-            { hint: 'set up the peer mesh first (dpm.network), then run again' },
-          )
-        : undefined;
-    // In `plan`, an earlier step (dpm.network) may still set the mesh up: say so instead of failing.
-    if (refusal && state.mode === 'run') throw refusal;
-    const change: Change = {
-      action: 'start',
-      summary: `distribute ${files(state)} from ${w.coordinator} to ${peers.join(', ')} (POST /dars/distribute): ${describeLack(missing, peers)}${refusal ? `; as things stand now it would refuse: ${refusal.message}` : ''}`,
-      details: { coordinator: w.coordinator, peers, files: state.dars.map((d) => d.filename) },
+  if (peers.length === 0) {
+    return {
+      action: 'update',
+      summary: `upload ${files(state)} to ${w.coordinator} (POST /dars/upload): the peers vetted every package, ${describeLack(missing, [w.coordinator])}`,
+      details: { node: w.coordinator, files: state.dars.map((d) => d.filename) },
     };
-    return { changes: [change] };
   }
+  const unknown = peers.filter((p) => state.unknownPeers.includes(p));
+  const refusal =
+    unknown.length > 0
+      ? new StepError(
+          `${w.coordinator}'s peer table does not list ${unknown.join(', ')}: a Dars workflow to ${unknown.length === 1 ? 'it' : 'them'} would wait forever`,
+          { hint: 'set up the peer mesh first (dpm.network), then run again' },
+        )
+      : undefined;
+  // In `plan`, an earlier step (dpm.network) may still set the mesh up: say so instead of failing.
+  if (refusal && state.mode === 'run') throw refusal;
   return {
-    changes: [
-      {
-        action: 'update',
-        summary: `upload ${files(state)} to ${w.coordinator} (POST /dars/upload): the peers vetted every package, ${describeLack(missing, [w.coordinator])}`,
-        details: { node: w.coordinator, files: state.dars.map((d) => d.filename) },
-      },
-    ],
+    action: 'start',
+    summary: `distribute ${files(state)} from ${w.coordinator} to ${peers.join(', ')} (POST /dars/distribute): ${describeLack(missing, peers)}${refusal ? `; as things stand now it would refuse: ${refusal.message}` : ''}`,
+    details: { coordinator: w.coordinator, peers, files: state.dars.map((d) => d.filename) },
   };
 }
 

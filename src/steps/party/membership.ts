@@ -22,7 +22,6 @@ import {
   Deadline,
   Findings,
   durationMs,
-  earlierRun,
   enforceChecks,
   hasOwnerKeys,
   membersOf,
@@ -30,19 +29,13 @@ import {
   partyRefSchema,
   participantRef,
   refused,
-  retryChange,
   sameSet,
   thresholdSchema,
   timeoutSchema,
   type Namer,
 } from './party-common.js';
-import {
-  followChange,
-  seeRunThrough,
-  startWorkflow,
-  type Followed,
-  type StartOutcome,
-} from './workflow-lifecycle.js';
+import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
+import { seeRunThrough, startWorkflow, type Followed, type StartOutcome } from './workflow-lifecycle.js';
 import {
   concerns,
   describeRun,
@@ -51,14 +44,10 @@ import {
   namerOf,
   nodeOfParticipant,
   participantOf,
-  pendingOf,
-  rivalError,
-  rivalOf,
   type NodeRun,
   type RunMatch,
 } from './workflow-runs.js';
 import {
-  declineChange,
   declineLeftover,
   leftoverInvitations,
   readParty,
@@ -215,15 +204,11 @@ function matchOf<W extends MembershipWith>(
   };
 }
 
-type Decision =
-  | { action: 'in-sync'; outputs: Outputs }
-  | { action: 'start' }
-  | { action: 'adopt'; at: NodeRun }
-  | { action: 'retry'; run: WorkflowRun }
+/** The lifecycle's decision, and membership's own when the change is in effect. */
+type MembershipDecision =
+  | Exclude<Decision, { action: 'refuse' | 'verify' }>
   /** the coordinator took part in this change as a peer: wait until its row is done */
-  | { action: 'settle'; run: WorkflowRun }
-  /** in effect, but a run of this kind left invitations pending here: decline them */
-  | { action: 'decline'; leftovers: Leftover[] };
+  | { action: 'settle'; run: WorkflowRun };
 
 function outputsOf(party: DecentralizedParty): Outputs {
   return { party_id: party.party_id, threshold: party.threshold, members: membersOf(party) };
@@ -238,21 +223,21 @@ function declared<W extends MembershipWith>(
   return sameSet(membersOf(party), spec.membersAfter(s)) && party.threshold === w.threshold;
 }
 
-function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: MembershipState): Decision {
+/**
+ * The lifecycle's decision (decideRun) with membership's rules: the members already as declared with another
+ * threshold is refused first; a run of the party in flight on the coordinator in either role stops a start (the
+ * DPM refuses it, §5), unless it is the coordinator's own peer row of this change, which is waited for; only a
+ * failed last run is judged (a completed change says nothing of the party now: a later change may have undone
+ * it); a failed run is retried by the coordinator's operator only; the kind's preconditions come last.
+ */
+function decide<W extends MembershipWith>(
+  spec: MembershipKind<W>,
+  w: W,
+  s: MembershipState,
+): MembershipDecision {
   const name: Namer = (p) => s.names[p] ?? p;
-  const match = matchOf(spec, w, s.partyId, s);
-  // a run of this very change still in flight: the step is done only once it is (the next change would be refused)
-  const pending = pendingOf(s.around, match, w.coordinator);
-  const peerRow = s.runs.find(
-    (r) => r.role === 'Peer' && r.status === 'inprogress' && r.kind === spec.kind && spec.sameChange(r, w, s),
-  );
-  if (declared(spec, w, s, s.party)) {
-    if (pending) return { action: 'adopt', at: pending };
-    if (peerRow) return { action: 'settle', run: peerRow };
-    if (s.leftovers.length > 0) return { action: 'decline', leftovers: s.leftovers };
-    return { action: 'in-sync', outputs: outputsOf(s.party) };
-  }
-  if (sameSet(membersOf(s.party), spec.membersAfter(s)) && spec.kind !== 'ChangeThreshold') {
+  const reached = declared(spec, w, s, s.party) ? outputsOf(s.party) : undefined;
+  if (!reached && sameSet(membersOf(s.party), spec.membersAfter(s)) && spec.kind !== 'ChangeThreshold') {
     throw new StepError(
       `${spec.describe(w, name, s)}: the members are already as declared, but the threshold is ${s.party.threshold}, not ${w.threshold}`,
       {
@@ -260,30 +245,59 @@ function decide<W extends MembershipWith>(spec: MembershipKind<W>, w: W, s: Memb
       },
     );
   }
-  // another change of the party in flight on any member: two coordinators changing one party race each other
-  const rival = rivalOf(s.around, match);
-  if (rival) throw rivalError(match, rival, name);
-  if (pending) return { action: 'adopt', at: pending };
+  /** the coordinator's own peer row of this very change, in flight */
+  const ownRow = (r: WorkflowRun): boolean =>
+    r.role === 'Peer' && r.status === 'inprogress' && r.kind === spec.kind && spec.sameChange(r, w, s);
+  const peerRow = s.runs.find(ownRow);
   // the DPM refuses a start while any run of the party is in flight on the node, in either role (§5)
   const busy = s.runs.find((r) => r.status === 'inprogress');
-  if (busy) {
-    if (busy.role === 'Peer' && busy.kind === spec.kind && spec.sameChange(busy, w, s))
-      return { action: 'settle', run: busy };
-    throw new StepError(
-      `party ${s.partyId} already has a ${busy.kind} workflow in flight on ${w.coordinator}: ${describeRun(busy)}`,
-      {
-        hint: `only one change of a party runs at a time: wait for it, or cancel it on its coordinator (${busy.role === 'Coordinator' ? `dpm.workflow { node: ${w.coordinator}, instance: ${busy.instance_name}, action: cancel }` : `${busy.coordinator_name ?? 'the node that started it'}, run ${busy.coordinator_instance ?? '?'}`})`,
-      },
-    );
-  }
   const last = s.runs.find(
     (r) => r.role === 'Coordinator' && r.kind === spec.kind && spec.sameChange(r, w, s),
   );
-  const earlier = earlierRun(name, w.coordinator, last);
-  // only the coordinator's operator retries its run: another operator waits for the run to go on (as for a start)
-  if (earlier.verdict === 'retry')
-    return s.external.includes(s.coordinatorId) ? { action: 'start' } : { action: 'retry', run: earlier.run };
-  if (earlier.verdict === 'blocked') throw earlier.error;
+  const decision = decideRun({
+    coordinator: w.coordinator,
+    match: matchOf(spec, w, s.partyId, s),
+    around: s.around,
+    reached,
+    leftovers: s.leftovers,
+    last: !busy && last?.status === 'failed' ? last : undefined,
+    name,
+  });
+  switch (decision.action) {
+    case 'refuse':
+      throw decision.error;
+    case 'in-sync':
+    case 'decline':
+      return peerRow ? { action: 'settle', run: peerRow } : decision;
+    case 'retry':
+      // only the coordinator's operator retries its run: another operator waits for the run to go on (as for a start)
+      return s.external.includes(s.coordinatorId) ? { action: 'start' } : decision;
+    case 'start':
+      if (busy) {
+        if (ownRow(busy)) return { action: 'settle', run: busy };
+        throw new StepError(
+          `party ${s.partyId} already has a ${busy.kind} workflow in flight on ${w.coordinator}: ${describeRun(busy)}`,
+          {
+            hint: `only one change of a party runs at a time: wait for it, or cancel it on its coordinator (${busy.role === 'Coordinator' ? `dpm.workflow { node: ${w.coordinator}, instance: ${busy.instance_name}, action: cancel }` : `${busy.coordinator_name ?? 'the node that started it'}, run ${busy.coordinator_instance ?? '?'}`})`,
+          },
+        );
+      }
+      return preconditionHolds(spec, w, s, name);
+    case 'follow':
+      return decision;
+    case 'verify':
+      // never decided: only a failed last run is handed over
+      throw new Error(`membership does not verify a completed run (${decision.run.instance_name})`);
+  }
+}
+
+/** A start, once the kind's preconditions hold (what the DPM would refuse, said before anything is sent). */
+function preconditionHolds<W extends MembershipWith>(
+  spec: MembershipKind<W>,
+  w: W,
+  s: MembershipState,
+  name: Namer,
+): { action: 'start' } {
   const problem = spec.precondition(w, s, name);
   if (problem !== undefined) {
     throw new StepError(`${spec.describe(w, name, s)} cannot start: ${problem}`, {
@@ -308,8 +322,6 @@ export function planMembership<W extends MembershipWith>(
   switch (decision.action) {
     case 'in-sync':
       return { changes: [], outputs: decision.outputs };
-    case 'adopt':
-      return { changes: [followChange(decision.at, w.coordinator, name, details)] };
     case 'settle':
       return {
         changes: [
@@ -320,32 +332,25 @@ export function planMembership<W extends MembershipWith>(
           },
         ],
       };
-    case 'retry':
-      return { changes: [retryChange(decision.run, w.coordinator, details)] };
-    case 'decline':
-      return { changes: decision.leftovers.map((l) => declineChange(l, details)) };
-    case 'start':
-      return {
-        changes: [
-          s.external.includes(s.coordinatorId)
-            ? {
-                action: 'wait',
-                summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${
-                  invitees
-                    .filter((p) => !s.external.includes(p))
-                    .map(name)
-                    .join(', ') || 'no node of this target'
-                } and wait for it`,
-                details,
-              }
-            : {
-                action: 'start',
-                summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
-                details,
-              },
-        ],
-      };
   }
+  const start = (): Change =>
+    s.external.includes(s.coordinatorId)
+      ? {
+          action: 'wait',
+          summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${
+            invitees
+              .filter((p) => !s.external.includes(p))
+              .map(name)
+              .join(', ') || 'no node of this target'
+          } and wait for it`,
+          details,
+        }
+      : {
+          action: 'start',
+          summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
+          details,
+        };
+  return { changes: plannedChanges(decision, w.coordinator, name, { details, start }) };
 }
 
 /** Waits until the coordinator's cached party has the current members and every owner key (§4: the start checks read it). */
@@ -387,23 +392,11 @@ export async function applyMembership<W extends MembershipWith>(
     remaining: () => deadline.remaining(),
   };
   let followed: Followed | undefined;
-  switch (decision.action) {
-    case 'settle':
-      await waitForRun(ctx, coordinator, decision.run.instance_name, deadline.remaining());
-      break;
-    case 'adopt':
-      followed = await seeRunThrough(ctx, { follow: decision.at }, through);
-      break;
-    case 'retry':
-      followed = await seeRunThrough(ctx, { retry: { node: coordinator, run: decision.run } }, through);
-      break;
-    case 'start':
-      followed = await seeRunThrough(
-        ctx,
-        { start: () => startOnce(spec, ctx, w, s, through.match, deadline) },
-        through,
-      );
-      break;
+  if (decision.action === 'settle') {
+    await waitForRun(ctx, coordinator, decision.run.instance_name, deadline.remaining());
+  } else {
+    const start = () => startOnce(spec, ctx, w, s, through.match, deadline);
+    followed = await seeRunThrough(ctx, beginOf(decision, coordinator, start), through);
   }
   // the change is in effect: what its runs left pending on this target's nodes (a kick's quorum was met
   // without them; another operator's run completed before this step could follow it) is declined

@@ -26,7 +26,6 @@ import {
   Findings,
   describeParty,
   durationMs,
-  earlierRun,
   enforceChecks,
   hasOwnerKeys,
   isExpression,
@@ -39,10 +38,9 @@ import {
   sameSet,
   thresholdSchema,
   timeoutSchema,
-  retryChange,
 } from './party-common.js';
+import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {
-  followChange,
   reconcileStart,
   seeRunThrough,
   startWorkflow,
@@ -53,10 +51,7 @@ import {
   describeRun,
   isControlled,
   participantOf,
-  pendingOf,
   readEach,
-  rivalError,
-  rivalOf,
   runsAround,
   type NodeRun,
   type RunMatch,
@@ -108,13 +103,6 @@ interface Observed {
   /** peers whose invitation this target cannot accept (controlled: false) */
   uncontrolled: string[];
 }
-
-type Decision =
-  | { action: 'in-sync'; outputs: Outputs }
-  | { action: 'start' }
-  | { action: 'adopt'; at: NodeRun }
-  | { action: 'retry'; run: WorkflowRun }
-  | { action: 'verify'; run: WorkflowRun };
 
 function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
@@ -201,19 +189,13 @@ function matchOf(w: With, state: Pick<Observed, 'members' | 'threshold'>): RunMa
   };
 }
 
-function decide(w: With, state: Observed): Decision {
+/** The lifecycle's decision (decideRun), after the refusal that is onboarding's own: a party it must not change. */
+function decide(w: With, state: Observed): Exclude<Decision, { action: 'refuse' }> {
   const name = (p: string): string => state.names[p] ?? p;
-  const declared = `members ${state.members.map(name).join(', ')} and threshold ${state.threshold}`;
   const existing = state.party ?? state.elsewhere?.party;
-  const match = matchOf(w, state);
-  // an onboarding of this very party still in flight: done only once it is
-  const pending = pendingOf(state.around, match, w.coordinator);
-  if (state.party && matches(state, state.party)) {
-    return pending
-      ? { action: 'adopt', at: pending }
-      : { action: 'in-sync', outputs: outputsOf(w, state.party) };
-  }
-  if (existing) {
+  const reached = state.party && matches(state, state.party) ? outputsOf(w, state.party) : undefined;
+  if (existing && !reached) {
+    const declared = `members ${state.members.map(name).join(', ')} and threshold ${state.threshold}`;
     const have = membersOf(existing);
     const adds = state.members.filter((m) => !have.includes(m)).map(name);
     const removes = have.filter((m) => !state.members.includes(m)).map(name);
@@ -232,32 +214,26 @@ function decide(w: With, state: Observed): Decision {
       },
     );
   }
-  // another onboarding of the prefix in flight (other members, or coordinated by a peer)
-  const rival = rivalOf(state.around, match);
-  if (rival) throw rivalError(match, rival, name);
-  if (pending) return { action: 'adopt', at: pending };
-  const run = state.run;
-  if (run && !match.same?.(run, w.coordinator)) return { action: 'start' };
-  const earlier = earlierRun(name, w.coordinator, run);
-  switch (earlier.verdict) {
-    case 'adopt':
-      return { action: 'adopt', at: { node: w.coordinator, run: earlier.run } };
-    case 'retry':
-      return { action: 'retry', run: earlier.run };
-    case 'blocked':
-      throw earlier.error;
-    case 'none':
-      return run?.status === 'completed' ? { action: 'verify', run } : { action: 'start' };
-  }
+  const match = matchOf(w, state);
+  // the coordinator's last onboarding of the prefix is judged only when it is this very onboarding
+  const last = state.run && match.same?.(state.run, w.coordinator) ? state.run : undefined;
+  const decision = decideRun({
+    coordinator: w.coordinator,
+    match,
+    around: state.around,
+    reached,
+    last,
+    name,
+  });
+  if (decision.action === 'refuse') throw decision.error;
+  return decision;
 }
 
 function plan(w: With, state: Observed): ItemPlan {
-  const names = (ids: readonly string[]): string => ids.map((p) => state.names[p] ?? p).join(', ');
   const decision = decide(w, state);
-  return decision.action === 'in-sync'
-    ? { changes: [], outputs: decision.outputs }
-    : // what the playbook declares is known before the party exists; its id and member order are not
-      { changes: changesOf(w, state, decision, names), knownOutputs: declaredOutputs(w, state) };
+  if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
+  // what the playbook declares is known before the party exists; its id and member order are not
+  return { changes: changesOf(w, state, decision), knownOutputs: declaredOutputs(w, state) };
 }
 
 /** The outputs a party that is still to be made will have as declared: its nodes and threshold. */
@@ -265,38 +241,21 @@ function declaredOutputs(w: With, state: Observed): Outputs {
   return { nodes: [w.coordinator, ...w.peers], threshold: state.threshold };
 }
 
-function changesOf(
-  w: With,
-  state: Observed,
-  decision: Exclude<Decision, { action: 'in-sync' }>,
-  names: (ids: readonly string[]) => string,
-): Change[] {
-  const peers = names(state.members.slice(1));
-  const details = { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold };
+function changesOf(w: With, state: Observed, decision: Exclude<Decision, { action: 'in-sync' }>): Change[] {
+  const name = (p: string): string => state.names[p] ?? p;
+  const peers = state.members.slice(1).map(name).join(', ');
   const others =
     state.uncontrolled.length > 0 ? `; ${state.uncontrolled.join(', ')} must accept on their own` : '';
-  switch (decision.action) {
-    case 'start':
-      return [
-        {
-          action: 'start',
-          summary: `start the onboarding of party '${w.prefix}' on ${w.coordinator} with ${peers} (threshold ${state.threshold} of ${state.members.length})${others}`,
-          details: { ...details, peers: w.peers },
-        },
-      ];
-    case 'adopt':
-      return [followChange(decision.at, w.coordinator, (p) => state.names[p] ?? p, details, others)];
-    case 'retry':
-      return [retryChange(decision.run, w.coordinator, details)];
-    case 'verify':
-      return [
-        {
-          action: 'wait',
-          summary: `run ${decision.run.instance_name} completed: wait until ${w.coordinator} sees party '${w.prefix}'`,
-          details: { ...details, instance: decision.run.instance_name },
-        },
-      ];
-  }
+  return plannedChanges(decision, w.coordinator, name, {
+    details: { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold },
+    note: others,
+    verified: `sees party '${w.prefix}'`,
+    start: () => ({
+      action: 'start',
+      summary: `start the onboarding of party '${w.prefix}' on ${w.coordinator} with ${peers} (threshold ${state.threshold} of ${state.members.length})${others}`,
+      details: { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold, peers: w.peers },
+    }),
+  });
 }
 
 function meshError(ctx: StepContext, coordinator: string, error: ServiceError): StepError {
@@ -325,27 +284,16 @@ async function apply(ctx: ItemContext, w: With, state: Observed): Promise<Output
     members: [coordinator, ...w.peers],
     remaining: () => deadline.remaining(),
   };
+  if (decision.action === 'retry' && !isControlled(ctx, coordinator)) {
+    throw new PausedError(
+      `${describeRun(decision.run)} on ${coordinator} failed; ${coordinator} is not controlled by this target`,
+      `the operator of ${coordinator} retries it (this same playbook, on its target); run this again to follow it`,
+    );
+  }
   let followed: Followed | undefined;
-  switch (decision.action) {
-    case 'start':
-      followed = await seeRunThrough(ctx, { start: () => start(ctx, w, state, through.match) }, through);
-      break;
-    case 'adopt':
-      followed = await seeRunThrough(ctx, { follow: decision.at }, through);
-      break;
-    case 'retry': {
-      const { run } = decision;
-      if (!isControlled(ctx, coordinator)) {
-        throw new PausedError(
-          `${describeRun(run)} on ${coordinator} failed; ${coordinator} is not controlled by this target`,
-          `the operator of ${coordinator} retries it (this same playbook, on its target); run this again to follow it`,
-        );
-      }
-      followed = await seeRunThrough(ctx, { retry: { node: coordinator, run } }, through);
-      break;
-    }
-    case 'verify':
-      break;
+  if (decision.action === 'follow' || decision.action === 'retry' || decision.action === 'start') {
+    const begin = beginOf(decision, coordinator, () => start(ctx, w, state, through.match));
+    followed = await seeRunThrough(ctx, begin, through);
   }
   const views = await waitForParty(
     ctx,

@@ -7,7 +7,7 @@
  */
 import type { DecentralizedParty, WorkflowRun } from '../../clients/dpm-wire.js';
 import { ServiceError, StepError } from '../../errors.js';
-import type { Change, JsonValue, StaticFinding, StepContext } from '../../engine/step.js';
+import type { StaticFinding, StepContext } from '../../engine/step.js';
 import { didYouMean } from '../../playbook/closest.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
@@ -245,19 +245,6 @@ export function declinedBy(run: WorkflowRun): string | undefined {
  * resumes at the failed step and revives the peers (dpm-api.md §6, §7.3). Never a declined run, a peer row, or a
  * run whose stored configuration could not be read back.
  */
-/** The planned change of retrying a failed run from its failed step (only ever offered when retrySafe). */
-export function retryChange(
-  run: WorkflowRun,
-  coordinator: string,
-  details: Record<string, JsonValue>,
-): Change {
-  return {
-    action: 'start',
-    summary: `retry ${describeRun(run)} on ${coordinator} from its failed step (a coordinator failure is safe to retry)`,
-    details: { ...details, instance: run.instance_name },
-  };
-}
-
 export function retrySafe(run: WorkflowRun): boolean {
   const error = run.error ?? '';
   return (

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { DpmClient } from '../../clients/dpm.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { PARTICIPANT, PARTY, fakeContext, run, target } from './packages-testing.js';
-import { followChange, seeRunThrough, startWorkflow } from './workflow-lifecycle.js';
+import type { WorkflowRun } from '../../clients/dpm-wire.js';
+import type { Change } from '../../engine/step.js';
+import {
+  decideRun,
+  followChange,
+  plannedChanges,
+  type Decision,
+  type RunsObserved,
+} from './workflow-decision.js';
+import { seeRunThrough, startWorkflow } from './workflow-lifecycle.js';
 import { waitForRun } from './workflow-waits.js';
 
 const t = target({ node1: {}, node2: { controlled: false }, node3: { controlled: false } });
@@ -219,5 +228,148 @@ describe('followChange', () => {
       /^follow Kick run alpha-kick-1: .* on node2 \(remove node3\): the same change, coordinated there/,
     );
     expect(follow.details).toEqual({ node: 'node2', instance: 'alpha-kick-1' });
+  });
+});
+
+describe('decideRun: one ladder for every workflow kind', () => {
+  const name = (p: string) => Object.entries(PARTICIPANT).find(([, id]) => id === p)?.[0] ?? p;
+  const match = {
+    kind: 'ChangeThreshold' as const,
+    party: PARTY,
+    same: (r: WorkflowRun) => r.new_threshold === 3,
+  };
+  const change = (status: WorkflowRun['status'], threshold: number, fields: Partial<WorkflowRun> = {}) =>
+    run({
+      instance_name: `alpha-change-threshold-${threshold}`,
+      kind: 'ChangeThreshold',
+      status,
+      dec_party_id: PARTY,
+      new_threshold: threshold,
+      ...fields,
+    });
+  const ours = { node: 'node2', run: change('inprogress', 3) };
+  const oursHere = { node: 'node1', run: change('inprogress', 3) };
+  const rival = { node: 'node3', run: change('inprogress', 1) };
+  const outputs = { threshold: 3 };
+  const card = {
+    id: 'card-1',
+    invitation_type: 'ChangeThreshold' as const,
+    coordinator_pubkey: '02ab',
+    received_at: 1,
+  };
+  const leftover = { node: 'node2', card: { ...card, workflow_instance: 'x' }, run: change('completed', 3) };
+  const safe = change('failed', 3, { error: 'Coordinator workflow failed: timeout' });
+  const declined = change('failed', 3, { error: `Peer ${PARTICIPANT.node3} declined the invitation` });
+  const completed = change('completed', 3);
+  const seen = (fields: Partial<RunsObserved>): RunsObserved => ({
+    coordinator: 'node1',
+    match,
+    around: [],
+    reached: undefined,
+    name,
+    ...fields,
+  });
+  /** the decision, told as its action and what it names */
+  const told = (d: Decision): string => {
+    switch (d.action) {
+      case 'in-sync':
+        return 'in-sync';
+      case 'decline':
+        return `decline ${d.leftovers.map((l) => l.card.id).join(',')}`;
+      case 'follow':
+        return `follow ${d.at.run.instance_name} on ${d.at.node}`;
+      case 'retry':
+      case 'verify':
+        return `${d.action} ${d.run.instance_name}`;
+      case 'start':
+        return 'start';
+      case 'refuse':
+        return `refuse: ${d.error.message}`;
+    }
+  };
+
+  it.each<[string, Partial<RunsObserved>, string]>([
+    ['end state reached, nothing in flight', { reached: outputs }, 'in-sync'],
+    [
+      'end state reached, completed runs left a card here',
+      { reached: outputs, leftovers: [leftover] },
+      'decline card-1',
+    ],
+    [
+      'end state reached, the same change still in flight (it lingers at Complete)',
+      { reached: outputs, around: [ours], leftovers: [leftover] },
+      'follow alpha-change-threshold-3 on node2',
+    ],
+    ['nothing there', {}, 'start'],
+    [
+      'the same change in flight on the coordinator and on another member: the coordinator’s first',
+      { around: [ours, oursHere] },
+      'follow alpha-change-threshold-3 on node1',
+    ],
+    [
+      'another change of the party in flight, beside the same change',
+      { around: [ours, rival] },
+      'refuse: refusing to start: node3 is already changing party',
+    ],
+    [
+      'the last run in flight on the coordinator',
+      { last: oursHere.run },
+      'follow alpha-change-threshold-3 on node1',
+    ],
+    ['the last run failed on the coordinator’s own work', { last: safe }, 'retry alpha-change-threshold-3'],
+    [
+      'the last run was declined',
+      { last: declined },
+      'refuse: the ChangeThreshold run alpha-change-threshold-3 on node1 failed: node3',
+    ],
+    [
+      'the last run completed, its effect not seen yet',
+      { last: completed },
+      'verify alpha-change-threshold-3',
+    ],
+    ['the last run was cancelled', { last: change('cancelled', 3) }, 'start'],
+    [
+      'a completed run of another change (not the last run of this one)',
+      { around: [{ node: 'node3', run: change('completed', 1) }] },
+      'start',
+    ],
+  ])('%s', (_what, fields, expected) => {
+    expect(told(decideRun(seen(fields)))).toMatch(new RegExp(`^${expected.replace(/[()]/g, '\\$&')}`));
+  });
+
+  it('follows the same change before looking for another one when the kind says so, and words its refusal', () => {
+    expect(told(decideRun(seen({ around: [rival, ours] }), { followBeforeRivals: true }))).toBe(
+      'follow alpha-change-threshold-3 on node2',
+    );
+    expect(
+      told(decideRun(seen({ around: [rival] }), { lead: 'refusing to start the Contracts workflow' })),
+    ).toMatch(/^refuse: refusing to start the Contracts workflow: node3 is already changing party/);
+  });
+
+  it('plans each decision: the shared changes, the kind’s own start with what would refuse it', () => {
+    const start = (refusal?: Error): Change => ({
+      action: 'start',
+      summary: refusal ? `start; as things stand now it would refuse: ${refusal.message}` : 'start',
+    });
+    const plan = (d: Decision) =>
+      d.action === 'in-sync'
+        ? []
+        : plannedChanges(d, 'node1', name, { details: { party: PARTY }, verified: 'sees it', start }).map(
+            (c) => `${c.action}: ${c.summary}`,
+          );
+    expect(plan(decideRun(seen({ reached: outputs, leftovers: [leftover] })))).toEqual([
+      'delete: decline the invitation of alpha-change-threshold-3 left pending on node2: the run completed without it (its quorum was met)',
+    ]);
+    expect(plan(decideRun(seen({ around: [ours] })))[0]).toMatch(
+      /^wait: follow ChangeThreshold run .* on node2/,
+    );
+    expect(plan(decideRun(seen({ last: safe })))[0]).toMatch(/^start: retry ChangeThreshold run .* on node1/);
+    expect(plan(decideRun(seen({ last: completed })))).toEqual([
+      'wait: run alpha-change-threshold-3 completed: wait until node1 sees it',
+    ]);
+    expect(plan(decideRun(seen({})))).toEqual(['start: start']);
+    expect(plan(decideRun(seen({ last: declined })))[0]).toMatch(
+      /^start: start; as things stand now it would refuse: the ChangeThreshold run .* declined the invitation/,
+    );
   });
 });

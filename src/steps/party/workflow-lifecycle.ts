@@ -25,21 +25,13 @@
 import { AmbiguousOutcomeError, PausedError, ServiceError, StepError } from '../../errors.js';
 import type { DpmClient } from '../../clients/dpm.js';
 import type { WorkflowKind, WorkflowResponse, WorkflowRun } from '../../clients/dpm-wire.js';
-import type {
-  Change,
-  Intent,
-  ItemContext,
-  JsonValue,
-  Reconciliation,
-  StepContext,
-} from '../../engine/step.js';
+import type { Intent, ItemContext, Reconciliation, StepContext } from '../../engine/step.js';
 import { failedRunError, refused } from './party-common.js';
 import {
   Competitors,
   allOrNone,
   POLL_MS,
   carries,
-  changeOf,
   describeRun,
   findRuns,
   isControlled,
@@ -51,7 +43,6 @@ import {
   rivalOf,
   runsAround,
   whileWaiting,
-  type Namer,
   type NodeRun,
   type RunMatch,
 } from './workflow-runs.js';
@@ -337,30 +328,6 @@ export async function seeRunThrough(
   }
   await followRun(ctx, followed, remaining);
   return followed;
-}
-
-/**
- * The planned change of following a run of the change: adopting it on the coordinator, or following it where
- * another member coordinates it. `note` ends the summary (who accepts on their own).
- */
-export function followChange(
-  at: NodeRun,
-  coordinator: string,
-  name: Namer,
-  details: Record<string, JsonValue> = {},
-  note = '',
-): Change {
-  const { node, run } = at;
-  const change = changeOf(run, name);
-  const accept = `accept its invitations on the nodes this target controls`;
-  return {
-    action: 'wait',
-    summary:
-      node === coordinator
-        ? `adopt ${describeRun(run)} on ${node} and wait for it (${change}); ${accept}${note}`
-        : `follow ${describeRun(run)} on ${node} (${change}): the same change, coordinated there; ${accept} and wait for it${note}`,
-    details: { ...details, node, instance: run.instance_name },
-  };
 }
 
 /**
