@@ -4,15 +4,19 @@
  * request log shows the first one's start POST, so the race is the same on every run; what happened is counted
  * on the nodes' own APIs. Workflows take seconds where the race needs them to (the realistic profile).
  */
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Api } from '@ledgerbook/sandbox/testing';
+import { cli } from './cli.js';
 import {
   contractsPrepared,
   partyCredentials,
   alphaOnboarded,
   deployOnly,
   liveParty,
+  onboardOnly,
   output,
+  partyWorld,
   realisticWorld,
   requestSeen,
   requestsEverywhere,
@@ -45,6 +49,34 @@ async function runsEverywhere(w: PartyWorld, kind: string): Promise<number> {
   const lists = await Promise.all(w.world.dpm.map((api) => runsOf(api, kind)));
   return lists.flat().length;
 }
+
+describe('an operator whose target does not control the coordinator', () => {
+  it('plans to wait for that operator’s run and follow it, not to start one, and sends nothing', async () => {
+    const w = (current = await partyWorld({ profile: 'realistic', timeScale: 0.1 }));
+    const before = await w.writes();
+    const target = await w.target('node2-only.yaml', controlling('node2'));
+    const playbook = await w.playbook('onboard.yaml', onboardOnly('beta'));
+    const args = [
+      'plan',
+      playbook,
+      '--target',
+      target,
+      '--state-dir',
+      join(w.dir, 'op2'),
+      '--detailed-exitcode',
+    ];
+    const planned = await cli(args, { cwd: w.dir });
+    expect(planned.code, output(planned)).toBe(2);
+    expect(planned.stdout).toContain(
+      "wait for the operator of node1 (not controlled here) to start the onboarding of party 'beta' on node1",
+    );
+    expect(planned.stdout).toContain(
+      'then follow that run: accept its invitations on the nodes this target controls',
+    );
+    expect(planned.stdout).not.toMatch(/~ start the onboarding/);
+    expect(await w.writes()).toEqual(before);
+  });
+});
 
 describe('two operators deploy the same contracts', () => {
   it('the second, coordinating on its own node, follows the first one’s run instead: one Contracts run, one contract', async () => {

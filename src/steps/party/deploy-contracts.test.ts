@@ -208,14 +208,18 @@ describe('dpm.deploy-contracts: observe and plan', () => {
     expect(fake.calls).toEqual(['node1 decentralizedParties']);
   });
 
-  it("does not refuse over another operator's coordinator lacking the party credentials: that operator starts the run", async () => {
+  it("does not refuse over another operator's coordinator lacking the party credentials: the plan waits for that operator's run", async () => {
     const foreign = target({
       node1: { party: MEMBER.node1, controlled: false },
       node2: { party: MEMBER.node2 },
       node3: { party: MEMBER.node3 },
     });
     const { plan } = await planOf(nodes({ auth: { parties: [] } }), foreign);
-    expect(plan().changes).toEqual([expect.objectContaining({ action: 'start' })]);
+    const changes = plan().changes;
+    expect(changes.map((c) => c.action)).toEqual(['wait']);
+    expect(changes[0]?.summary).toMatch(
+      /^wait for the operator of node1 \(not controlled here\) to start a Contracts workflow on node1 for alpha::.*; then follow that run/,
+    );
   });
 
   it('refuses without the party credentials on the coordinator; an insecure node (mock) needs none', async () => {

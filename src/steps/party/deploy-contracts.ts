@@ -537,7 +537,9 @@ function planContracts(w: With, state: Observed): ItemPlan {
       },
     };
   };
-  return { changes: plannedChanges(decision, w.coordinator, namer(state), { start }) };
+  return {
+    changes: plannedChanges(decision, w.coordinator, namer(state), { start, startsHere: state.startsHere }),
+  };
 }
 
 /** How a Contracts run of the party is seen through: each phase with the step's whole timeout. */

@@ -39,6 +39,7 @@ import {
 } from './workflow-lifecycle.js';
 import {
   describeRun,
+  isControlled,
   namerOf,
   participantOf,
   pendingOf,
@@ -85,6 +86,8 @@ type With = FromSchema<typeof withSchema>;
 interface Observed {
   /** `plan` reports what would stop a start; `run` refuses */
   mode: 'plan' | 'run';
+  /** the coordinator is controlled here: the run is started here, not by its operator (see ChangeWording) */
+  startsHere: boolean;
   /** Dars runs of these files on the coordinator and the peers, newest first */
   around: NodeRun[];
   dars: LoadedDar[];
@@ -137,6 +140,7 @@ async function observeDars(ctx: StepContext, w: With): Promise<Observed> {
   const name = namerOf(ctx);
   return {
     mode: ctx.mode,
+    startsHere: isControlled(ctx, w.coordinator),
     around,
     dars,
     packages,
@@ -191,7 +195,9 @@ function planDars(w: With, state: Observed): ItemPlan {
           details: { coordinator: w.coordinator, files: state.dars.map((d) => d.filename) },
         }
       : distribution(w, state, missing);
-  return { changes: plannedChanges(decision, w.coordinator, name, { start }) };
+  return {
+    changes: plannedChanges(decision, w.coordinator, name, { start, startsHere: state.startsHere }),
+  };
 }
 
 /** A Dars workflow to the peers that lack a package, or, when only the coordinator lacks one, an upload on it. */

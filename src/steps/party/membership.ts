@@ -333,24 +333,29 @@ export function planMembership<W extends MembershipWith>(
         ],
       };
   }
-  const start = (): Change =>
-    s.external.includes(s.coordinatorId)
-      ? {
-          action: 'wait',
-          summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${
-            invitees
-              .filter((p) => !s.external.includes(p))
-              .map(name)
-              .join(', ') || 'no node of this target'
-          } and wait for it`,
-          details,
-        }
-      : {
-          action: 'start',
-          summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
-          details,
-        };
-  return { changes: plannedChanges(decision, w.coordinator, name, { details, start }) };
+  const awaited = (): Change => ({
+    action: 'wait',
+    summary: `${what}: wait for the operator of ${w.coordinator} (not controlled here) to start a ${spec.kind} workflow there, then follow it: accept on ${
+      invitees
+        .filter((p) => !s.external.includes(p))
+        .map(name)
+        .join(', ') || 'no node of this target'
+    } and wait for it`,
+    details,
+  });
+  const start = (): Change => ({
+    action: 'start',
+    summary: `${what}: start a ${spec.kind} workflow on ${w.coordinator} (members now ${membersOf(s.party).map(name).join(', ')}, threshold ${s.party.threshold}); invites ${invitees.map(name).join(', ') || 'nobody'}${note}`,
+    details,
+  });
+  return {
+    changes: plannedChanges(decision, w.coordinator, name, {
+      details,
+      start,
+      awaited,
+      startsHere: !s.external.includes(s.coordinatorId),
+    }),
+  };
 }
 
 /** Waits until the coordinator's cached party has the current members and every owner key (§4: the start checks read it). */

@@ -102,6 +102,8 @@ interface Observed {
   names: Record<string, string>;
   /** peers whose invitation this target cannot accept (controlled: false) */
   uncontrolled: string[];
+  /** the coordinator is controlled here: the onboarding is started here, not by its operator */
+  startsHere: boolean;
 }
 
 function check(w: With, target: Target | undefined): StaticFinding[] {
@@ -174,6 +176,7 @@ async function observe(ctx: StepContext, w: With): Promise<Observed> {
     around,
     names,
     uncontrolled: w.peers.filter((p) => !isControlled(ctx, p)),
+    startsHere: isControlled(ctx, w.coordinator),
   };
 }
 
@@ -250,6 +253,7 @@ function changesOf(w: With, state: Observed, decision: Exclude<Decision, { actio
     details: { coordinator: w.coordinator, prefix: w.prefix, threshold: state.threshold },
     note: others,
     verified: `sees party '${w.prefix}'`,
+    startsHere: state.startsHere,
     start: () => ({
       action: 'start',
       summary: `start the onboarding of party '${w.prefix}' on ${w.coordinator} with ${peers} (threshold ${state.threshold} of ${state.members.length})${others}`,

@@ -185,6 +185,7 @@ describe('dpm.onboard-party', () => {
       around: fields['run'] ? [{ node: 'node1', run: fields['run'] }] : [],
       names,
       uncontrolled: ['node3'],
+      startsHere: true,
       ...fields,
     }) as Parameters<typeof dpmOnboardParty.plan>[1];
   const plan = (state: ReturnType<typeof observed>) => dpmOnboardParty.plan(w, state, item('', w));
@@ -212,6 +213,16 @@ describe('dpm.onboard-party', () => {
     expect(changes[0]?.summary).toBe(
       "start the onboarding of party 'alpha' on node1 with node2, node3 (threshold 2 of 3); node3 must accept on their own",
     );
+  });
+
+  it("plans to wait for the onboarding that another operator's coordinator starts, and to follow it", () => {
+    const { changes } = plan(observed({ startsHere: false }));
+    expect(changes.map((c) => [c.action, c.summary])).toEqual([
+      [
+        'wait',
+        "wait for the operator of node1 (not controlled here) to start the onboarding of party 'alpha' on node1 with node2, node3 (threshold 2 of 3); node3 must accept on their own; then follow that run: accept its invitations on the nodes this target controls and wait for it",
+      ],
+    ]);
   });
 
   it('adopts an onboarding of the prefix in progress instead of starting another', () => {

@@ -108,6 +108,13 @@ export interface ChangeWording {
   verified?: string;
   /** the start, with what would refuse it as things stand now (reported in `plan`) */
   start(refusal?: StepError): Change;
+  /**
+   * false: the coordinator is another operator's node (not controlled here): nothing is started here; that
+   * operator's run is waited for and followed (startWorkflow), and the plan says so
+   */
+  startsHere: boolean;
+  /** the plan's wait for that operator's start; default: the start's own summary, awaited (awaitedStart) */
+  awaited?(): Change;
 }
 
 /** The planned changes of a decision (the kinds plan `in-sync` themselves: no change, their outputs). */
@@ -134,7 +141,8 @@ export function plannedChanges(
         },
       ];
     case 'start':
-      return [wording.start()];
+      if (wording.startsHere) return [wording.start()];
+      return [wording.awaited?.() ?? awaitedStart(wording.start(), coordinator)];
     case 'refuse':
       return [wording.start(decision.error)];
   }
@@ -177,6 +185,18 @@ export function followChange(
         ? `adopt ${describeRun(run)} on ${node} and wait for it (${change}); ${accept}${note}`
         : `follow ${describeRun(run)} on ${node} (${change}): the same change, coordinated there; ${accept} and wait for it${note}`,
     details: { ...details, node, instance: run.instance_name },
+  };
+}
+
+/**
+ * The planned change of a start that another operator makes: its coordinator is not controlled here, so this
+ * target waits for that operator's run and follows it (accepting on the nodes it controls).
+ */
+export function awaitedStart(start: Change, coordinator: string): Change {
+  return {
+    action: 'wait',
+    summary: `wait for the operator of ${coordinator} (not controlled here) to ${start.summary}; then follow that run: accept its invitations on the nodes this target controls and wait for it`,
+    ...(start.details !== undefined ? { details: start.details } : {}),
   };
 }
 

@@ -351,12 +351,15 @@ describe('decideRun: one ladder for every workflow kind', () => {
       action: 'start',
       summary: refusal ? `start; as things stand now it would refuse: ${refusal.message}` : 'start',
     });
-    const plan = (d: Decision) =>
+    const plan = (d: Decision, startsHere = true) =>
       d.action === 'in-sync'
         ? []
-        : plannedChanges(d, 'node1', name, { details: { party: PARTY }, verified: 'sees it', start }).map(
-            (c) => `${c.action}: ${c.summary}`,
-          );
+        : plannedChanges(d, 'node1', name, {
+            details: { party: PARTY },
+            verified: 'sees it',
+            start,
+            startsHere,
+          }).map((c) => `${c.action}: ${c.summary}`);
     expect(plan(decideRun(seen({ reached: outputs, leftovers: [leftover] })))).toEqual([
       'delete: decline the invitation of alpha-change-threshold-3 left pending on node2: the run completed without it (its quorum was met)',
     ]);
@@ -368,6 +371,10 @@ describe('decideRun: one ladder for every workflow kind', () => {
       'wait: run alpha-change-threshold-3 completed: wait until node1 sees it',
     ]);
     expect(plan(decideRun(seen({})))).toEqual(['start: start']);
+    // another operator's coordinator: its operator starts the run; this target plans to wait for it and follow it
+    expect(plan(decideRun(seen({})), false)).toEqual([
+      'wait: wait for the operator of node1 (not controlled here) to start; then follow that run: accept its invitations on the nodes this target controls and wait for it',
+    ]);
     expect(plan(decideRun(seen({ last: declined })))[0]).toMatch(
       /^start: start; as things stand now it would refuse: the ChangeThreshold run .* declined the invitation/,
     );
