@@ -130,8 +130,10 @@ export function plannedChanges(
       return decision.leftovers.map((l) => declineChange(l, details));
     case 'follow':
       return [followChange(decision.at, coordinator, name, details, wording.note)];
-    case 'retry':
-      return [retryChange(decision.run, coordinator, details)];
+    case 'retry': {
+      const retry = retryChange(decision.run, coordinator, details);
+      return [wording.startsHere ? retry : awaitedStart(retry, coordinator)];
+    }
     case 'verify':
       return [
         {

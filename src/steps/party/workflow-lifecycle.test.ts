@@ -367,6 +367,9 @@ describe('decideRun: one ladder for every workflow kind', () => {
       /^wait: follow ChangeThreshold run .* on node2/,
     );
     expect(plan(decideRun(seen({ last: safe })))[0]).toMatch(/^start: retry ChangeThreshold run .* on node1/);
+    expect(plan(decideRun(seen({ last: safe })), false)[0]).toMatch(
+      /^wait: wait for the operator of node1 \(not controlled here\) to retry ChangeThreshold run .* on node1 from its failed step/,
+    );
     expect(plan(decideRun(seen({ last: completed })))).toEqual([
       'wait: run alpha-change-threshold-3 completed: wait until node1 sees it',
     ]);
