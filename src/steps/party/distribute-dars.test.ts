@@ -36,8 +36,13 @@ const t = target({ node1: {}, node2: {}, node3: {} });
 const w: With = { coordinator: 'node1', peers: ['node2', 'node3'], files: [GOV, WRAPPED] };
 const mesh = [PARTICIPANT.node1, PARTICIPANT.node2, PARTICIPANT.node3];
 
-async function planOf(nodes: Record<string, FakeNode>, given: With = w, mode: 'plan' | 'run' = 'run') {
-  const fake = fakeContext(t, nodes, PLAYBOOKS, mode);
+async function planOf(
+  nodes: Record<string, FakeNode>,
+  given: With = w,
+  mode: 'plan' | 'run' = 'run',
+  on = t,
+) {
+  const fake = fakeContext(on, nodes, PLAYBOOKS, mode);
   const state = await dpmDistributeDars.observe(fake.ctx, given);
   return { fake, plan: () => dpmDistributeDars.plan(given, state, { key: '', value: given }) };
 }
@@ -94,6 +99,34 @@ describe('dpm.distribute-dars: observe and plan', () => {
         summary:
           'upload governance-core-0.2.0.dar, wrapped-1.2.1.dar to node1 (POST /dars/upload): the peers vetted every package, node1 lacks wrapped:1.2.1, wrapped-holding:1.0.0',
       }),
+    ]);
+  });
+
+  it("with another operator's coordinator: waits for that operator's run, or leaves its own upload to it", async () => {
+    const theirs = target({ node1: { controlled: false }, node2: {}, node3: {} });
+    const toPeers = await planOf(
+      { node1: { vetted: [], peers: mesh }, node2: { vetted: all }, node3: { vetted: [gov] } },
+      w,
+      'run',
+      theirs,
+    );
+    expect(toPeers.plan().changes.map((c) => [c.action, c.summary])).toEqual([
+      [
+        'wait',
+        'wait for the operator of node1 (not controlled here) to distribute governance-core-0.2.0.dar, wrapped-1.2.1.dar from node1 to node3 (POST /dars/distribute): node3 lacks wrapped:1.2.1, wrapped-holding:1.0.0; then follow that run: accept its invitations on the nodes this target controls and wait for it',
+      ],
+    ]);
+    const ownUpload = await planOf(
+      { node1: { vetted: [gov], peers: mesh }, node2: { vetted: all }, node3: { vetted: all } },
+      w,
+      'run',
+      theirs,
+    );
+    expect(ownUpload.plan().changes.map((c) => [c.action, c.summary])).toEqual([
+      [
+        'wait',
+        'left to the operator of node1 (not controlled here): upload governance-core-0.2.0.dar, wrapped-1.2.1.dar to node1; node1 lacks wrapped:1.2.1, wrapped-holding:1.0.0; nothing is sent from here, and a parity gate stops the playbook until it is vetted',
+      ],
     ]);
   });
 

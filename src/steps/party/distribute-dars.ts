@@ -29,7 +29,7 @@ import {
   type PackageRef,
 } from './packages-common.js';
 import { declinedBy } from './party-common.js';
-import { decideRun, plannedChanges } from './workflow-decision.js';
+import { decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {
   seeRunThrough,
   startWorkflow,
@@ -168,6 +168,11 @@ function describeLack(missing: ReadonlyMap<string, PackageRef[]>, nodes: readonl
 }
 
 function planDars(w: With, state: Observed): ItemPlan {
+  return decideDars(w, state).plan;
+}
+
+/** The decision and the plan made from it; apply acts on the decision, never on the plan's wording. */
+function decideDars(w: With, state: Observed): { decision: Decision; plan: ItemPlan } {
   // A node that vetted a package of the same name and version under another id holds a different build: refuse
   // before anything is sent (dpm-api.md §12a matches packages by name and version).
   for (const [node, list] of state.vetted) crossCheck(state.packages, list, node);
@@ -184,7 +189,7 @@ function planDars(w: With, state: Observed): ItemPlan {
     last: declined,
     name,
   });
-  if (decision.action === 'in-sync') return { changes: [], outputs: decision.outputs };
+  if (decision.action === 'in-sync') return { decision, plan: { changes: [], outputs: decision.outputs } };
   // In `plan`, what would refuse the start is said in the change instead of failing; in `run`, nothing starts.
   if (decision.action === 'refuse' && state.mode === 'run') throw decision.error;
   const start = (refusal?: StepError): Change =>
@@ -195,9 +200,19 @@ function planDars(w: With, state: Observed): ItemPlan {
           details: { coordinator: w.coordinator, files: state.dars.map((d) => d.filename) },
         }
       : distribution(w, state, missing);
-  return {
-    changes: plannedChanges(decision, w.coordinator, name, { start, startsHere: state.startsHere }),
-  };
+  // only another operator's coordinator lacks a package: its operator uploads; no run to follow from here
+  const onlyCoordinator = !w.peers.some((p) => missing.has(p));
+  const awaited = (): Change => ({
+    action: 'wait',
+    summary: `left to the operator of ${w.coordinator} (not controlled here): upload ${files(state)} to ${w.coordinator}; ${describeLack(missing, [w.coordinator])}; nothing is sent from here, and a parity gate stops the playbook until it is vetted`,
+    details: { node: w.coordinator, files: state.dars.map((d) => d.filename) },
+  });
+  const changes = plannedChanges(decision, w.coordinator, name, {
+    start,
+    startsHere: state.startsHere,
+    ...(onlyCoordinator ? { awaited } : {}),
+  });
+  return { decision, plan: { changes } };
 }
 
 /** A Dars workflow to the peers that lack a package, or, when only the coordinator lacks one, an upload on it. */
@@ -285,16 +300,20 @@ export const dpmDistributeDars = defineStep<With, Observed>({
       covered = new Set(run?.expected_peers);
       state = await observeDars(ctx, w);
     }
-    const change = planDars(w, state).changes[0];
-    if (change?.action === 'start') {
+    const { decision } = decideDars(w, state);
+    const missing = lacking(w, state);
+    const toPeers = w.peers.some((p) => missing.has(p));
+    if (decision.action === 'start' && toPeers) {
       // After an adopted run, only peers it did not invite get a run of their own: a peer that took part and
       // still lacks a package failed to vet it, which another run would not change (the gate reports it).
-      const peers = w.peers.filter((p) => lacking(w, state).has(p) && !covered.has(participantOf(ctx, p)));
+      // With another operator's coordinator, distribute waits for that operator's run and follows it.
+      const peers = w.peers.filter((p) => missing.has(p) && !covered.has(participantOf(ctx, p)));
       if (peers.length > 0) {
         instance = await distribute(ctx, w, state, peers);
         state = await observeDars(ctx, w);
       }
-    } else if (change?.action === 'update') {
+    } else if (decision.action === 'start' && state.startsHere) {
+      // only the coordinator lacks a package: an upload on it (another operator's coordinator uploads its own)
       await ctx.record({
         action: 'upload-dars',
         node: w.coordinator,
