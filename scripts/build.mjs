@@ -1,12 +1,16 @@
 // Builds the sandbox package (packages/sandbox/dist, by its own build script), then the CLI into dist/cli/: one
-// esbuild bundle (entry main.js, lazily loaded chunks per command), and the JSON Schema validators compiled to code
-// ahead of time (validators/ for playbooks, targets, plans and each step kind's `with`; wire-validators/ for the
-// bodies the clients check), so neither `ledgerbook validate` nor a run loads ajv's compiler or compiles a schema. Type checking is `npm run typecheck`.
+// esbuild bundle (entry cli.js, lazily loaded chunks per command) written as CommonJS modules, the JSON Schema
+// validators compiled to code ahead of time (validators/ for playbooks, targets, plans and each step kind's `with`;
+// wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a run loads ajv's
+// compiler or compiles a schema, and a V8 code cache of the modules `--help` and `validate` load (code-cache/, read
+// by the executable main.js: src/cli/code-cache.ts). Type checking is `npm run typecheck`.
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { importTs } from './import-ts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,13 +20,15 @@ const out = join(staging, 'cli');
 
 // Heavy packages only some commands need stay outside the bundle and load from node_modules on demand.
 // The sandbox is a package of its own, loaded at run time through its entry (src/cli/sandbox-package.ts).
-const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'execa', 'fflate', 'decimal.js'];
+const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'execa', 'decimal.js'];
 
 await import(pathToFileURL(join(root, 'packages', 'sandbox', 'scripts', 'build.mjs')).href);
 
 await mkdir(out, { recursive: true });
-await build({
-  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+// Split into chunks as ES modules (esbuild splits only those), then each chunk turned into a CommonJS module: Node 20
+// can cache the compiled code of a CommonJS module (src/cli/code-cache.ts), not of an ES module.
+const bundle = await build({
+  entryPoints: { cli: join(root, 'src', 'cli', 'main.ts') },
   outdir: out,
   bundle: true,
   splitting: true,
@@ -30,12 +36,37 @@ await build({
   target: 'node20',
   format: 'esm',
   external,
-  // ajv and commander are CommonJS: give their require() calls a real require.
-  banner: {
-    js: "import { createRequire as __lbRequire } from 'node:module'; const require = __lbRequire(import.meta.url);",
-  },
+  write: false,
   logLevel: 'warning',
 });
+for (const file of bundle.outputFiles) await writeFile(file.path, await commonJs(file.text));
+// the executable: the code cache, then cli.js
+await build({
+  entryPoints: [join(root, 'src', 'cli', 'start.ts')],
+  outfile: join(out, 'main.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+});
+await writeFile(join(out, 'package.json'), '{ "type": "commonjs" }\n');
+
+/**
+ * One chunk of the ES module build as a CommonJS module: `import.meta.url` is the file's URL, a chunk's own lazy
+ * `import("./chunk.js")` a `require` (so that it is cached too), and `import()` of a package stays as it is.
+ */
+async function commonJs(esm) {
+  const { code } = await transform(esm.replace(/^#!.*\n/, ''), {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    define: { 'import.meta.url': '__lbFileUrl' },
+    banner: '"use strict";\nvar __lbFileUrl = require("node:url").pathToFileURL(__filename).href;',
+    logLevel: 'warning',
+  });
+  return code.replace(/\bimport\("(\.\/[\w.-]+\.js)"\)/g, 'Promise.resolve().then(() => require("$1"))');
+}
 
 const { precompiledValidators, precompiledWireValidators } = await importTs(
   join(root, 'src', 'cli', 'precompile-validators.ts'),
@@ -50,6 +81,35 @@ for (const [key, code] of await precompiledValidators())
 const wire = join(out, 'wire-validators');
 await mkdir(wire);
 for (const [key, code] of precompiledWireValidators()) await writeFile(join(wire, `${key}.cjs`), code);
+
+// The code cache: `--help`, then `validate` of every shipped playbook, each run adding what it compiled
+// (src/cli/code-cache.ts recordCodeCache). Written here, at build time only; the executable only reads it.
+const recorder = join(staging, 'record-code-cache.cjs');
+await build({
+  stdin: {
+    contents:
+      "import { recordCodeCache } from './src/cli/code-cache.ts'; recordCodeCache(require('node:path').join(__dirname, 'cli'), process.env.CODE_CACHE_FOR);",
+    resolveDir: root,
+    loader: 'ts',
+  },
+  outfile: recorder,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+});
+const playbooks = readdirSync(join(root, 'playbooks'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => join('playbooks', f));
+for (const args of [['--help'], ['validate', ...playbooks]]) {
+  execFileSync(process.execPath, ['--require', recorder, join(out, 'cli.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', CODE_CACHE_FOR: join(root, 'dist', 'cli') },
+    stdio: 'ignore',
+  });
+}
+await rm(recorder);
 
 const retired = join(root, `.dist-old-${process.pid}`);
 await rename(join(root, 'dist'), retired).catch((error) => {
