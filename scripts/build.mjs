@@ -20,7 +20,7 @@ const out = join(staging, 'cli');
 
 // Heavy packages only some commands need stay outside the bundle and load from node_modules on demand.
 // The sandbox is a package of its own, loaded at run time through its entry (src/cli/sandbox-package.ts).
-const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'execa', 'decimal.js'];
+const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'execa'];
 
 await import(pathToFileURL(join(root, 'packages', 'sandbox', 'scripts', 'build.mjs')).href);
 
