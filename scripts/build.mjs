@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
 import { build, transform } from 'esbuild';
@@ -24,6 +24,25 @@ const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'exe
 
 await import(pathToFileURL(join(root, 'packages', 'sandbox', 'scripts', 'build.mjs')).href);
 
+/**
+ * commander loads node:child_process (and with it net, dgram and the rest) at start-up, for the executable
+ * subcommands ledgerbook has none of: it gets a stand-in that loads the module on its first spawn.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      args.importer.includes(`${sep}node_modules${sep}commander${sep}`)
+        ? { path: 'child_process', namespace: 'lazy' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "exports.spawn = (...args) => require('node:child_process').spawn(...args);",
+      loader: 'js',
+    }));
+  },
+};
+
 await mkdir(out, { recursive: true });
 // Split into chunks as ES modules (esbuild splits only those), then each chunk turned into a CommonJS module: Node 20
 // can cache the compiled code of a CommonJS module (src/cli/code-cache.ts), not of an ES module.
@@ -36,6 +55,7 @@ const bundle = await build({
   target: 'node20',
   format: 'esm',
   external,
+  plugins: [lazyChildProcess],
   write: false,
   logLevel: 'warning',
 });
