@@ -24,6 +24,9 @@ const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'exe
 
 await import(pathToFileURL(join(root, 'packages', 'sandbox', 'scripts', 'build.mjs')).href);
 
+/** a module of Node's loaded the first time one of its members is read */
+const LAZY = 'var __lbLazy = (load) => { let m; return new Proxy({}, { get: (_, key) => (m ??= load())[key] }); };';
+
 /**
  * commander loads node:child_process (and with it net, dgram and the rest) at start-up, for the executable
  * subcommands ledgerbook has none of: it gets a stand-in that loads the module on its first spawn.
@@ -82,10 +85,30 @@ async function commonJs(esm) {
     platform: 'node',
     target: 'node20',
     define: { 'import.meta.url': '__lbFileUrl' },
-    banner: '"use strict";\nvar __lbFileUrl = require("node:url").pathToFileURL(__filename).href;',
+    banner: `"use strict";\nvar __lbFileUrl = require("node:url").pathToFileURL(__filename).href;\n${LAZY}`,
     logLevel: 'warning',
   });
-  return code.replace(/\bimport\("(\.\/[\w.-]+\.js)"\)/g, 'Promise.resolve().then(() => require("$1"))');
+  return lazyBuiltins(code).replace(
+    /\bimport\("(\.\/[\w.-]+\.js)"\)/g,
+    'Promise.resolve().then(() => require("$1"))',
+  );
+}
+
+/**
+ * A chunk's `import … from 'node:…'` (each a `require` at its top once CommonJS) loads that module of Node's when
+ * the chunk first uses it, not when the chunk loads: `validate` then loads no crypto, fs/promises, net … that
+ * only a run calls (loading Node's crypto alone takes about 4 ms). Only where the chunk does nothing with the
+ * module but read its members (`import_node_crypto.createHash`), which a stand-in can forward.
+ */
+function lazyBuiltins(code) {
+  return code.replace(
+    /^var (import_[\w$]+) = require\("(node:[\w/]+)"\);$/gm,
+    (line, name, builtin) => {
+      const uses = code.split(new RegExp(`\\b${name.replaceAll('$', '\\$')}\\b`)).length - 2;
+      const reads = code.split(new RegExp(`\\b${name.replaceAll('$', '\\$')}\\.`)).length - 1;
+      return uses === reads ? `var ${name} = __lbLazy(() => require("${builtin}"));` : line;
+    },
+  );
 }
 
 const { precompiledValidators, precompiledWireValidators } = await importTs(
