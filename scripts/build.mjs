@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
 import { build, transform } from 'esbuild';
 import { importTs } from './import-ts.mjs';
+import { packModules } from './pack-modules.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Built beside dist/ and swapped in at the end, so a CLI started meanwhile never sees a half-written dist/.
@@ -25,7 +26,8 @@ const external = ['@ledgerbook/sandbox', 'jose', 'openid-client', 'undici', 'exe
 await import(pathToFileURL(join(root, 'packages', 'sandbox', 'scripts', 'build.mjs')).href);
 
 /** a module of Node's loaded the first time one of its members is read */
-const LAZY = 'var __lbLazy = (load) => { let m; return new Proxy({}, { get: (_, key) => (m ??= load())[key] }); };';
+const LAZY =
+  'var __lbLazy = (load) => { let m; return new Proxy({}, { get: (_, key) => (m ??= load())[key] }); };';
 
 /**
  * commander loads node:child_process (and with it net, dgram and the rest) at start-up, for the executable
@@ -101,14 +103,11 @@ async function commonJs(esm) {
  * module but read its members (`import_node_crypto.createHash`), which a stand-in can forward.
  */
 function lazyBuiltins(code) {
-  return code.replace(
-    /^var (import_[\w$]+) = require\("(node:[\w/]+)"\);$/gm,
-    (line, name, builtin) => {
-      const uses = code.split(new RegExp(`\\b${name.replaceAll('$', '\\$')}\\b`)).length - 2;
-      const reads = code.split(new RegExp(`\\b${name.replaceAll('$', '\\$')}\\.`)).length - 1;
-      return uses === reads ? `var ${name} = __lbLazy(() => require("${builtin}"));` : line;
-    },
-  );
+  return code.replace(/^var (import_[\w$]+) = require\("(node:[\w/]+)"\);$/gm, (line, name, builtin) => {
+    const uses = code.split(new RegExp(`\\b${name.replaceAll('$', '\\$')}\\b`)).length - 2;
+    const reads = code.split(new RegExp(`\\b${name.replaceAll('$', '\\$')}\\.`)).length - 1;
+    return uses === reads ? `var ${name} = __lbLazy(() => require("${builtin}"));` : line;
+  });
 }
 
 const { precompiledValidators, precompiledWireValidators } = await importTs(
@@ -124,6 +123,19 @@ for (const [key, code] of await precompiledValidators())
 const wire = join(out, 'wire-validators');
 await mkdir(wire);
 for (const [key, code] of precompiledWireValidators()) await writeFile(join(wire, `${key}.cjs`), code);
+
+// The commands start-up is measured by (bench/cold-start.bench.mjs): the modules each loads are packed, and the
+// code cache is made by running them.
+const playbooks = readdirSync(join(root, 'playbooks'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => join('playbooks', f));
+const commandEnv = { ...process.env, CI: 'true', NO_COLOR: '1' };
+// the modules the same commands load, one file each (scripts/pack-modules.mjs)
+await packModules(out, [['--help'], ...playbooks.map((playbook) => ['validate', playbook])], {
+  cwd: root,
+  env: commandEnv,
+  scratch: staging,
+});
 
 // The code cache: `--help`, then `validate` of every shipped playbook, each run adding what it compiled
 // (src/cli/code-cache.ts recordCodeCache). Written here, at build time only; the executable only reads it.
@@ -142,13 +154,10 @@ await build({
   format: 'cjs',
   logLevel: 'warning',
 });
-const playbooks = readdirSync(join(root, 'playbooks'))
-  .filter((f) => f.endsWith('.yaml'))
-  .map((f) => join('playbooks', f));
 for (const args of [['--help'], ['validate', ...playbooks]]) {
   execFileSync(process.execPath, ['--require', recorder, join(out, 'cli.js'), ...args], {
     cwd: root,
-    env: { ...process.env, CI: 'true', NO_COLOR: '1', CODE_CACHE_FOR: join(root, 'dist', 'cli') },
+    env: { ...commandEnv, CODE_CACHE_FOR: join(root, 'dist', 'cli') },
     stdio: 'ignore',
   });
 }

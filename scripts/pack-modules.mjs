@@ -1,0 +1,97 @@
+// Packs the CLI's CommonJS modules (dist/cli/chunk-*.js and the rest) that the same commands load into one file
+// each: loading a module costs about as much for its file (finding, reading, its code cache) as for its code, and
+// `validate` loaded 30 to 65 of them. The build runs each command given (`--help`, `validate` of each shipped
+// playbook) with a tracer, and the modules loaded by exactly the same commands become one pack
+// (`pack-<n>.js`): a file that holds each module as a function and runs it the first time it is required, once,
+// like a file of its own. Every `require("./<module>")` of the build becomes `require("./pack-<n>.js")("<module>")`.
+// A module none of the traced commands loads stays a file of its own, and so does one with an `import()` (such a
+// module is compiled without its code cache: src/cli/code-cache.ts) and the entry, cli.js.
+import { execFileSync } from 'node:child_process';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import process from 'node:process';
+
+/** records the path of every module the process loads, into the file PACK_TRACE names, at exit */
+const TRACER = `const Module = require('node:module');
+const loaded = new Set();
+const load = Module.prototype.load;
+Module.prototype.load = function (filename) { loaded.add(filename); return load.call(this, filename); };
+process.on('exit', () => require('node:fs').writeFileSync(process.env.PACK_TRACE, JSON.stringify([...loaded])));
+`;
+
+/**
+ * @param {string} dir the CLI's modules (dist/cli of the build)
+ * @param {string[][]} runs the commands to trace, as arguments of cli.js
+ * @param {{ cwd: string, env: NodeJS.ProcessEnv, scratch: string }} options scratch: a folder for the tracer's files
+ */
+export async function packModules(dir, runs, { cwd, env, scratch }) {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.js') && name !== 'main.js');
+  const code = new Map(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')])),
+  );
+  const loadedBy = new Map(names.map((name) => [name, []]));
+  const tracer = join(scratch, 'trace-modules.cjs');
+  const trace = join(scratch, 'trace-modules.json');
+  await writeFile(tracer, TRACER);
+  for (const [run, args] of runs.entries()) {
+    execFileSync(process.execPath, ['--require', tracer, join(dir, 'cli.js'), ...args], {
+      cwd,
+      env: { ...env, PACK_TRACE: trace },
+      stdio: 'ignore',
+    });
+    for (const file of JSON.parse(await readFile(trace, 'utf8')))
+      loadedBy.get(relative(dir, file))?.push(run);
+  }
+  await rm(tracer);
+  await rm(trace);
+
+  const groups = new Map();
+  for (const name of names) {
+    const by = loadedBy.get(name);
+    if (name === 'cli.js' || by.length === 0 || /\bimport\s*\(/.test(code.get(name))) continue;
+    groups.set(by.join(','), [...(groups.get(by.join(',')) ?? []), name]);
+  }
+  const packOf = new Map();
+  const packs = [...groups.values()].filter((members) => members.length > 1);
+  packs.forEach((members, index) => {
+    for (const name of members) packOf.set(name, `pack-${index + 1}.js`);
+  });
+  const rewrite = (text) =>
+    text.replace(/\brequire\("\.\/([\w.-]+\.js)"\)/g, (call, name) =>
+      packOf.has(name) ? `require("./${packOf.get(name)}")(${JSON.stringify(name)})` : call,
+    );
+
+  for (const [index, members] of packs.entries()) {
+    const modules = members.map(
+      (name) =>
+        `${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {\n${rewrite(code.get(name))}\n}`,
+    );
+    await writeFile(
+      join(dir, `pack-${index + 1}.js`),
+      `"use strict";\nvar __lbModules = {\n${modules.join(',\n')}\n};\n${LOADER}`,
+    );
+    for (const name of members) await rm(join(dir, name));
+  }
+  for (const name of names.filter((name) => !packOf.has(name))) {
+    const text = rewrite(code.get(name));
+    if (text !== code.get(name)) await writeFile(join(dir, name), text);
+  }
+  return { modules: names.length, packs: packs.length, packed: packOf.size };
+}
+
+/** a pack's export: the exports of one of its modules, the module run the first time it is asked for */
+const LOADER = `var __lbLoaded = {};
+module.exports = function (name) {
+  var loaded = __lbLoaded[name];
+  if (loaded) return loaded.exports;
+  loaded = __lbLoaded[name] = { exports: {} };
+  var done = false;
+  try {
+    __lbModules[name].call(loaded.exports, loaded.exports, require, loaded, require("node:path").join(__dirname, name), __dirname);
+    done = true;
+  } finally {
+    if (!done) delete __lbLoaded[name];
+  }
+  return loaded.exports;
+};
+`;
