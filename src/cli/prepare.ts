@@ -215,7 +215,10 @@ async function checkNames(c: {
     builtinTarget,
     needsTarget: c.needsTarget,
     inputs: c.inputs,
-    inputsDigest: digestOf(c.inputs),
+    // on first read: `validate` never reads it, and so never loads Node's crypto for it
+    get inputsDigest() {
+      return digestOf(c.inputs);
+    },
     secrets: found.values,
     withheldSecrets,
     env,
