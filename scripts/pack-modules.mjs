@@ -8,7 +8,7 @@
 // module is compiled without its code cache: src/cli/code-cache.ts) and the entry, cli.js.
 import { execFileSync } from 'node:child_process';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import process from 'node:process';
 
 /** records the path of every module the process loads, into the file PACK_TRACE names, at exit */
@@ -25,34 +25,19 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.PACK_TRACE
  * @param {{ cwd: string, env: NodeJS.ProcessEnv, scratch: string }} options scratch: a folder for the tracer's files
  */
 export async function packModules(dir, runs, { cwd, env, scratch }) {
+  const loadedBy = await trace(dir, runs, { cwd, env, scratch });
   const names = (await readdir(dir)).filter((name) => name.endsWith('.js') && name !== 'main.js');
-  const code = new Map(
-    await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')])),
+  // the schema validators (src/playbook/precompiled.ts) go with the modules the same commands load: a step
+  // kind's validator into the pack of the kind's own module
+  const validators = (await readdir(join(dir, VALIDATORS)))
+    .filter((name) => name.endsWith('.cjs'))
+    .map((name) => `${VALIDATORS}/${name}`);
+  const code = await readAll(dir, [...names, ...validators]);
+  const packs = packsOf(
+    [...names.filter((name) => name !== 'cli.js' && !/\bimport\s*\(/.test(code.get(name))), ...validators],
+    loadedBy,
   );
-  const loadedBy = new Map(names.map((name) => [name, []]));
-  const tracer = join(scratch, 'trace-modules.cjs');
-  const trace = join(scratch, 'trace-modules.json');
-  await writeFile(tracer, TRACER);
-  for (const [run, args] of runs.entries()) {
-    execFileSync(process.execPath, ['--require', tracer, join(dir, 'cli.js'), ...args], {
-      cwd,
-      env: { ...env, PACK_TRACE: trace },
-      stdio: 'ignore',
-    });
-    for (const file of JSON.parse(await readFile(trace, 'utf8')))
-      loadedBy.get(relative(dir, file))?.push(run);
-  }
-  await rm(tracer);
-  await rm(trace);
-
-  const groups = new Map();
-  for (const name of names) {
-    const by = loadedBy.get(name);
-    if (name === 'cli.js' || by.length === 0 || /\bimport\s*\(/.test(code.get(name))) continue;
-    groups.set(by.join(','), [...(groups.get(by.join(',')) ?? []), name]);
-  }
   const packOf = new Map();
-  const packs = [...groups.values()].filter((members) => members.length > 1);
   packs.forEach((members, index) => {
     for (const name of members) packOf.set(name, `pack-${index + 1}.js`);
   });
@@ -60,23 +45,72 @@ export async function packModules(dir, runs, { cwd, env, scratch }) {
     text.replace(/\brequire\("\.\/([\w.-]+\.js)"\)/g, (call, name) =>
       packOf.has(name) ? `require("./${packOf.get(name)}")(${JSON.stringify(name)})` : call,
     );
-
-  for (const [index, members] of packs.entries()) {
-    const modules = members.map(
-      (name) =>
-        `${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {\n${rewrite(code.get(name))}\n}`,
-    );
-    await writeFile(
-      join(dir, `pack-${index + 1}.js`),
-      `"use strict";\nvar __lbModules = {\n${modules.join(',\n')}\n};\n${LOADER}`,
-    );
-    for (const name of members) await rm(join(dir, name));
-  }
+  for (const [index, members] of packs.entries())
+    await writePack(dir, `pack-${index + 1}.js`, members, (name) => rewrite(code.get(name)));
   for (const name of names.filter((name) => !packOf.has(name))) {
     const text = rewrite(code.get(name));
     if (text !== code.get(name)) await writeFile(join(dir, name), text);
   }
-  return { modules: names.length, packs: packs.length, packed: packOf.size };
+  // which pack holds a validator, and its name there, by the validator's key
+  const index = {};
+  for (const name of validators.filter((name) => packOf.has(name)))
+    index[name.slice(VALIDATORS.length + 1, -'.cjs'.length)] = [`../${packOf.get(name)}`, name];
+  await writeFile(join(dir, VALIDATORS, 'packs.cjs'), `module.exports = ${JSON.stringify(index)};\n`);
+  return { modules: names.length + validators.length, packs: packs.length, packed: packOf.size };
+}
+
+/** the folder of the schema validators: SCHEMA_VALIDATORS_DIR of src/playbook/precompiled.ts */
+const VALIDATORS = 'validators';
+
+/** each file under `dir` the traced commands load (its path relative to `dir`), with the numbers of those commands */
+async function trace(dir, runs, { cwd, env, scratch }) {
+  const loadedBy = new Map();
+  const tracer = join(scratch, 'trace-modules.cjs');
+  const file = join(scratch, 'trace-modules.json');
+  await writeFile(tracer, TRACER);
+  for (const [run, args] of runs.entries()) {
+    execFileSync(process.execPath, ['--require', tracer, join(dir, 'cli.js'), ...args], {
+      cwd,
+      env: { ...env, PACK_TRACE: file },
+      stdio: 'ignore',
+    });
+    for (const loaded of JSON.parse(await readFile(file, 'utf8'))) {
+      const path = relative(dir, loaded).split(sep).join('/');
+      loadedBy.set(path, [...(loadedBy.get(path) ?? []), run]);
+    }
+  }
+  await rm(tracer);
+  await rm(file);
+  return loadedBy;
+}
+
+async function readAll(dir, names) {
+  return new Map(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')])),
+  );
+}
+
+/** the modules loaded by exactly the same commands, in groups of two or more */
+function packsOf(names, loadedBy) {
+  const groups = new Map();
+  for (const name of names) {
+    const by = loadedBy.get(name) ?? [];
+    if (by.length > 0) groups.set(by.join(','), [...(groups.get(by.join(',')) ?? []), name]);
+  }
+  return [...groups.values()].filter((members) => members.length > 1);
+}
+
+/** one file of the modules, each a function run on its first require; their own files removed */
+async function writePack(dir, pack, members, codeOf) {
+  const modules = members.map(
+    (name) =>
+      `${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {\n${codeOf(name)}\n}`,
+  );
+  await writeFile(
+    join(dir, pack),
+    `"use strict";\nvar __lbModules = {\n${modules.join(',\n')}\n};\n${LOADER}`,
+  );
+  for (const name of members) await rm(join(dir, name));
 }
 
 /** a pack's export: the exports of one of its modules, the module run the first time it is asked for */

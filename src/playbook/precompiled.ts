@@ -35,13 +35,33 @@ export function precompiledValidator(schema: JsonSchema): ValidateFunction | und
   isBuilt ??= existsSync(fileURLToPath(new URL(SCHEMA_VALIDATORS_DIR, import.meta.url)));
   if (!isBuilt) return undefined;
   const text = schemaText(schema);
+  const compiled = compiledModule(schemaKey(text));
+  // another schema of the same key (none in the build: it refuses two) is compiled at first use
+  return compiled?.schemaText === text ? compiled.default : undefined;
+}
+
+interface CompiledModule {
+  default: ValidateFunction;
+  schemaText: string;
+}
+
+/**
+ * The build packs the modules the same commands load into one file each, a step kind's validator with the kind's
+ * own module (scripts/pack-modules.mjs): `packs.cjs` says which pack holds a key's validator and under which name;
+ * a key it does not name is a file of its own.
+ */
+let packs: Readonly<Record<string, readonly [pack: string, name: string]>> | undefined;
+
+function compiledModule(key: string): CompiledModule | undefined {
+  packs ??= loadModule<Record<string, [string, string]>>('packs.cjs') ?? {};
+  const packed = packs[key];
+  if (packed === undefined) return loadModule<CompiledModule>(`${key}.cjs`);
+  return loadModule<(name: string) => CompiledModule>(packed[0])?.(packed[1]);
+}
+
+function loadModule<T>(file: string): T | undefined {
   try {
-    const compiled = load(`./${SCHEMA_VALIDATORS_DIR}/${schemaKey(text)}.cjs`) as {
-      default: ValidateFunction;
-      schemaText: string;
-    };
-    // another schema of the same key (none in the build: it refuses two) is compiled at first use
-    return compiled.schemaText === text ? compiled.default : undefined;
+    return load(`./${SCHEMA_VALIDATORS_DIR}/${file}`) as T;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
     throw error;
