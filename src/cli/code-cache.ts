@@ -13,7 +13,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import vm from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -74,15 +74,16 @@ function hookCompile(
   const prototype = (Module as unknown as { prototype: CompilingModule }).prototype;
   const compile = prototype._compile;
   const own = dir + sep;
+  const cacheDir = join(dir, CODE_CACHE_DIR) + sep;
   prototype._compile = function (this: CompilingModule, content: string, filename: string): unknown {
     // a module with an `import()` (of a package: the build makes the chunks' own a `require`) is Node's to
     // compile: on Node 20 a script from a code cache loses the callback `import()` needs
     if (!filename.startsWith(own) || /\bimport\s*\(/.test(content))
       return compile.call(this, content, filename);
-    const path = relative(dir, filename);
-    const file = join(dir, CODE_CACHE_DIR, `${path.split(sep).join('__')}.bin`);
+    const path = filename.slice(own.length);
+    const file = `${cacheDir}${path.split(sep).join('__')}.bin`;
     // the name stack traces show: the module's path where it runs
-    const name = join(finalDir, path);
+    const name = finalDir + sep + path;
     const sum = crc32(content, crc32(name));
     const script = new vm.Script((Module as unknown as { wrap(code: string): string }).wrap(content), {
       filename: name,
