@@ -1,11 +1,11 @@
 // Packs the CLI's CommonJS modules (dist/cli/chunk-*.js and the rest) that the same commands load into one file
-// each: loading a module costs about as much for its file (finding, reading, its code cache) as for its code, and
-// `validate` loaded 30 to 65 of them. The build runs each command given (`--help`, `validate` of each shipped
+// each: every module is a file to find and read, with its code cache, and `validate` loaded 30 to 65 of them. The build runs each command given (`--help`, `validate` of each shipped
 // playbook) with a tracer, and the modules loaded by exactly the same commands become one pack
 // (`pack-<n>.js`): a file that holds each module as a function and runs it the first time it is required, once,
 // like a file of its own. Every `require("./<module>")` of the build becomes `require("./pack-<n>.js")("<module>")`.
 // A module none of the traced commands loads stays a file of its own, and so does one with an `import()` (such a
-// module is compiled without its code cache: src/cli/code-cache.ts) and the entry, cli.js.
+// module is compiled without its code cache: src/cli/code-cache.ts) and the entry, cli.js. The schema validators
+// (dist/cli/validators/) join the packs too, a step kind's with the kind's module; validators/packs.cjs says where.
 import { execFileSync } from 'node:child_process';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
