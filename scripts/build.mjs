@@ -4,7 +4,6 @@
 // wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a run loads ajv's
 // compiler or compiles a schema, and a V8 code cache of the modules `--help` and `validate` load (code-cache/, read
 // by the executable main.js: src/cli/code-cache.ts). Type checking is `npm run typecheck`.
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
@@ -12,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
 import { build, transform } from 'esbuild';
 import { importTs } from './import-ts.mjs';
-import { packModules } from './pack-modules.mjs';
+import { packModules, runCli } from './pack-modules.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Built beside dist/ and swapped in at the end, so a CLI started meanwhile never sees a half-written dist/.
@@ -159,10 +158,9 @@ await build({
   logLevel: 'warning',
 });
 for (const args of [['--help'], ['validate', ...playbooks]]) {
-  execFileSync(process.execPath, ['--require', recorder, join(out, 'cli.js'), ...args], {
+  runCli(recorder, join(out, 'cli.js'), args, {
     cwd: root,
     env: { ...commandEnv, CODE_CACHE_FOR: join(root, 'dist', 'cli') },
-    stdio: 'ignore',
   });
 }
 await rm(recorder);

@@ -6,7 +6,7 @@
 // A module none of the traced commands loads stays a file of its own, and so does one with an `import()` (such a
 // module is compiled without its code cache: src/cli/code-cache.ts) and the entry, cli.js. The schema validators
 // (dist/cli/validators/) join the packs too, a step kind's with the kind's module; validators/packs.cjs says where.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import process from 'node:process';
@@ -59,6 +59,24 @@ export async function packModules(dir, runs, { cwd, env, scratch }) {
   return { modules: names.length + validators.length, packs: packs.length, packed: packOf.size };
 }
 
+/**
+ * Runs the built CLI with a module required first (a tracer, the code cache's recorder). A playbook that does not
+ * validate (exit 65) still gives a run to learn from; a crash or an internal error (exit 70) fails the build.
+ */
+export function runCli(preload, cli, args, { cwd, env }) {
+  const result = spawnSync(process.execPath, ['--require', preload, cli, ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0 && result.status !== 65)
+    throw new Error(
+      `ledgerbook ${args.join(' ')} exited ${result.status ?? result.signal}:\n${result.stderr}`,
+    );
+}
+
 /** the folder of the schema validators: SCHEMA_VALIDATORS_DIR of src/playbook/precompiled.ts */
 const VALIDATORS = 'validators';
 
@@ -69,11 +87,7 @@ async function trace(dir, runs, { cwd, env, scratch }) {
   const file = join(scratch, 'trace-modules.json');
   await writeFile(tracer, TRACER);
   for (const [run, args] of runs.entries()) {
-    execFileSync(process.execPath, ['--require', tracer, join(dir, 'cli.js'), ...args], {
-      cwd,
-      env: { ...env, PACK_TRACE: file },
-      stdio: 'ignore',
-    });
+    runCli(tracer, join(dir, 'cli.js'), args, { cwd, env: { ...env, PACK_TRACE: file } });
     for (const loaded of JSON.parse(await readFile(file, 'utf8'))) {
       const path = relative(dir, loaded).split(sep).join('/');
       loadedBy.set(path, [...(loadedBy.get(path) ?? []), run]);
