@@ -17,11 +17,6 @@ import { stableBasePort } from './sandbox-ports.js';
 
 const NODES = 3;
 
-/** the secrets the built-in sandbox supplies itself (its target names their files): nothing for the user to set */
-export const BUILTIN_SANDBOX_SECRETS: ReadonlySet<string> = new Set([
-  'SANDBOX_OPERATOR_PASSWORD',
-  'SANDBOX_CI_CLIENT_SECRET',
-]);
 const HOST = '127.0.0.1';
 
 export interface EmbeddedSandbox {

@@ -13,7 +13,7 @@ import { WIRE_AJV_OPTIONS, registeredWireSchemas, wireSchemaKey } from '../clien
 import { planSchema } from '../engine/saved-plan.js';
 import type { JsonSchema } from '../engine/step.js';
 import { playbookSchema } from '../playbook/playbook-schema.js';
-import { schemaKey } from '../playbook/precompiled.js';
+import { schemaKey, schemaText } from '../playbook/precompiled.js';
 import { inlineLocalRefs } from '../playbook/schema-annotations.js';
 import { createAjv } from '../playbook/schema-check.js';
 import { targetSchema } from '../playbook/target-schema.js';
@@ -33,13 +33,21 @@ export async function validatedSchemas(): Promise<JsonSchema[]> {
  */
 export async function precompiledValidators(): Promise<Map<string, string>> {
   const modules = new Map<string, string>();
+  const texts = new Map<string, string>();
   for (const schema of await validatedSchemas()) {
     const inlined = inlineLocalRefs(schema);
-    const key = schemaKey(inlined);
-    if (modules.has(key)) continue;
+    const text = schemaText(inlined);
+    const key = schemaKey(text);
+    if (texts.has(key)) {
+      if (texts.get(key) === text) continue;
+      throw new Error(`two schemas have the key ${key}: precompiled.ts needs a longer key`);
+    }
+    texts.set(key, text);
     const ajv = createAjv({ source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` });
     const { $id: _id, ...withoutId } = inlined as Record<string, unknown>;
-    modules.set(key, standaloneCode(ajv, ajv.compile(withoutId)));
+    // the schema it checks, which precompiled.ts compares with the schema it is asked for
+    const code = `${standaloneCode(ajv, ajv.compile(withoutId))}\nmodule.exports.schemaText = ${JSON.stringify(text)};\n`;
+    modules.set(key, code);
   }
   return modules;
 }

@@ -17,6 +17,7 @@ import { loadTarget } from '../validation/target-load.js';
 import { positionInString } from '../validation/scalar-position.js';
 import { loadPlaybook, referencedNames, type NameUse } from '../validation/validate.js';
 import { stepKinds } from '../steps/index.js';
+import { BUILTIN_SANDBOX_SECRETS } from './sandbox-secrets.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -165,10 +166,7 @@ async function checkNames(c: {
     return { file: playbook.file, line: 1, col: 1, pointer: '' };
   };
   // validate with the built-in target starts no sandbox: the secrets it will supply are not missing
-  const builtinSecrets =
-    target === undefined && builtinTarget && found.missing.length > 0
-      ? (await import('./embedded-sandbox.js')).BUILTIN_SANDBOX_SECRETS
-      : new Set<string>();
+  const builtinSecrets = target === undefined && builtinTarget ? BUILTIN_SANDBOX_SECRETS : new Set<string>();
   const missing = found.missing.filter((m) => !builtinSecrets.has(m.name));
   const problems: Diagnostic[] = missing.map((m) => ({
     ...where(m.name, names.secrets),
@@ -217,7 +215,10 @@ async function checkNames(c: {
     builtinTarget,
     needsTarget: c.needsTarget,
     inputs: c.inputs,
-    inputsDigest: digestOf(c.inputs),
+    // on first read: `validate` never reads it, and so never loads Node's crypto for it
+    get inputsDigest() {
+      return digestOf(c.inputs);
+    },
     secrets: found.values,
     withheldSecrets,
     env,

@@ -5,10 +5,10 @@
  * before distributing them; the sandbox's participants read DARs with a reader of their own
  * (packages/sandbox/src/participant-dar.ts), so that neither agrees with the other's bugs.
  */
-import { unzipSync } from 'fflate';
 import { LedgerbookError } from '../errors.js';
 import { decodeDalf } from './dalf.js';
 import { parseManifest } from './manifest.js';
+import { unzip } from './zip.js';
 
 export interface DarPackage {
   packageId: string;
@@ -47,7 +47,7 @@ export function readDar(bytes: Uint8Array, source = 'DAR'): DarInfo {
 
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes);
+    entries = unzip(bytes);
   } catch (error) {
     return fail('archive', `not a readable zip archive (${(error as Error).message})`);
   }

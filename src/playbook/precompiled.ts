@@ -1,7 +1,9 @@
 /**
  * Validators the build compiled to code, one module per schema (dist/cli/validators/<key>.cjs, by
- * src/cli/precompile-validators.ts), keyed by the digest of the schema they check: a command loads the validators
- * of the schemas it checks (the playbook's, and the `with` of each step kind the playbook uses) and no other.
+ * src/cli/precompile-validators.ts), keyed by the CRC-32 and length of the schema's canonical JSON: a command loads
+ * the validators of the schemas it checks (the playbook's, and the `with` of each step kind the playbook uses) and
+ * no other. A validator module carries the canonical JSON of its schema and is used only for that very schema, so
+ * the key needs no cryptographic digest (loading Node's crypto was a twentieth of a cold `validate`).
  * Running from source there are none, and schemas are compiled at first use instead; both paths validate with
  * the same schemas and ajv options.
  */
@@ -9,7 +11,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { digestOf } from '../engine/digest.js';
+import { crc32 } from 'node:zlib';
+import { canonicalJson } from '../engine/digest.js';
 import type { JsonSchema } from '../engine/step.js';
 
 /** The folder of the compiled validators, beside the bundle. */
@@ -18,17 +21,47 @@ export const SCHEMA_VALIDATORS_DIR = 'validators';
 const load = createRequire(import.meta.url);
 let isBuilt: boolean | undefined;
 
-/** The key of a schema among the compiled validators: the digest of its (refs-inlined) JSON. */
-export function schemaKey(schema: JsonSchema): string {
-  return digestOf(schema);
+/** The canonical JSON of a (refs-inlined) schema: what a compiled validator module says it checks. */
+export function schemaText(schema: JsonSchema): string {
+  return canonicalJson(schema);
+}
+
+/** The key of a schema's text among the compiled validators: its CRC-32 and its length, in hex. */
+export function schemaKey(text: string): string {
+  return `${crc32(text).toString(16).padStart(8, '0')}-${text.length.toString(16)}`;
 }
 
 export function precompiledValidator(schema: JsonSchema): ValidateFunction | undefined {
   isBuilt ??= existsSync(fileURLToPath(new URL(SCHEMA_VALIDATORS_DIR, import.meta.url)));
   if (!isBuilt) return undefined;
+  const text = schemaText(schema);
+  const compiled = compiledModule(schemaKey(text));
+  // another schema of the same key (none in the build: it refuses two) is compiled at first use
+  return compiled?.schemaText === text ? compiled.default : undefined;
+}
+
+interface CompiledModule {
+  default: ValidateFunction;
+  schemaText: string;
+}
+
+/**
+ * The build packs the modules the same commands load into one file each, a step kind's validator with the kind's
+ * own module (scripts/pack-modules.mjs): `packs.cjs` says which pack holds a key's validator and under which name;
+ * a key it does not name is a file of its own.
+ */
+let packs: Readonly<Record<string, readonly [pack: string, name: string]>> | undefined;
+
+function compiledModule(key: string): CompiledModule | undefined {
+  packs ??= loadModule<Record<string, [string, string]>>('packs.cjs') ?? {};
+  const packed = packs[key];
+  if (packed === undefined) return loadModule<CompiledModule>(`${key}.cjs`);
+  return loadModule<(name: string) => CompiledModule>(packed[0])?.(packed[1]);
+}
+
+function loadModule<T>(file: string): T | undefined {
   try {
-    return (load(`./${SCHEMA_VALIDATORS_DIR}/${schemaKey(schema)}.cjs`) as { default: ValidateFunction })
-      .default;
+    return load(`./${SCHEMA_VALIDATORS_DIR}/${file}`) as T;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
     throw error;

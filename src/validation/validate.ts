@@ -194,6 +194,7 @@ function playbookWhere(ctx: RuleContext): (pointer: string) => string {
 
 function buildPlaybook(doc: SourceDoc, data: PlaybookFile, names: Playbook['names']): Playbook {
   const file = doc.file;
+  let digest: string | undefined;
   return {
     file,
     baseDir: dirname(resolve(file)),
@@ -202,7 +203,10 @@ function buildPlaybook(doc: SourceDoc, data: PlaybookFile, names: Playbook['name
     inputs: data.inputs ?? {},
     vars: data.vars ?? {},
     steps: data.steps.map((step, index) => buildStep(step, index)),
-    digest: createHash('sha256').update(doc.text).digest('hex'),
+    // on first read: `validate` never reads it, and so never loads Node's crypto for it
+    get digest() {
+      return (digest ??= createHash('sha256').update(doc.text).digest('hex'));
+    },
     source: doc,
     names,
   };

@@ -1,0 +1,115 @@
+/**
+ * The CLI's start-up code cache. The build (scripts/build.mjs) writes dist/cli/ as CommonJS modules and, by running
+ * `--help` and `validate` of the shipped playbooks once, a V8 code cache of each module it loaded
+ * (dist/cli/code-cache/): the compiled bytecode of every function those commands ran. A later start then
+ * deserializes instead of parsing and compiling (docs/architecture.md "Start-up").
+ *
+ * Sound by construction: a cache file carries the CRC-32 of the module's path and source it was made from and is
+ * used only for that very file at that very place (V8 keeps the path a cache was made under, for stack traces, so a
+ * dist/ moved elsewhere compiles afresh); V8 itself refuses one made by another V8 version or with other flags
+ * (`cachedDataRejected`), and then the module compiles as it would without a cache. Nothing is written at run time: only `recordCodeCache`,
+ * which the build alone calls, writes. On Node ≥ 22.1 Node's own `module.enableCompileCache()` (a cache in the
+ * system's temporary directory, keyed by content too) is used instead.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import vm from 'node:vm';
+import { crc32 } from 'node:zlib';
+
+/** where the cache of `dir/<path>` lives: `dir/code-cache/<path with / as __>.bin` */
+export const CODE_CACHE_DIR = 'code-cache';
+
+/** the part of Node's CommonJS module this hooks: how a module's source becomes a function and runs */
+interface CompilingModule {
+  exports: unknown;
+  _compile: (this: CompilingModule, content: string, filename: string) => unknown;
+}
+
+type ModuleWrapper = (
+  exports: unknown,
+  require: NodeJS.Require,
+  module: CompilingModule,
+  filename: string,
+  dirname: string,
+) => unknown;
+
+/** the CRC-32 of the source, in front of V8's cached data */
+const HEADER_BYTES = 4;
+
+/** The build's cache for the modules under `dir`; on Node ≥ 22.1, Node's own compile cache instead. */
+export function useCodeCache(dir: string): void {
+  const nodeCache = (Module as { enableCompileCache?: () => unknown }).enableCompileCache;
+  if (typeof nodeCache === 'function') {
+    nodeCache();
+    return;
+  }
+  hookCompile(dir, dir, () => undefined);
+}
+
+/**
+ * For the build: like `useCodeCache`, and at exit (re)write the cache of every module under `dir` this process
+ * compiled, with every function compiled so far. Runs add up: a module's cache read at start is written back with
+ * what this run compiled besides. `finalDir`: where the modules will be run from (the build writes beside dist/
+ * and then moves its output there).
+ */
+export function recordCodeCache(dir: string, finalDir: string): void {
+  const compiled: { file: string; sum: number; script: vm.Script }[] = [];
+  hookCompile(dir, finalDir, (file, sum, script) => compiled.push({ file, sum, script }));
+  process.on('exit', () => {
+    mkdirSync(join(dir, CODE_CACHE_DIR), { recursive: true });
+    for (const { file, sum, script } of compiled) {
+      const header = Buffer.alloc(HEADER_BYTES);
+      header.writeUInt32LE(sum);
+      writeFileSync(file, Buffer.concat([header, script.createCachedData()]));
+    }
+  });
+}
+
+function hookCompile(
+  dir: string,
+  finalDir: string,
+  compiled: (file: string, sum: number, script: vm.Script) => void,
+): void {
+  const prototype = (Module as unknown as { prototype: CompilingModule }).prototype;
+  const compile = prototype._compile;
+  const own = dir + sep;
+  const cacheDir = join(dir, CODE_CACHE_DIR) + sep;
+  prototype._compile = function (this: CompilingModule, content: string, filename: string): unknown {
+    // a module with an `import()` (of a package: the build makes the chunks' own a `require`) is Node's to
+    // compile: on Node 20 a script from a code cache loses the callback `import()` needs
+    if (!filename.startsWith(own) || /\bimport\s*\(/.test(content))
+      return compile.call(this, content, filename);
+    const path = filename.slice(own.length);
+    const file = `${cacheDir}${path.split(sep).join('__')}.bin`;
+    // the name stack traces show: the module's path where it runs
+    const name = finalDir + sep + path;
+    const sum = crc32(content, crc32(name));
+    const script = new vm.Script((Module as unknown as { wrap(code: string): string }).wrap(content), {
+      filename: name,
+      cachedData: cachedDataFor(file, sum),
+    });
+    compiled(file, sum, script);
+    const wrapper = script.runInThisContext() as ModuleWrapper;
+    return wrapper.call(
+      this.exports,
+      this.exports,
+      Module.createRequire(filename),
+      this,
+      filename,
+      dirname(filename),
+    );
+  };
+}
+
+/** the V8 data of a cache file made from this very source; undefined when there is none or it is another's */
+function cachedDataFor(file: string, sum: number): Buffer | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length <= HEADER_BYTES || bytes.readUInt32LE(0) !== sum) return undefined;
+  return bytes.subarray(HEADER_BYTES);
+}
