@@ -32,6 +32,19 @@ describe('unzip', () => {
     expect(Object.keys(read)).toContain('ünïcode-ñame.dalf');
   });
 
+  it('refuses an entry that inflates to more than it declares, and entries that declare too much (zip bombs)', () => {
+    const archive = zipSync({ 'a.dalf': strToU8('0'.repeat(100_000)) });
+    const lying = new Uint8Array(archive);
+    const view = new DataView(lying.buffer);
+    // the uncompressed size, in the central directory's record of the one entry (after the local header and data)
+    let central = lying.length - 4;
+    while (view.getUint32(central, true) !== 0x02014b50) central--;
+    view.setUint32(central + 24, 1000, true);
+    expect(() => unzip(lying)).toThrow('a.dalf inflates to more than the 1000 bytes it declares');
+    view.setUint32(central + 24, 0xfffffffe, true);
+    expect(() => unzip(lying)).toThrow('declare more than 1073741824 bytes uncompressed');
+  });
+
   it('refuses what is not a zip archive, and one cut short', () => {
     expect(() => unzip(strToU8('hello, not a zip'))).toThrow('invalid zip data');
     const archive = zipSync({ 'a.txt': strToU8('x'.repeat(5000)) });

@@ -17,6 +17,12 @@ const DEFLATED = 8;
 /** the end record's fixed part; a comment of up to 65,535 bytes may follow it */
 const END_RECORD_BYTES = 22;
 
+/**
+ * The most the entries may declare, uncompressed, together: far above any DAR, far below what a zip bomb asks for.
+ * Each entry inflates to at most its declared size, so an entry that lies about it is refused, not expanded.
+ */
+export const MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024;
+
 /** A value the 32-bit (or 16-bit) field cannot hold: the real one is in the Zip64 record or extra field. */
 const MAX_32 = 0xffffffff;
 const MAX_16 = 0xffff;
@@ -43,6 +49,7 @@ export function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
 
   const files: Record<string, Uint8Array> = {};
   const decoder = new TextDecoder();
+  let declared = 0;
   for (let i = 0; i < count; i++) {
     if (u32(offset) !== CENTRAL_HEADER) throw new Error('invalid zip data');
     const method = u16(offset + 10);
@@ -70,6 +77,9 @@ export function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
       }
       at += 4 + length;
     }
+    declared += size;
+    if (declared > MAX_UNZIPPED_BYTES)
+      throw new Error(`its entries declare more than ${MAX_UNZIPPED_BYTES} bytes uncompressed (a zip bomb?)`);
     if (u32(local) !== LOCAL_HEADER) throw new Error('invalid zip data');
     const start = local + 30 + u16(local + 26) + u16(local + 28);
     if (start + compressedSize > bytes.length) throw new Error('unexpected EOF');
@@ -77,7 +87,15 @@ export function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
     // plain Uint8Arrays, like the library this replaced returned (not Buffers)
     if (method === STORED) files[name] = new Uint8Array(data);
     else if (method === DEFLATED) {
-      const inflated = inflateRawSync(data);
+      let inflated: Buffer;
+      try {
+        inflated = inflateRawSync(data, { maxOutputLength: Math.max(size, 1) });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') throw error;
+        throw new Error(`${name} inflates to more than the ${size} bytes it declares`);
+      }
+      if (inflated.length !== size)
+        throw new Error(`${name} inflates to ${inflated.length} bytes, not the ${size} it declares`);
       files[name] = new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length);
     } else throw new Error(`unknown compression type ${method}`);
     offset += 46 + nameLength + extraLength + commentLength;
