@@ -2,8 +2,8 @@ import type { EventOf } from '../../engine/events.js';
 import { formatDiagnostics } from '../../playbook/format.js';
 import { seconds } from './style.js';
 
-/** The last line of a run, in words, with what to do next. */
-export function describeOutcome(event: EventOf<'run.done'>): string {
+/** The last line of a run or a plan, in words, with what to do next. */
+export function describeOutcome(event: EventOf<'run.done'>, planning = false): string {
   const n = event.changes;
   const changes = `${n} change${n === 1 ? '' : 's'}`;
   const took = seconds(event.durationMs);
@@ -21,6 +21,9 @@ export function describeOutcome(event: EventOf<'run.done'>): string {
     case 'interrupted':
       return `Interrupted (exit ${event.exitCode}): run the same command again to resume.`;
     case 'failed':
+      // a plan only reads: nothing was changed, and nothing of it is kept to resume
+      if (planning)
+        return `Plan failed (exit ${event.exitCode}): nothing was changed; fix the cause and plan again.`;
       return `Failed (exit ${event.exitCode}) after ${changes}: fix the cause and run the same command again; finished steps are skipped.`;
   }
 }

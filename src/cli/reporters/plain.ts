@@ -137,7 +137,7 @@ export function plainReporter(
       }
       case 'run.done':
         for (const text of unreportedError(event, stepFailed)) line(s.bad(text));
-        line(s.bold(describeOutcome(event)));
+        line(s.bold(describeOutcome(event, planning)));
         break;
       case 'error':
       case 'version':

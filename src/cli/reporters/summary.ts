@@ -122,7 +122,7 @@ export class SummaryReporter {
     const lines = [
       `### ledgerbook ${start.mode}: ${start.playbook} on ${start.target}`,
       '',
-      this.end ? describeOutcome(this.end) : 'The run did not finish.',
+      this.end ? describeOutcome(this.end, start.mode === 'plan') : 'The run did not finish.',
       '',
       '| step | kind | result | changes | time |',
       '|---|---|---|---:|---:|',

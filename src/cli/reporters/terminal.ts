@@ -180,7 +180,7 @@ export function terminalReporter(
         over(
           [
             ...unreportedError(event, stepFailed).map((line) => s.bad(line)),
-            s.bold(describeOutcome(event)),
+            s.bold(describeOutcome(event, planning)),
           ].join('\n'),
         );
         break;
