@@ -6,7 +6,7 @@
  * profile, ×0.1), the original untouched; a restart of the copy without --fork keeps that world.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,22 +15,21 @@ import { tempDir } from './cli.js';
 import {
   copyApis,
   expectExit,
+  forkAfter,
   holdingIds,
   payFromMinter,
   playbook,
+  REALISTIC_COPY,
   sandboxUp,
   writesTo,
   type SandboxProcess,
 } from './fork-setup.js';
 
-/** the copy runs the realistic profile, time-scaled: its submissions take their time, as the network's would */
-const REALISTIC = ['--profile', 'realistic', '--time-scale', '0.1'];
 const NETWORK = { admin: `other-network::1220${'5e'.repeat(32)}`, id: 'XBTC' };
 
 let world: World;
 let tokens: TokenWorld;
 let dir: string;
-let targetFile: string;
 let copy: SandboxProcess;
 const copyState = (): string => join(dir, 'copy');
 const copyTarget = (): string => join(dir, 'copy.yaml');
@@ -48,14 +47,7 @@ beforeAll(async () => {
   world = await startWorld({ instrument: NETWORK });
   tokens = await tokenWorld(world);
   dir = await tempDir('lb-fork-instr-');
-  targetFile = join(dir, 'network.yaml');
-  await writeFile(targetFile, world.sandbox.targetYaml());
-  expectExit(await playbook(dir, 'mint-and-distribute', 'run', targetFile, join(dir, 'runs')), 0);
-  expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
-  copy = await sandboxUp(
-    ['--fork', targetFile, '--state-dir', copyState(), '--write-target', copyTarget(), ...REALISTIC],
-    dir,
-  );
+  ({ copy } = await forkAfter(world, dir, ['mint-and-distribute'], REALISTIC_COPY));
 }, 180_000);
 
 afterAll(async () => {
@@ -102,7 +94,7 @@ describe('sandbox up --fork of a network with its own instrument', { timeout: 12
     );
     expect((await copy.stop()).code).toBe(0);
     expect(existsSync(join(copyState(), 'sandbox', 'world.json'))).toBe(true);
-    copy = await sandboxUp(['--state-dir', copyState(), ...REALISTIC], dir);
+    copy = await sandboxUp(['--state-dir', copyState(), ...REALISTIC_COPY], dir);
     const info = await registry(copy.urls.registry, NETWORK.admin, '/metadata/v1/info');
     expect(info.body).toMatchObject({ adminId: NETWORK.admin });
     const apis = copyApis(copy.urls, join(copyState(), 'sandbox'));

@@ -4,7 +4,6 @@
  * only, the playbooks plan in sync on the copy, and a threshold change rehearsed there goes through the copy's
  * workflows while the original keeps its threshold.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from '@ledgerbook/sandbox/testing';
@@ -12,41 +11,24 @@ import { tempDir } from './cli.js';
 import {
   copyApis,
   expectExit,
+  forkAfter,
   partyOn,
   playbook,
-  sandboxUp,
+  REALISTIC_COPY,
   writesTo,
   type SandboxProcess,
 } from './fork-setup.js';
 
 const PARTY_PLAYBOOKS = ['onboard-party', 'distribute-dars', 'deploy-contracts'];
-const REALISTIC = ['--profile', 'realistic', '--time-scale', '0.1'];
 
 let world: World;
 let dir: string;
-let targetFile: string;
 let copy: SandboxProcess;
 
 beforeAll(async () => {
   world = await startWorld({ profile: 'realistic', timeScale: 0.1 });
   dir = await tempDir('lb-fork-real-');
-  targetFile = join(dir, 'network.yaml');
-  await writeFile(targetFile, world.sandbox.targetYaml());
-  for (const name of PARTY_PLAYBOOKS)
-    expectExit(await playbook(dir, name, 'run', targetFile, join(dir, 'runs')), 0);
-  expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
-  copy = await sandboxUp(
-    [
-      '--fork',
-      targetFile,
-      '--state-dir',
-      join(dir, 'copy'),
-      '--write-target',
-      join(dir, 'copy.yaml'),
-      ...REALISTIC,
-    ],
-    dir,
-  );
+  ({ copy } = await forkAfter(world, dir, PARTY_PLAYBOOKS, REALISTIC_COPY));
 }, 240_000);
 
 afterAll(async () => {

@@ -132,6 +132,39 @@ export async function sandboxUp(args: string[], cwd: string): Promise<SandboxPro
   };
 }
 
+/** `sandbox up` of a copy under the realistic profile, time-scaled: its submissions take their time, as a network's */
+export const REALISTIC_COPY = ['--profile', 'realistic', '--time-scale', '0.1'];
+
+/**
+ * The network of `world` after these shipped playbooks ran on it (its target in `dir/network.yaml`, the runs' state
+ * in `dir/runs`), its request log cleared, and a fork of it: state in `dir/copy`, target `dir/copy.yaml`.
+ */
+export async function forkAfter(
+  world: World,
+  dir: string,
+  playbooks: readonly string[],
+  extra: readonly string[] = [],
+): Promise<{ targetFile: string; copy: SandboxProcess }> {
+  const targetFile = join(dir, 'network.yaml');
+  await writeFile(targetFile, world.sandbox.targetYaml());
+  for (const name of playbooks)
+    expectExit(await playbook(dir, name, 'run', targetFile, join(dir, 'runs')), 0);
+  expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
+  const copy = await sandboxUp(
+    [
+      '--fork',
+      targetFile,
+      '--state-dir',
+      join(dir, 'copy'),
+      '--write-target',
+      join(dir, 'copy.yaml'),
+      ...extra,
+    ],
+    dir,
+  );
+  return { targetFile, copy };
+}
+
 /** the copy's DPM and ledger APIs and wallets, logged in as each node's operator of the copy */
 export function copyApis(urls: SandboxUrls, stateDir: string) {
   const secret = (file: string): string => readFileSync(join(stateDir, 'secrets', file), 'utf8').trim();

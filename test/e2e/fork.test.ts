@@ -24,6 +24,7 @@ import {
   PLAYBOOKS,
   copyApis,
   expectExit,
+  forkAfter,
   holdingBlobs,
   holdingIds,
   partyOn,
@@ -48,14 +49,7 @@ beforeAll(async () => {
   world = await startWorld();
   tokens = await tokenWorld(world);
   dir = await tempDir('lb-fork-');
-  targetFile = join(dir, 'network.yaml');
-  await writeFile(targetFile, world.sandbox.targetYaml());
-  for (const name of SHIPPED) expectExit(await playbook(dir, name, 'run', targetFile, join(dir, 'runs')), 0);
-  expect((await world.admin.call('DELETE', '/requests')).status).toBe(204);
-  copy = await sandboxUp(
-    ['--fork', targetFile, '--state-dir', copyState(), '--write-target', copyTarget()],
-    dir,
-  );
+  ({ targetFile, copy } = await forkAfter(world, dir, SHIPPED));
 }, 180_000);
 
 afterAll(async () => {
@@ -221,11 +215,17 @@ describe('sandbox up --fork of a network the party and token playbooks ran on', 
 });
 
 describe('sandbox up --fork refuses bad input before it reads', () => {
-  it('a target that names a non-loopback plain-http URL: exit 65, nothing started', async () => {
+  /** the network's target with one node's DPM URL changed, written to `dir/<name>` */
+  async function targetWithDpm(node: string, url: string, name: string): Promise<string> {
     const target = parse(world.sandbox.targetYaml()) as { nodes: Record<string, Record<string, unknown>> };
-    (target.nodes['node2'] as Record<string, unknown>)['dpm'] = 'http://192.0.2.1:8080';
-    const file = join(dir, 'remote.yaml');
+    (target.nodes[node] as Record<string, unknown>)['dpm'] = url;
+    const file = join(dir, name);
     await writeFile(file, stringify(target));
+    return file;
+  }
+
+  it('a target that names a non-loopback plain-http URL: exit 65, nothing started', async () => {
+    const file = await targetWithDpm('node2', 'http://192.0.2.1:8080', 'remote.yaml');
     const result = await cli(['sandbox', 'up', '--fork', file, '--state-dir', join(dir, 'remote')], {
       cwd: dir,
     });
@@ -234,10 +234,7 @@ describe('sandbox up --fork refuses bad input before it reads', () => {
   });
 
   it('an unreachable target: a clear error naming the service, no sandbox left behind', async () => {
-    const target = parse(world.sandbox.targetYaml()) as { nodes: Record<string, Record<string, unknown>> };
-    (target.nodes['node1'] as Record<string, unknown>)['dpm'] = 'http://127.0.0.1:9';
-    const file = join(dir, 'down.yaml');
-    await writeFile(file, stringify(target));
+    const file = await targetWithDpm('node1', 'http://127.0.0.1:9', 'down.yaml');
     const result = await cli(['sandbox', 'up', '--fork', file, '--state-dir', join(dir, 'down')], {
       cwd: dir,
       timeoutMs: 120_000,

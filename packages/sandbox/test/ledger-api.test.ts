@@ -38,6 +38,26 @@ afterAll(async () => world?.stop());
 const events = (entries: ActiveContractEntry[]) =>
   entries.map((e) => e.contractEntry.JsActiveContract.createdEvent);
 
+/** a command acting as `party` (on a contract that does not exist): what the ledger checks first is who may act */
+function exerciseAs(party: string): Record<string, unknown> {
+  return {
+    commands: {
+      actAs: [party],
+      commandId: randomUUID(),
+      commands: [
+        {
+          ExerciseCommand: {
+            templateId: '#cbtc:CBTC.DepositAccount:CBTCDepositAccountRules',
+            contractId: '00' + '0'.repeat(64),
+            choice: 'x',
+            choiceArgument: {},
+          },
+        },
+      ],
+    },
+  };
+}
+
 describe('reads', () => {
   it('answers the version of its profile and a ledger end that only grows', async () => {
     const version = await world.ledger[0]!.get<{ version: string }>('/v2/version');
@@ -244,22 +264,10 @@ describe('rights and tokens', () => {
     expect(bad.status).toBe(401);
     expect(bad.body).toMatchObject({ code: 'UNAUTHENTICATED', errorCategory: 6, grpcCodeValue: 16 });
     // operator2 acting as the minter (hosted on node1, not granted to operator2)
-    const asMinter = await node2.post('/v2/commands/submit-and-wait-for-transaction', {
-      commands: {
-        actAs: [tokens.minter],
-        commandId: randomUUID(),
-        commands: [
-          {
-            ExerciseCommand: {
-              templateId: '#cbtc:CBTC.DepositAccount:CBTCDepositAccountRules',
-              contractId: '00' + '0'.repeat(64),
-              choice: 'x',
-              choiceArgument: {},
-            },
-          },
-        ],
-      },
-    });
+    const asMinter = await node2.post(
+      '/v2/commands/submit-and-wait-for-transaction',
+      exerciseAs(tokens.minter),
+    );
     expect(asMinter.status).toBe(403);
     expect(asMinter.body).toMatchObject({ code: 'PERMISSION_DENIED', errorCategory: 7 });
     // the peers' read-only viewer reads the participant's parties (CanReadAsAnyParty) and acts as none
@@ -270,22 +278,7 @@ describe('rights and tokens', () => {
     });
     expect(read.status).toBe(200);
     const asHolder = await node2.call('POST', '/v2/commands/submit-and-wait-for-transaction', {
-      body: {
-        commands: {
-          actAs: [tokens.holders[0]],
-          commandId: randomUUID(),
-          commands: [
-            {
-              ExerciseCommand: {
-                templateId: '#cbtc:CBTC.DepositAccount:CBTCDepositAccountRules',
-                contractId: '00' + '0'.repeat(64),
-                choice: 'x',
-                choiceArgument: {},
-              },
-            },
-          ],
-        },
-      },
+      body: exerciseAs(tokens.holders[0]!),
       token: viewer,
     });
     expect(asHolder.status).toBe(403);

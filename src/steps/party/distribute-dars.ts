@@ -171,12 +171,19 @@ function planDars(w: With, state: Observed): ItemPlan {
   return decideDars(w, state).plan;
 }
 
-/** The decision and the plan made from it; apply acts on the decision, never on the plan's wording. */
-function decideDars(w: With, state: Observed): { decision: Decision; plan: ItemPlan } {
+/**
+ * The decision and the plan made from it; apply acts on the decision, never on the plan's wording. `missing`: the
+ * packages each node lacks; `toPeers`: a peer lacks one (a Dars workflow), else only the coordinator (an upload).
+ */
+function decideDars(
+  w: With,
+  state: Observed,
+): { decision: Decision; plan: ItemPlan; missing: Map<string, PackageRef[]>; toPeers: boolean } {
   // A node that vetted a package of the same name and version under another id holds a different build: refuse
   // before anything is sent (dpm-api.md §12a matches packages by name and version).
   for (const [node, list] of state.vetted) crossCheck(state.packages, list, node);
   const missing = lacking(w, state);
+  const toPeers = w.peers.some((p) => missing.has(p));
   const name = (p: string): string => state.names[p] ?? p;
   // a peer said no: nothing new starts until an operator settled it and cleared the run (cancel, dismiss); any
   // other failure is not judged: a distribution started again is safe (a node keeps one copy of a package)
@@ -189,7 +196,8 @@ function decideDars(w: With, state: Observed): { decision: Decision; plan: ItemP
     last: declined,
     name,
   });
-  if (decision.action === 'in-sync') return { decision, plan: { changes: [], outputs: decision.outputs } };
+  if (decision.action === 'in-sync')
+    return { decision, plan: { changes: [], outputs: decision.outputs }, missing, toPeers };
   // In `plan`, what would refuse the start is said in the change instead of failing; in `run`, nothing starts.
   if (decision.action === 'refuse' && state.mode === 'run') throw decision.error;
   const start = (refusal?: StepError): Change =>
@@ -201,7 +209,6 @@ function decideDars(w: With, state: Observed): { decision: Decision; plan: ItemP
         }
       : distribution(w, state, missing);
   // only another operator's coordinator lacks a package: its operator uploads; no run to follow from here
-  const onlyCoordinator = !w.peers.some((p) => missing.has(p));
   const awaited = (): Change => ({
     action: 'wait',
     summary: `left to the operator of ${w.coordinator} (not controlled here): upload ${files(state)} to ${w.coordinator}; ${describeLack(missing, [w.coordinator])}; nothing is sent from here, and a parity gate stops the playbook until it is vetted`,
@@ -210,9 +217,9 @@ function decideDars(w: With, state: Observed): { decision: Decision; plan: ItemP
   const changes = plannedChanges(decision, w.coordinator, name, {
     start,
     startsHere: state.startsHere,
-    ...(onlyCoordinator ? { awaited } : {}),
+    ...(toPeers ? {} : { awaited }),
   });
-  return { decision, plan: { changes } };
+  return { decision, plan: { changes }, missing, toPeers };
 }
 
 /** A Dars workflow to the peers that lack a package, or, when only the coordinator lacks one, an upload on it. */
@@ -300,9 +307,7 @@ export const dpmDistributeDars = defineStep<With, Observed>({
       covered = new Set(run?.expected_peers);
       state = await observeDars(ctx, w);
     }
-    const { decision } = decideDars(w, state);
-    const missing = lacking(w, state);
-    const toPeers = w.peers.some((p) => missing.has(p));
+    const { decision, missing, toPeers } = decideDars(w, state);
     if (decision.action === 'start' && toPeers) {
       // After an adopted run, only peers it did not invite get a run of their own: a peer that took part and
       // still lacks a package failed to vet it, which another run would not change (the gate reports it).
