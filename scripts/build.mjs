@@ -4,16 +4,37 @@
 // wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a run loads ajv's
 // compiler or compiles a schema, and a V8 code cache of the modules `--help` and `validate` load (code-cache/, read
 // by the executable main.js: src/cli/code-cache.ts). Type checking is `npm run typecheck`.
-import { readdirSync } from 'node:fs';
+// A build whose inputs (scripts/build-inputs.mjs) have not changed since the last one is skipped: `npm ci` builds,
+// and the quickstart and the tests after it find dist/ made already. `--force` builds all the same.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import process from 'node:process';
 import { build, transform } from 'esbuild';
+import { BUILD_INPUTS_NAME, buildInputsDigest } from './build-inputs.mjs';
 import { importTs } from './import-ts.mjs';
 import { packModules, runCli } from './pack-modules.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const inputs = buildInputsDigest(root);
+const built = (() => {
+  try {
+    return readFileSync(join(root, 'dist', BUILD_INPUTS_NAME), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+})();
+if (
+  built === inputs &&
+  existsSync(join(root, 'packages', 'sandbox', 'dist', 'index.js')) &&
+  !process.argv.includes('--force')
+) {
+  process.stdout.write(
+    'dist/ is up to date: its inputs have not changed since it was built (--force builds again)\n',
+  );
+  process.exit(0);
+}
 // Built beside dist/ and swapped in at the end, so a CLI started meanwhile never sees a half-written dist/.
 const staging = join(root, `.dist-${process.pid}`);
 const out = join(staging, 'cli');
@@ -164,6 +185,8 @@ for (const args of [['--help'], ['validate', ...playbooks]]) {
   });
 }
 await rm(recorder);
+// what this build was made from, computed before it began: a source edited meanwhile makes the next build run
+await writeFile(join(staging, BUILD_INPUTS_NAME), `${inputs}\n`);
 
 const retired = join(root, `.dist-old-${process.pid}`);
 await rename(join(root, 'dist'), retired).catch((error) => {
