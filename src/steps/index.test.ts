@@ -19,7 +19,9 @@ describe('the step kinds registry', () => {
       expect(kind.withSchema).toBe(declaration.withSchema);
       expect(kind.outputs).toBe(declaration.outputs);
       expect(kind.needsTarget).toBe(declaration.needsTarget);
-      expect(kind.check).toBe(declaration.check);
+      expect(Object.getOwnPropertyDescriptor(kind, 'check')?.value).toBe(
+        Object.getOwnPropertyDescriptor(declaration, 'check')?.value,
+      );
     }
   });
 

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { WORKFLOW_KINDS } from '../../clients/dpm-wire.js';
+import { WORKFLOW_KINDS } from '../../clients/dpm-wire-names.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';
@@ -9,7 +9,7 @@ import {
   isExpression,
   nodeListSchema,
   nodesOrControlled,
-} from './party-common.js';
+} from './party-common.declaration.js';
 
 export const expectationSchema = {
   type: 'object',

@@ -7,7 +7,7 @@ import {
   membershipOutputs,
   membershipProperties,
   newThresholdSchema,
-} from './membership.js';
+} from './membership.declaration.js';
 
 const withSchema = {
   type: 'object',

@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire.js';
+import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire-names.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { checkNode, nodeNameSchema, waitTimeoutSchema } from './packages-common.js';
+import { checkNode, nodeNameSchema, waitTimeoutSchema } from './packages-common.declaration.js';
 
 export const DEFAULT_TIMEOUT = '10m';
 

@@ -8,7 +8,7 @@ import {
   darFileSchema,
   nodeNameSchema,
   waitTimeoutSchema,
-} from './packages-common.js';
+} from './packages-common.declaration.js';
 
 export const DEFAULT_TIMEOUT = '10m';
 

@@ -1,7 +1,7 @@
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import type { Target } from '../../playbook/target.js';
 import { withSchema, type With } from './governance-schema.js';
-import { Findings, isExpression, isParticipantId, nodesOrControlled } from './party-common.js';
+import { Findings, isExpression, isParticipantId, nodesOrControlled } from './party-common.declaration.js';
 
 export function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);

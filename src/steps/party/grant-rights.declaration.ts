@@ -8,7 +8,7 @@ import {
   nodeListSchema,
   nodesOrControlled,
   partyRefSchema,
-} from './party-common.js';
+} from './party-common.declaration.js';
 
 export function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);

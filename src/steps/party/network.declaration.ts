@@ -1,7 +1,13 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import type { Target } from '../../playbook/target.js';
-import { Findings, NODE_NAME_PATTERN, isExpression, nodeListSchema, timeoutSchema } from './party-common.js';
+import {
+  Findings,
+  NODE_NAME_PATTERN,
+  isExpression,
+  nodeListSchema,
+  timeoutSchema,
+} from './party-common.declaration.js';
 
 export const DEFAULT_TIMEOUT = '2m';
 

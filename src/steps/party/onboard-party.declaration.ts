@@ -8,7 +8,7 @@ import {
   nodeNameSchema,
   thresholdSchema,
   timeoutSchema,
-} from './party-common.js';
+} from './party-common.declaration.js';
 
 export const DEFAULT_TIMEOUT = '10m';
 

@@ -8,7 +8,7 @@ import {
   nodeNames,
   nodeNameSchema,
   packageIdSchema,
-} from './packages-common.js';
+} from './packages-common.declaration.js';
 
 const withSchema = {
   type: 'object',

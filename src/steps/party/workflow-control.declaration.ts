@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { WORKFLOW_KINDS } from '../../clients/dpm-wire.js';
+import { WORKFLOW_KINDS } from '../../clients/dpm-wire-names.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import type { Target } from '../../playbook/target.js';
-import { Findings, nodeNameSchema, timeoutSchema } from './party-common.js';
+import { Findings, nodeNameSchema, timeoutSchema } from './party-common.declaration.js';
 
 export const DEFAULT_TIMEOUT = '15m';
 

@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { isZeroAmount } from '../../clients/amount.js';
+import { isZeroAmount } from '../../clients/amount-text.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { btcAddressSchema, checkBitcoinAddress } from '../token/common.js';
+import { btcAddressSchema, checkBitcoinAddress } from '../token/common.declaration.js';
 
 export const NO_CHAIN = {
   message:

@@ -8,7 +8,7 @@ import {
   checkPartyRef,
   partyNameSchema,
   partyRefSchema,
-} from './common.js';
+} from './common.declaration.js';
 
 const withSchema = {
   type: 'object',

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import { checkActingParty, partyNameSchema } from './common.js';
+import { checkActingParty, partyNameSchema } from './common.declaration.js';
 
 const withSchema = {
   type: 'object',

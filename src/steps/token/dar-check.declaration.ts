@@ -10,7 +10,7 @@ import {
   nodeNameSchema,
   nodeNames,
   packageIdSchema,
-} from '../party/packages-common.js';
+} from '../party/packages-common.declaration.js';
 import { ExpectedListError, builtInList, builtInNames, readExpectedFile } from './expected-list.js';
 import { DEFAULT_EXPECTED_LIST } from './expected-packages.js';
 

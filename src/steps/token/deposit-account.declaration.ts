@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import { checkActingParty, partyNameSchema } from './common.js';
-import { credentialCidsSchema } from './minter.js';
+import { checkActingParty, partyNameSchema } from './common.declaration.js';
+import { credentialCidsSchema } from './minter.declaration.js';
 
 const withSchema = {
   type: 'object',

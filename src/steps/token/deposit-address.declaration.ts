@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import { accountIdSchema } from './accounts.js';
-import { amountSchema, checkActingParty, checkAmount, partyNameSchema } from './common.js';
+import { accountIdSchema } from './accounts.declaration.js';
+import { amountSchema, checkActingParty, checkAmount, partyNameSchema } from './common.declaration.js';
 
 const withSchema = {
   type: 'object',

@@ -1,5 +1,5 @@
 import { declareStep } from '../../engine/step.js';
-import { checkRecipients } from './distribute/recipients.js';
+import { checkRecipients } from './distribute/recipients.declaration.js';
 import { withSchema, type With } from './distribute/schema.js';
 
 /** What validation reads of `token.distribute`; its run-time code is ./distribute.ts. */

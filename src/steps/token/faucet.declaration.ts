@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import { amountSchema, checkActingParty, checkAmount, partyNameSchema } from './common.js';
-import { intervalSchema, waitSchema } from './wait.js';
+import { amountSchema, checkActingParty, checkAmount, partyNameSchema } from './common.declaration.js';
+import { intervalSchema, waitSchema } from './wait.declaration.js';
 
 const withSchema = {
   type: 'object',

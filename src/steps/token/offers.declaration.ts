@@ -2,7 +2,7 @@
  * What validation reads of token.accept-offers, token.reject-offers and token.cancel-offers, one declaration
  * each; their run-time code is ./offers.ts.
  */
-import { compareAmounts } from '../../clients/amount.js';
+import { compareAmounts } from '../../clients/amount-text.js';
 import type { TransferOffer } from '../../clients/party-ledger.js';
 import type { TransferInstructionChoice } from '../../clients/registry.js';
 import type { InstrumentId } from '../../clients/token-wire.js';
@@ -15,7 +15,7 @@ import {
   partyNameSchema,
   partyRefFinding,
   resolvePartyRef,
-} from './common.js';
+} from './common.declaration.js';
 
 export interface Action {
   kind: 'token.accept-offers' | 'token.reject-offers' | 'token.cancel-offers';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DataFileError, displayPath, outputPathProblem } from '../../data-file.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { checkPartyRef, partyRefSchema } from './common.js';
+import { checkPartyRef, partyRefSchema } from './common.declaration.js';
 import { readReceipts, ReceiptsError } from './rewards-data.js';
 
 export const RECEIPTS_HINT =

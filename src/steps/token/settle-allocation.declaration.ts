@@ -2,7 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import type { Target } from '../../playbook/target.js';
-import { checkActingParty, checkPartyRef, partyNameSchema, partyRefSchema } from './common.js';
+import { checkActingParty, checkPartyRef, partyNameSchema, partyRefSchema } from './common.declaration.js';
 
 export function checkSameNode(w: With, target: Target | undefined): StaticFinding[] {
   if (target === undefined || typeof w.party !== 'string' || hasExpression(w.party)) return [];

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { positiveAmountProblem } from '../../clients/amount.js';
+import { positiveAmountProblem } from '../../clients/amount-text.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
@@ -10,8 +10,8 @@ import {
   partyNameSchema,
   partyRefFinding,
   resolvePartyRef,
-} from './common.js';
-import { RESENDABLE } from './distribution.js';
+} from './common.declaration.js';
+import { RESENDABLE } from './distribution.declaration.js';
 
 const withSchema = {
   type: 'object',

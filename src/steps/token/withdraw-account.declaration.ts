@@ -1,7 +1,12 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import { btcAddressSchema, checkActingParty, checkBitcoinAddress, partyNameSchema } from './common.js';
-import { credentialCidsSchema } from './minter.js';
+import {
+  btcAddressSchema,
+  checkActingParty,
+  checkBitcoinAddress,
+  partyNameSchema,
+} from './common.declaration.js';
+import { credentialCidsSchema } from './minter.declaration.js';
 
 const withSchema = {
   type: 'object',

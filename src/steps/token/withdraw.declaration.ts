@@ -1,9 +1,15 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import { accountIdSchema } from './accounts.js';
-import { amountSchema, btcAddressSchema, checkActingParty, checkAmount, partyNameSchema } from './common.js';
-import { credentialCidsSchema } from './minter.js';
-import { intervalSchema, waitSchema } from './wait.js';
+import { accountIdSchema } from './accounts.declaration.js';
+import {
+  amountSchema,
+  btcAddressSchema,
+  checkActingParty,
+  checkAmount,
+  partyNameSchema,
+} from './common.declaration.js';
+import { credentialCidsSchema } from './minter.declaration.js';
+import { intervalSchema, waitSchema } from './wait.declaration.js';
 
 const withSchema = {
   type: 'object',
