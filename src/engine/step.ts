@@ -200,7 +200,7 @@ export interface StepSession<X> {
 }
 
 /**
- * What `validate`, `--help` and `ledgerbook schema` read of a kind: its name, its `with` block, its outputs and
+ * What `validate` and `ledgerbook schema` read of a kind: its name, its `with` block, its outputs and
  * its static checks. Each kind declares it in a module of its own (`<kind>.declaration.ts`), which imports no
  * client and no run-time code, so that validating a playbook loads no step's run-time code.
  */

@@ -1,6 +1,6 @@
 /**
  * The step kinds by `uses` name, each with two loaders: its declaration (`<kind>.declaration.ts`: name, summary,
- * `with` schema, outputs, static `check`), which is all `validate`, `--help` and `ledgerbook schema` read, and the
+ * `with` schema, outputs, static `check`), which is all `validate` and `ledgerbook schema` read, and the
  * kind itself (`<kind>.ts`: the declaration with its run-time code), which `plan` and `run` load. Each module is
  * loaded the first time it is asked for, so a command loads the kinds its playbook names and no other (each
  * `import()` is a chunk of its own in the build), and `validate` loads no step's run-time code. This file only
