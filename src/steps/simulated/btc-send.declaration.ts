@@ -2,7 +2,8 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { isZeroAmount } from '../../clients/amount-text.js';
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
-import { btcAddressSchema, checkBitcoinAddress } from '../token/common.declaration.js';
+import { checkBitcoinAddress } from '../token/address.declaration.js';
+import { btcAddressSchema } from '../token/common.declaration.js';
 
 export const NO_CHAIN = {
   message:

@@ -1,10 +1,9 @@
 /**
  * What the token step kinds' declarations share: the schema pieces of their `with` blocks and the static checks of
- * them (naming a party, an amount, a Bitcoin address), with nothing of their run-time code; ./common.ts re-exports
- * it.
+ * them (naming a party, an amount; a Bitcoin address is checked in ./address.declaration.ts), with nothing of their
+ * run-time code; ./common.ts re-exports it.
  */
 import { positiveAmountProblem } from '../../clients/amount-text.js';
-import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
 import type { StaticFinding } from '../../engine/step.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import type { Target } from '../../playbook/target.js';
@@ -36,22 +35,6 @@ export const btcAddressSchema = {
   description:
     'A Bitcoin address: bech32 (`bc1…`, `tb1…`, `bcrt1…`) or base58, checked with its checksum and against the Bitcoin network of the target’s `network` (mainnet, else testnet).',
 } as const;
-
-export const ADDRESS_HINT =
-  'copy the address again from the wallet that is to receive the BTC; a Bitcoin address carries a checksum, so a mistyped character is caught here rather than on the chain';
-
-/** Static check: `value` is a Bitcoin address, checksum included, of the network the target's attestors pay on. */
-export function checkBitcoinAddress(
-  value: unknown,
-  target: Target | undefined,
-  pointer: string,
-): StaticFinding[] {
-  if (typeof value !== 'string' || hasExpression(value)) return [];
-  const problem = bitcoinAddressProblem(value, target?.network);
-  return problem === undefined
-    ? []
-    : [{ pointer, message: `${value}: ${problem}`, expected: 'a Bitcoin address', hint: ADDRESS_HINT }];
-}
 
 /**
  * `<hint>::<68 hex>`: the hint as Canton takes it (a Daml-LF party name without the `::` delimiter, at most 185

@@ -11,7 +11,9 @@ import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
 import type { StepContext } from '../../engine/step.js';
 import { StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
-import { ADDRESS_HINT, nodeOf, partyRefFinding, resolvePartyRef } from './common.declaration.js';
+import { ADDRESS_HINT } from './address.declaration.js';
+import { nodeOf, partyRefFinding, resolvePartyRef } from './common.declaration.js';
+export { checkBitcoinAddress } from './address.declaration.js';
 
 export {
   actingPartyId,
@@ -19,7 +21,6 @@ export {
   btcAddressSchema,
   checkActingParty,
   checkAmount,
-  checkBitcoinAddress,
   checkPartyRef,
   isPartyId,
   nodeOf,

@@ -1,11 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { declareStep } from '../../engine/step.js';
-import {
-  btcAddressSchema,
-  checkActingParty,
-  checkBitcoinAddress,
-  partyNameSchema,
-} from './common.declaration.js';
+import { btcAddressSchema, checkActingParty, partyNameSchema } from './common.declaration.js';
+import { checkBitcoinAddress } from './address.declaration.js';
 import { credentialCidsSchema } from './minter.declaration.js';
 
 const withSchema = {
