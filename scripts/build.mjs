@@ -4,7 +4,7 @@
 // wire-validators/ for the bodies the clients check), so neither `ledgerbook validate` nor a run loads ajv's
 // compiler or compiles a schema, and a V8 code cache of the modules `--help` and `validate` load (code-cache/, read
 // by the executable main.js: src/cli/code-cache.ts). Type checking is `npm run typecheck`.
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,6 +63,10 @@ const bundle = await build({
   target: 'node20',
   format: 'esm',
   external,
+  // the version as a constant (src/cli/version.ts): a start reads no package.json for it
+  define: {
+    LEDGERBOOK_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
+  },
   plugins: [lazyChildProcess],
   write: false,
   logLevel: 'warning',
