@@ -84,6 +84,10 @@ const bundle = await build({
   target: 'node20',
   format: 'esm',
   external,
+  // the version as a constant (src/cli/version.ts): a start reads no package.json for it
+  define: {
+    LEDGERBOOK_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
+  },
   plugins: [lazyChildProcess],
   write: false,
   logLevel: 'warning',

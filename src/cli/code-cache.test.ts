@@ -3,6 +3,7 @@
  * like dist/cli/main.js, run in child processes on a folder of modules of this test's own.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -75,7 +76,8 @@ describe('the code cache', () => {
     await writeFile(join(dir, 'mod.js'), module('two'));
     const used = run(dir, 'use');
     expect(used.output).toMatch(/^two /);
-    expect(used.compiled).toEqual(['compiled']);
+    // compiled by Node, as without a cache
+    expect(used.compiled).toEqual([]);
   });
 
   it('a folder moved elsewhere compiles afresh, and its stack traces name where it now is', async () => {
@@ -86,7 +88,18 @@ describe('the code cache', () => {
     run(from, 'record');
     await cp(from, to, { recursive: true });
     const used = run(to, 'use');
-    expect(used.compiled).toEqual(['compiled']);
+    expect(used.compiled).toEqual([]);
     expect(used.output).toContain(join(to, 'mod.js'));
+  });
+
+  it('a module with an import() gets no cache, and a start compiles it as Node does, without looking for one', async () => {
+    const dir = join(root, 'e');
+    await mkdir(dir);
+    await writeFile(join(dir, 'mod.js'), `${module('one')}exports.later = () => import('node:path');\n`);
+    expect(run(dir, 'record').compiled).toEqual([]);
+    expect(existsSync(join(dir, 'code-cache', 'mod.js.bin'))).toBe(false);
+    const used = run(dir, 'use');
+    expect(used.compiled).toEqual([]);
+    expect(used.output).toMatch(/^one /);
   });
 });

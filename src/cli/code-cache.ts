@@ -44,7 +44,7 @@ export function useCodeCache(dir: string): void {
     nodeCache();
     return;
   }
-  hookCompile(dir, dir, () => undefined);
+  hookCompile(dir, dir, undefined);
 }
 
 /**
@@ -66,10 +66,15 @@ export function recordCodeCache(dir: string, finalDir: string): void {
   });
 }
 
+/**
+ * `compiled`: recording (the build), told of every module compiled here. Without it (a start), a module with no
+ * cache file made from its very source is Node's to compile, as without a cache: the recording runs made none for a
+ * module with an `import()`, so a start need not look for one in the source.
+ */
 function hookCompile(
   dir: string,
   finalDir: string,
-  compiled: (file: string, sum: number, script: vm.Script) => void,
+  compiled: ((file: string, sum: number, script: vm.Script) => void) | undefined,
 ): void {
   const prototype = (Module as unknown as { prototype: CompilingModule }).prototype;
   const compile = prototype._compile;
@@ -78,18 +83,20 @@ function hookCompile(
   prototype._compile = function (this: CompilingModule, content: string, filename: string): unknown {
     // a module with an `import()` (of a package: the build makes the chunks' own a `require`) is Node's to
     // compile: on Node 20 a script from a code cache loses the callback `import()` needs
-    if (!filename.startsWith(own) || /\bimport\s*\(/.test(content))
+    if (!filename.startsWith(own) || (compiled !== undefined && /\bimport\s*\(/.test(content)))
       return compile.call(this, content, filename);
     const path = filename.slice(own.length);
     const file = `${cacheDir}${path.split(sep).join('__')}.bin`;
     // the name stack traces show: the module's path where it runs
     const name = finalDir + sep + path;
     const sum = crc32(content, crc32(name));
+    const cachedData = cachedDataFor(file, sum);
+    if (cachedData === undefined && compiled === undefined) return compile.call(this, content, filename);
     const script = new vm.Script((Module as unknown as { wrap(code: string): string }).wrap(content), {
       filename: name,
-      cachedData: cachedDataFor(file, sum),
+      cachedData,
     });
-    compiled(file, sum, script);
+    compiled?.(file, sum, script);
     const wrapper = script.runInThisContext() as ModuleWrapper;
     return wrapper.call(
       this.exports,

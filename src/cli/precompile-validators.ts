@@ -17,13 +17,13 @@ import { schemaKey, schemaText } from '../playbook/precompiled.js';
 import { inlineLocalRefs } from '../playbook/schema-annotations.js';
 import { createAjv } from '../playbook/schema-check.js';
 import { targetSchema } from '../playbook/target-schema.js';
-import { loadAllStepKinds } from '../steps/index.js';
+import { declareAllStepKinds } from '../steps/index.js';
 
 /** ajv's standalone module is CommonJS: the function is its `default`. */
 const standaloneCode = standaloneModule.default;
 
 export async function validatedSchemas(): Promise<JsonSchema[]> {
-  const kinds = await loadAllStepKinds();
+  const kinds = await declareAllStepKinds();
   return [playbookSchema, targetSchema, planSchema, ...[...kinds.values()].map((kind) => kind.withSchema)];
 }
 

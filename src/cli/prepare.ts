@@ -76,7 +76,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
           ),
       });
   let playbook = await loadPlaybook(options.playbookFile, { registry: stepKinds, target });
-  const needsTarget = playbook.steps.some((s) => stepKinds.get(s.uses)?.needsTarget === true);
+  const needsTarget = playbook.steps.some((s) => stepKinds.declaration(s.uses)?.needsTarget === true);
   const given = parseInputFlags(options.inputs);
   const inputs = options.requireInputs === false ? given : resolveInputs(playbook, given);
   // read before a sandbox starts: a secrets file that cannot be used is refused with nothing started

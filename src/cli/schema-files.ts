@@ -4,7 +4,7 @@
  * saved plan schema (`plan --out`), and one schema per step kind. `npm run schemas` writes them; `ledgerbook
  * schema [name]` prints them.
  */
-import type { AnyStepKind } from '../engine/step.js';
+import type { AnyStepDeclaration } from '../engine/step.js';
 import { eventsSchema } from '../engine/events.js';
 import { planSchema } from '../engine/saved-plan.js';
 import { playbookSchema, stepSchema } from '../playbook/playbook-schema.js';
@@ -19,7 +19,7 @@ const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 type SchemaObject = Record<string, unknown>;
 
 /** Every schema document, keyed by its path relative to `schemas/`. */
-export function schemaFiles(registry: ReadonlyMap<string, AnyStepKind>): Record<string, object> {
+export function schemaFiles(registry: ReadonlyMap<string, AnyStepDeclaration>): Record<string, object> {
   const kinds = [...registry.values()].sort((a, b) => a.kind.localeCompare(b.kind));
   const files: Record<string, object> = {
     'playbook.schema.json': editorPlaybookSchema(kinds),
@@ -32,7 +32,7 @@ export function schemaFiles(registry: ReadonlyMap<string, AnyStepKind>): Record<
 }
 
 /** The `with` schema of one step kind as a document of its own. */
-function stepKindSchema(kind: AnyStepKind): SchemaObject {
+function stepKindSchema(kind: AnyStepDeclaration): SchemaObject {
   const outputs = Object.entries(kind.outputs);
   const outputText =
     outputs.length === 0
@@ -53,7 +53,7 @@ const defName = (kind: string): string => `with-${kind}`;
  * The playbook schema for editors: `uses` completes to the registered kinds, `with` is checked against the
  * kind named by `uses`, and every `with` value that is not a plain string also accepts a `${{ … }}` string.
  */
-function editorPlaybookSchema(kinds: readonly AnyStepKind[]): SchemaObject {
+function editorPlaybookSchema(kinds: readonly AnyStepDeclaration[]): SchemaObject {
   const defs: SchemaObject = {
     expression: {
       type: 'string',
@@ -86,7 +86,7 @@ function editorPlaybookSchema(kinds: readonly AnyStepKind[]): SchemaObject {
   };
 }
 
-function withForEditor(kind: AnyStepKind): SchemaObject {
+function withForEditor(kind: AnyStepDeclaration): SchemaObject {
   const schema = inner(inlineLocalRefs(kind.withSchema));
   return { ...schema, description: kind.summary };
 }

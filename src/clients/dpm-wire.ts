@@ -6,12 +6,8 @@
  * §7.1).
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import {
-  contractDefinitionSchema,
-  dpmOperations,
-  onboardingMeshErrorResponseSchema,
-  workflowRunSchema,
-} from './dpm-wire.generated.js';
+import { dpmOperations, onboardingMeshErrorResponseSchema } from './dpm-wire.generated.js';
+import { WORKFLOW_KINDS, type WorkflowKind } from './dpm-wire-names.js';
 import type {
   AuditResponse,
   AuthStatusResponse,
@@ -23,10 +19,7 @@ import { registerWireSchemas } from './schema-check.js';
 export type * from './dpm-wire.generated.js';
 export { onboardingMeshErrorResponseSchema };
 
-export const WORKFLOW_KINDS = workflowRunSchema.properties.kind.enum;
-/** The variants of a contract field (`FieldDefinition`, §7), tagged by `type`. */
-export const FIELD_DEFINITION_TYPES = contractDefinitionSchema.properties.fields.items.properties.type.enum;
-export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];
+export { FIELD_DEFINITION_TYPES, WORKFLOW_KINDS, type WorkflowKind } from './dpm-wire-names.js';
 
 export type ParticipantStatus = ParticipantsStatusResponse['statuses'][number];
 export type PartyAuthStatus = AuthStatusResponse['parties'][number];

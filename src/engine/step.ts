@@ -199,7 +199,12 @@ export interface StepSession<X> {
   close?(session: X): void | Promise<void>;
 }
 
-export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> {
+/**
+ * What `validate` and `ledgerbook schema` read of a kind: its name, its `with` block, its outputs and
+ * its static checks. Each kind declares it in a module of its own (`<kind>.declaration.ts`), which imports no
+ * client and no run-time code, so that validating a playbook loads no step's run-time code.
+ */
+export interface StepDeclaration<W = unknown> {
   /** `<group>.<name>`, e.g. `core.shell`, `dpm.onboard-party` */
   readonly kind: string;
   /** one line, shown in `ledgerbook schema` and the editor */
@@ -210,13 +215,17 @@ export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> {
   readonly outputs: Readonly<Record<string, string>>;
   /** does the step need a target (service URLs, credentials)? */
   readonly needsTarget: boolean;
+  /** checks that need the target but no network: node names exist, files exist and match their sha256 … */
+  check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
+}
+
+/** A kind: its declaration and its run-time part (`<kind>.ts`, which spreads the declaration into it). */
+export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> extends StepDeclaration<W> {
   /** default number of items applied at once (1 if omitted) */
   readonly concurrency?: number;
   /** what an execution of the step shares between its calls, owned by the engine (see StepSession) */
   readonly session?: StepSession<X>;
 
-  /** checks that need the target but no network: node names exist, files exist and match their sha256 … */
-  check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
   /**
    * checks that read the services, without changing anything, what `check` cannot see offline (a recipient the
    * network does not know). The engine calls it before the run's first step for every step whose `with` is known
@@ -271,6 +280,13 @@ export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> {
 /** Erases the type parameters for the registry. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyStepKind = StepKind<any, any, any, any>;
+/** A declaration with its `with` type erased, for the registry. */
+export type AnyStepDeclaration = StepDeclaration<unknown>;
+
+/** A kind's declaration (`<kind>.declaration.ts`): what validation reads, nothing of its run-time code. */
+export function declareStep<W>(declaration: StepDeclaration<W>): StepDeclaration<W> {
+  return declaration;
+}
 
 export function defineStep<W, S, I = W, X = unknown>(kind: StepKind<W, S, I, X>): StepKind<W, S, I, X> {
   return kind;

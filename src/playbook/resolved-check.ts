@@ -7,7 +7,7 @@
  * Steps that read another step's outputs are checked when they run (their values do not exist yet); so are
  * fields that read secrets (a finding would quote the value) and steps whose `if:` is false.
  */
-import type { AnyStepKind } from '../engine/step.js';
+import type { AnyStepDeclaration } from '../engine/step.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { collectReferences, type Reference } from './expressions/references.js';
 import type { Scope } from './expressions/scope.js';
@@ -18,14 +18,14 @@ import { checkResolvedWith } from './schema-check.js';
 import type { Target } from './target.js';
 
 export interface ResolvedCheckContext {
-  registry: { get(kind: string): AnyStepKind | undefined };
+  registry: { declaration(kind: string): AnyStepDeclaration | undefined };
   inputs: Record<string, unknown>;
   env: Record<string, string | undefined>;
   target: Target | undefined;
 }
 
 /** The fields a kind evaluates itself, per item (`x-lazy-expression`): left as written. */
-export function lazyPointers(kind: AnyStepKind): Set<string> {
+export function lazyPointers(kind: AnyStepDeclaration): Set<string> {
   const properties = (kind.withSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
   return new Set(
     Object.entries(properties)
@@ -62,7 +62,7 @@ export function checkResolvedSteps(playbook: Playbook, ctx: ResolvedCheckContext
   resolveVars(playbook, scope, known);
   const diagnostics: Diagnostic[] = [];
   for (const spec of playbook.steps) {
-    const kind = ctx.registry.get(spec.uses);
+    const kind = ctx.registry.declaration(spec.uses);
     if (kind === undefined) continue;
     for (const finding of checkStep(spec, kind, scope, known, ctx.target, playbook.baseDir)) {
       diagnostics.push(positioned(playbook, spec, finding));
@@ -81,7 +81,7 @@ interface Finding {
 
 function checkStep(
   spec: StepSpec,
-  kind: AnyStepKind,
+  kind: AnyStepDeclaration,
   scope: Scope,
   known: (ref: Reference) => boolean,
   target: Target | undefined,

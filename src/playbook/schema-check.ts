@@ -5,7 +5,7 @@
  */
 import type { Ajv2020, ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { formatsPlugin, newAjv } from '../ajv.js';
-import type { AnyStepKind, JsonSchema, StaticFinding } from '../engine/step.js';
+import type { AnyStepDeclaration, JsonSchema, StaticFinding } from '../engine/step.js';
 import { didYouMean } from './closest.js';
 import { typeName } from './expressions/values.js';
 import { describePattern } from './patterns.js';
@@ -100,7 +100,7 @@ function dotted(pointer: string): string {
  * A resolved `with` (every expression evaluated) against its kind's schema, strictly: what the engine checks
  * at run time before a step uses it.
  */
-export function checkResolvedWith(kind: AnyStepKind, value: unknown): StaticFinding[] {
+export function checkResolvedWith(kind: AnyStepDeclaration, value: unknown): StaticFinding[] {
   const secrets = secretPointers(kind, value);
   return checkSchema(kind.withSchema, value, {
     where: (pointer) => withWhere(kind.kind, pointer),
@@ -117,7 +117,7 @@ export function withWhere(kind: string, pointer: string): string {
   return `in ${kind} \`${pointer === '' ? 'with' : `with.${dotted(pointer)}`}\``;
 }
 
-function secretPointers(kind: AnyStepKind, value: unknown): Set<string> {
+function secretPointers(kind: AnyStepDeclaration, value: unknown): Set<string> {
   const found = new Set<string>();
   for (const [pointer, annotations] of annotate(kind.withSchema, value))
     if (annotations.secret) found.add(pointer);

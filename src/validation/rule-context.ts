@@ -2,7 +2,7 @@
  * What the semantic rules see of a playbook: its raw data read defensively (the schema may have found errors,
  * and every rule still runs so that all problems of a file are reported at once), and helpers to report.
  */
-import type { AnyStepKind } from '../engine/step.js';
+import type { AnyStepDeclaration } from '../engine/step.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { SourceDoc } from '../playbook/model.js';
 import { hasExpression, readTemplate, type Template } from '../playbook/expressions/template.js';
@@ -21,7 +21,7 @@ export interface StepInfo {
   id: string | undefined;
   uses: string | undefined;
   /** undefined when `uses` names no registered kind */
-  kind: AnyStepKind | undefined;
+  kind: AnyStepDeclaration | undefined;
   forEach: boolean;
 }
 
@@ -61,7 +61,7 @@ export class RuleContext {
 
   constructor(
     readonly doc: SourceDoc,
-    readonly registry: Pick<StepKinds, 'names' | 'get'>,
+    readonly registry: Pick<StepKinds, 'names' | 'declaration'>,
     readonly target: Target | undefined,
   ) {
     this.data = isRecord(doc.data) ? doc.data : {};
@@ -79,7 +79,7 @@ export class RuleContext {
         raw,
         id: typeof raw['id'] === 'string' ? raw['id'] : undefined,
         uses,
-        kind: uses === undefined ? undefined : registry.get(uses),
+        kind: uses === undefined ? undefined : registry.declaration(uses),
         forEach: raw['for_each'] !== undefined,
       };
       this.steps.push(step);

@@ -51,7 +51,7 @@ import type { StepKinds } from '../steps/index.js';
 
 export interface ValidateOptions {
   /** the step kinds by `uses`: the kinds the playbook names must be loaded (`loadPlaybook` loads them) */
-  registry: Pick<StepKinds, 'names' | 'get'>;
+  registry: Pick<StepKinds, 'names' | 'declaration'>;
   /** when given, the step kinds' `check()` run with it (they get the unresolved `with`) */
   target?: Target | undefined;
 }
@@ -108,7 +108,7 @@ export async function loadPlaybook(
 ): Promise<Playbook> {
   const { doc, diagnostics } = await readSource(file, 'LB_PLAYBOOK_INVALID');
   if (diagnostics.length > 0) throw new ValidationError('LB_PLAYBOOK_INVALID', diagnostics);
-  await opts.registry.load(kindsNamed(doc.data));
+  await opts.registry.declare(kindsNamed(doc.data));
   const result = validatePlaybook(doc, opts);
   if (!result.playbook) throw new ValidationError('LB_PLAYBOOK_INVALID', result.diagnostics);
   return result.playbook;

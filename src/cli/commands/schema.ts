@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { schemaFiles } from '../schema-files.js';
-import { loadAllStepKinds } from '../../steps/index.js';
+import { declareAllStepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 
 /**
@@ -13,7 +13,7 @@ export async function schemaCommand(
 ): Promise<number> {
   const out = makeOutput(options);
   try {
-    const files = schemaFiles(await loadAllStepKinds());
+    const files = schemaFiles(await declareAllStepKinds());
     const byName = new Map<string, unknown>();
     for (const [path, schema] of Object.entries(files)) {
       const base = path

@@ -1,17 +1,6 @@
-import type { FromSchema } from 'json-schema-to-ts';
-import { PausedError } from '../../errors.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    message: { type: 'string', description: 'What the approver is asked to check before approving.' },
-  },
-  required: ['message'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { PausedError } from '../../errors.js';
+import { coreApproveDeclaration, type With } from './approve.declaration.js';
 
 interface Observed {
   /** approved on this invocation with --approve */
@@ -26,15 +15,7 @@ interface Observed {
  * converged playbook does not ask twice; change either and the gate asks again.
  */
 export const coreApprove = defineStep<With, Observed>({
-  kind: 'core.approve',
-  summary: 'Pause the run until an operator approves this step with --approve <step-id>.',
-  withSchema,
-  outputs: {
-    approved_by: 'who approved (user@host, or the CI actor)',
-    approved_at: 'when (ISO-8601)',
-    approved_for: 'digest of the playbook text and inputs the approval holds for',
-  },
-  needsTarget: false,
+  ...coreApproveDeclaration,
   observe: (ctx) =>
     Promise.resolve({
       approvedNow: ctx.approvals.has(ctx.stepId),

@@ -1,50 +1,12 @@
 import { statSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { FromSchema } from 'json-schema-to-ts';
-import { StepError } from '../../errors.js';
-import { PLAN_KEY_ENV, STATE_ENV } from '../../environment.js';
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { PLAN_KEY_ENV, STATE_ENV } from '../../environment.js';
+import { StepError } from '../../errors.js';
 import { toText } from '../../playbook/expressions/values.js';
 import { safeScript } from './shell-script.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    run: {
-      description:
-        'The command: a string run by the shell (`sh -c`), or a list [program, arg…] run without a shell. Each `${{ … }}` in a string reaches the shell as an environment variable (`LB_EXPR_1`, …), never as command text: no value can change the command.',
-      anyOf: [
-        { type: 'string', minLength: 1 },
-        { type: 'array', items: { type: 'string' }, minItems: 1 },
-      ],
-    },
-    creates: {
-      type: 'string',
-      minLength: 1,
-      description: 'A path the command creates: when it exists, the step is in sync and does not run.',
-    },
-    unless: {
-      type: 'string',
-      minLength: 1,
-      description:
-        'A read-only check command (run by the shell, expressions passed as variables like `run`): when it exits 0, the step is in sync and does not run.',
-    },
-    cwd: {
-      type: 'string',
-      description: 'Working directory, relative to the playbook file (default its folder).',
-    },
-    env: {
-      type: 'object',
-      additionalProperties: { type: 'string' },
-      description: 'Extra environment variables for the command.',
-    },
-  },
-  required: ['run'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { coreShellDeclaration, type With } from './shell.declaration.js';
 
 interface Observed {
   /** a guard (creates / unless) holds, or an earlier run finished this very command */
@@ -174,15 +136,7 @@ async function guardHolds(
  * after it started is an ambiguous outcome for the operator to resolve.
  */
 export const coreShell = defineStep<With, Observed>({
-  kind: 'core.shell',
-  summary: 'Run a command; `creates` / `unless` make a rerun idempotent.',
-  withSchema,
-  outputs: {
-    stdout: 'standard output, trailing newline removed',
-    stderr: 'standard error',
-    exit_code: 'exit code',
-  },
-  needsTarget: false,
+  ...coreShellDeclaration,
   async observe(ctx, w) {
     // checked here, not by validate: an earlier step may create the folder
     const cwd = resolve(ctx.baseDir, w.cwd ?? '.');

@@ -1,37 +1,7 @@
-import type { FromSchema } from 'json-schema-to-ts';
-import { LedgerbookError, StepError } from '../../errors.js';
 import { defineStep, type JsonValue, type StepContext } from '../../engine/step.js';
+import { LedgerbookError, StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
-import { durationSchema } from '../../playbook/playbook-schema.js';
-import { hasUrlCredentials, hideUrlCredentials } from '../../url-credentials.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    until: {
-      type: 'string',
-      'x-lazy-expression': true,
-      description:
-        'The condition, evaluated at every poll: `${{ response.status == 200 }}`. In scope: `response` ({status, body, headers}) with `http`, `attempt`, `elapsed_ms`, and everything a step sees.',
-    },
-    http: {
-      type: 'object',
-      description: 'Poll this URL with GET; without `until`, waits for a 2xx answer.',
-      properties: {
-        url: { type: 'string', pattern: '^https?://' },
-        headers: { type: 'object', additionalProperties: { type: 'string' } },
-      },
-      required: ['url'],
-      additionalProperties: false,
-    },
-    interval: { ...durationSchema, description: 'Time between polls (default 2s).' },
-    timeout: { ...durationSchema, description: 'Give up after this long (default 5m).' },
-  },
-  anyOf: [{ required: ['until'] }, { required: ['http'] }],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { coreWaitDeclaration, type With } from './wait.declaration.js';
 
 interface Poll {
   holds: boolean;
@@ -78,25 +48,7 @@ function isOk(status: JsonValue | undefined): boolean {
 
 /** Polls an HTTP GET or an expression until a condition holds; fails with what it last saw on timeout. */
 export const coreWait = defineStep<With, Poll>({
-  kind: 'core.wait',
-  summary: 'Poll an HTTP GET or an expression until a condition holds.',
-  withSchema,
-  outputs: {
-    response: 'the last response ({status, body, headers}) when polling http',
-    attempts: 'polls made',
-  },
-  needsTarget: false,
-  check(w) {
-    // a URL from a step's outputs is refused by the HTTP client when the step runs
-    if (!w.http || !hasUrlCredentials(w.http.url)) return [];
-    return [
-      {
-        pointer: '/http/url',
-        message: `${hideUrlCredentials(w.http.url)} carries credentials in the URL (user:password@): they would be printed in messages, logs and events`,
-        hint: "remove 'user:password@'; send a credential in a header instead: headers: { authorization: '${{ secrets.NAME }}' }",
-      },
-    ];
-  },
+  ...coreWaitDeclaration,
   observe: (ctx, w) => poll(ctx, w, 1, ctx.clock.now()),
   plan(w, observed) {
     if (observed.holds) return { changes: [], outputs: { response: observed.response, attempts: 1 } };

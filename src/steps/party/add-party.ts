@@ -2,16 +2,10 @@
  * dpm.add-party — add a participant to a decentralized party and set the new threshold (dpm-api.md §5.3). In sync
  * when the participant is a member and the threshold is as declared. The existing members and the new one accept.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import { defineStep } from '../../engine/step.js';
+import { dpmAddPartyDeclaration, type With } from './add-party.declaration.js';
 import {
-  MEMBERSHIP_TIMEOUT,
   applyMembership,
-  memberSchema,
-  membershipCheck,
-  membershipOutputs,
-  membershipProperties,
-  newThresholdSchema,
   observeMembership,
   planMembership,
   type MembershipKind,
@@ -19,23 +13,6 @@ import {
 } from './membership.js';
 import { membersOf } from './party-common.js';
 import { reconcileStart } from './workflow-lifecycle.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    ...membershipProperties,
-    member: memberSchema(
-      'The participant to add. It must be in the coordinator’s peers table (dpm.network) and must have every package the party’s contracts use.',
-    ),
-    threshold: newThresholdSchema(
-      'The party’s threshold after the addition: 1 to the number of members with the new one.',
-    ),
-  },
-  required: ['coordinator', 'party', 'member', 'threshold'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 const current = (s: MembershipState): string[] => membersOf(s.party);
 
@@ -71,12 +48,7 @@ export const addPartySpec: MembershipKind<With> = {
 };
 
 export const dpmAddParty = defineStep<With, MembershipState>({
-  kind: 'dpm.add-party',
-  summary: `Add a participant to a decentralized party (in sync once it is a member and the threshold is as declared; default timeout ${MEMBERSHIP_TIMEOUT}).`,
-  withSchema,
-  outputs: membershipOutputs,
-  needsTarget: true,
-  check: membershipCheck,
+  ...dpmAddPartyDeclaration,
   observe: (ctx, w) => observeMembership(addPartySpec, ctx, w),
   plan: (w, s) => planMembership(addPartySpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(addPartySpec, ctx, w, s),

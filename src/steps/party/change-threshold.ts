@@ -2,15 +2,10 @@
  * dpm.change-threshold — set a decentralized party's threshold (dpm-api.md §5.4). In sync when the threshold is
  * as declared. Every other member accepts.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import { defineStep } from '../../engine/step.js';
+import { dpmChangeThresholdDeclaration, type With } from './change-threshold.declaration.js';
 import {
-  MEMBERSHIP_TIMEOUT,
   applyMembership,
-  membershipCheck,
-  membershipOutputs,
-  membershipProperties,
-  newThresholdSchema,
   observeMembership,
   planMembership,
   type MembershipKind,
@@ -18,18 +13,6 @@ import {
 } from './membership.js';
 import { membersOf } from './party-common.js';
 import { reconcileStart } from './workflow-lifecycle.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    ...membershipProperties,
-    threshold: newThresholdSchema('The new threshold: 1 to the number of members.'),
-  },
-  required: ['coordinator', 'party', 'threshold'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 const current = (s: MembershipState): string[] => membersOf(s.party);
 
@@ -59,12 +42,7 @@ export const changeThresholdSpec: MembershipKind<With> = {
 };
 
 export const dpmChangeThreshold = defineStep<With, MembershipState>({
-  kind: 'dpm.change-threshold',
-  summary: `Set a decentralized party's threshold (in sync when it is as declared; default timeout ${MEMBERSHIP_TIMEOUT}).`,
-  withSchema,
-  outputs: membershipOutputs,
-  needsTarget: true,
-  check: membershipCheck,
+  ...dpmChangeThresholdDeclaration,
   observe: (ctx, w) => observeMembership(changeThresholdSpec, ctx, w),
   plan: (w, s) => planMembership(changeThresholdSpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(changeThresholdSpec, ctx, w, s),

@@ -1,5 +1,3 @@
-import type { FromSchema } from 'json-schema-to-ts';
-import { AmbiguousOutcomeError, PausedError, StepError } from '../../errors.js';
 import type {
   AuthStatusResponse,
   ContractInfo,
@@ -8,7 +6,6 @@ import type {
   GovernanceState,
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
-import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire.js';
 import {
   defineStep,
   type Change,
@@ -17,25 +14,22 @@ import {
   type ItemPlan,
   type JsonValue,
   type Outputs,
-  type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import { hasExpression } from '../../playbook/expressions/template.js';
+import { AmbiguousOutcomeError, PausedError, StepError } from '../../errors.js';
+import { DEFAULT_TIMEOUT, dpmDeployContractsDeclaration, type With } from './deploy-contracts.declaration.js';
 import {
+  addUploaded,
   buildMatrix,
-  checkNode,
   compareVersions,
   formatMatrix,
   missingPairs,
-  nodeNameSchema,
   packageLabel,
   parityError,
-  addUploaded,
   readNodePackages,
   requireNodes,
   shortId,
   timeoutMs,
-  waitTimeoutSchema,
   type Matrix,
   type PackageRef,
 } from './packages-common.js';
@@ -72,102 +66,7 @@ import {
   waitForParty,
   type Leftover,
 } from './workflow-waits.js';
-
-const DEFAULT_TIMEOUT = '10m';
 export const GOVERNANCE_RULES_TEMPLATE = 'Governance.Rules:GovernanceRules';
-
-const cantonId = { type: 'string', pattern: '^[^:]+::[0-9a-f]{68}$' } as const;
-
-const contractSchema = {
-  type: 'object',
-  description: "One contract to create for the party (the DPM's ContractDefinition, dpm-api.md §5.5).",
-  properties: {
-    id: { type: 'string', minLength: 1, description: 'An id for this contract, unique in the list.' },
-    name: {
-      type: 'string',
-      minLength: 1,
-      description:
-        'The package name shown to the peers in their invitation (`package_names`). Default: the name of the package it resolves to.',
-    },
-    package_id: {
-      type: 'string',
-      pattern: '^(#[A-Za-z0-9._-]+|[0-9a-f]{64})$',
-      description:
-        'The package: a package id (64 hex digits), or `#name` for the highest version of that package vetted on the coordinator (as Canton resolves it).',
-    },
-    module_name: {
-      type: 'string',
-      minLength: 1,
-      description: 'The template’s module, e.g. `Governance.Rules`.',
-    },
-    entity_name: {
-      type: 'string',
-      minLength: 1,
-      description: 'The template’s name, e.g. `GovernanceRules`.',
-    },
-    fields: {
-      type: 'array',
-      description:
-        "The template's create arguments in order, each tagged by `type`: decentralized_party, operator_party, participant_party {id}, text {value}, int64 {value}, bool {value}, instrument {id}, attestors_set, party_set {parties}, rel_time {microseconds}, optional {inner}, record {fields}, governance_threshold {value?}, none. Default none.",
-      items: {
-        type: 'object',
-        properties: { type: { enum: FIELD_DEFINITION_TYPES, description: 'The kind of field.' } },
-        required: ['type'],
-      },
-    },
-  },
-  required: ['id', 'package_id', 'module_name', 'entity_name'],
-  additionalProperties: false,
-} as const;
-
-const withSchema = {
-  type: 'object',
-  description:
-    'Create contracts for a decentralized party (a Contracts workflow), once every participant vetted their packages.',
-  properties: {
-    coordinator: {
-      ...nodeNameSchema,
-      description:
-        'The node that starts the Contracts workflow (POST /contracts); it needs the party’s credentials (dpm.party-config).',
-    },
-    party: {
-      type: 'string',
-      pattern: '^([A-Za-z][A-Za-z0-9_-]{0,179}|[^:]+::[0-9a-f]{68})$',
-      description:
-        'The decentralized party: its id (`prefix::1220…`), or its prefix as the coordinator lists it.',
-    },
-    participants: {
-      type: 'array',
-      minItems: 1,
-      description:
-        "The nodes whose participants take part, each a node name or {node, party}. Their member parties come from `party` here, else the target node's `party`, else the node's own party credentials (GET /auth/status). Default: every node of the target that hosts the party. The coordinator is always one of them.",
-      items: {
-        anyOf: [
-          nodeNameSchema,
-          {
-            type: 'object',
-            properties: {
-              node: nodeNameSchema,
-              party: { ...cantonId, description: "The node operator's member party (PARTY_ID)." },
-            },
-            required: ['node'],
-            additionalProperties: false,
-          },
-        ],
-      },
-    },
-    operator_party: {
-      ...cantonId,
-      description: "The operator party of the contracts. Default: the coordinator's member party.",
-    },
-    contracts: { type: 'array', minItems: 1, items: contractSchema, description: 'The contracts to create.' },
-    timeout: waitTimeoutSchema(DEFAULT_TIMEOUT),
-  },
-  required: ['coordinator', 'party', 'contracts'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 type ContractSpec = With['contracts'][number];
 
 interface Participant {
@@ -609,48 +508,7 @@ async function declineLeftovers(ctx: ItemContext, state: Observed): Promise<Outp
  * ambiguous answer, reconcile reads the contracts status, GET /workflows and the party's contracts first.
  */
 export const dpmDeployContracts = defineStep<With, Observed>({
-  kind: 'dpm.deploy-contracts',
-  summary: 'Create contracts for a decentralized party (Contracts workflow), only when vetted parity holds.',
-  withSchema,
-  outputs: {
-    party: 'the decentralized party id',
-    contracts:
-      'the ContractInfo rows of the declared contracts [{contract_id, template_id, package_id, package_name, package_version, created_at}]',
-    governance: 'GET /governance/state of the party when a GovernanceRules contract is deployed, else null',
-  },
-  needsTarget: true,
-  check(w, target) {
-    const findings: StaticFinding[] = [...checkNode(w.coordinator, target, '/coordinator')];
-    if (Array.isArray(w.participants)) {
-      const seen = new Set<string>();
-      w.participants.forEach((p, i) => {
-        const node = typeof p === 'string' ? p : p.node;
-        const pointer = typeof p === 'string' ? `/participants/${i}` : `/participants/${i}/node`;
-        findings.push(...checkNode(node, target, pointer));
-        if (typeof node === 'string' && !hasExpression(node)) {
-          if (seen.has(node))
-            findings.push({ pointer, message: `${node} is listed twice`, hint: 'list each node once' });
-          seen.add(node);
-        }
-      });
-    }
-    if (Array.isArray(w.contracts)) {
-      const ids = new Map<string, number>();
-      w.contracts.forEach((c, i) => {
-        if (typeof c.id !== 'string' || hasExpression(c.id)) return;
-        const first = ids.get(c.id);
-        if (first !== undefined) {
-          findings.push({
-            pointer: `/contracts/${i}/id`,
-            message: `contract id '${c.id}' is used by entries ${first} and ${i}`,
-            hint: 'give each contract its own id',
-          });
-        }
-        ids.set(c.id, i);
-      });
-    }
-    return findings;
-  },
+  ...dpmDeployContractsDeclaration,
   observe: observeContracts,
   plan: (w, state) => planContracts(w, state),
   async apply(ctx, w, _item, _plan, state) {

@@ -1,5 +1,3 @@
-import type { FromSchema } from 'json-schema-to-ts';
-import { StepError } from '../../errors.js';
 import type { VettedPackage, WorkflowRun } from '../../clients/dpm-wire.js';
 import {
   defineStep,
@@ -7,24 +5,18 @@ import {
   type ItemContext,
   type ItemPlan,
   type Outputs,
-  type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import { hasExpression } from '../../playbook/expressions/template.js';
+import { StepError } from '../../errors.js';
+import { DEFAULT_TIMEOUT, dpmDistributeDarsDeclaration, type With } from './distribute-dars.declaration.js';
 import {
-  checkDarFiles,
-  checkNode,
-  checkNodeList,
   crossCheck,
-  darFileSchema,
   darPackages,
   loadDars,
-  nodeNameSchema,
   packageLabel,
   packageOutputs,
   requireNodes,
   timeoutMs,
-  waitTimeoutSchema,
   type LoadedDar,
   type PackageRef,
 } from './packages-common.js';
@@ -48,40 +40,6 @@ import {
   type NodeRun,
   type RunMatch,
 } from './workflow-runs.js';
-
-const DEFAULT_TIMEOUT = '10m';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'Distribute DARs from a coordinator node to its peers (a Dars workflow) until every package they carry is vetted on every node.',
-  properties: {
-    coordinator: {
-      ...nodeNameSchema,
-      description:
-        'The node that starts the Dars workflow (POST /dars/distribute); it uploads its own copy last, when every peer finished.',
-    },
-    peers: {
-      type: 'array',
-      items: nodeNameSchema,
-      minItems: 1,
-      description:
-        'The other nodes that must vet the packages; not the coordinator. Only those that lack a package are invited; invitations are accepted on the nodes this target controls.',
-    },
-    files: {
-      type: 'array',
-      items: darFileSchema,
-      minItems: 1,
-      description:
-        'The DARs, each pinned by sha256. Every file is read and checked before anything is sent; its manifest says which packages (name, version, id) it carries.',
-    },
-    timeout: waitTimeoutSchema(DEFAULT_TIMEOUT),
-  },
-  required: ['coordinator', 'peers', 'files'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 interface Observed {
   /** `plan` reports what would stop a start; `run` refuses */
@@ -267,33 +225,7 @@ function reportLeftovers(ctx: StepContext, w: With, state: Observed): void {
  * controlled peers, and a wait. A Dars run of the same files already in progress is adopted, never doubled.
  */
 export const dpmDistributeDars = defineStep<With, Observed>({
-  kind: 'dpm.distribute-dars',
-  summary: 'Distribute pinned DARs to the peers (Dars workflow) until every node vetted their packages.',
-  withSchema,
-  outputs: {
-    packages:
-      "every package the DARs carry [{package_id, name, version}] (from the manifests, cross-checked with the coordinator's vetted packages)",
-    instance: 'the Dars workflow this step started or adopted; null when everything was vetted already',
-  },
-  needsTarget: true,
-  check(w, target, baseDir) {
-    const findings: StaticFinding[] = [
-      ...checkNode(w.coordinator, target, '/coordinator'),
-      ...checkNodeList(w.peers, target, '/peers'),
-      ...checkDarFiles(w.files, baseDir, '/files'),
-    ];
-    if (Array.isArray(w.peers) && typeof w.coordinator === 'string' && !hasExpression(w.coordinator)) {
-      const i = w.peers.indexOf(w.coordinator);
-      if (i >= 0) {
-        findings.push({
-          pointer: `/peers/${i}`,
-          message: `${w.coordinator} is the coordinator and cannot be one of its peers`,
-          hint: 'remove it: the coordinator uploads its own copy at the end of the workflow',
-        });
-      }
-    }
-    return findings;
-  },
+  ...dpmDistributeDarsDeclaration,
   observe: observeDars,
   plan: (w, state) => planDars(w, state),
   async apply(ctx, w, _item, _plan, first) {

@@ -1,7 +1,7 @@
 /** The `with` of dpm.governance-review: the policy a party's pending decisions are held against (dpm-api.md §11, §12). */
 import type { FromSchema } from 'json-schema-to-ts';
 import { durationSchema } from '../../playbook/playbook-schema.js';
-import { nodeListSchema, partyRefSchema } from './party-common.js';
+import { nodeListSchema, partyRefSchema } from './party-common.declaration.js';
 
 const partyList = {
   type: 'array',

@@ -10,27 +10,22 @@
  */
 import { Decimal } from 'decimal.js';
 import type { TokenRequest } from '../../clients/dpm-wire.js';
-import { StepError } from '../../errors.js';
 import {
   defineStep,
   type Change,
+  type Intent,
   type ItemContext,
   type ItemPlan,
-  type Intent,
   type JsonValue,
   type Outputs,
   type Reconciliation,
-  type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
+import { StepError } from '../../errors.js';
 import {
   EXECUTOR_GRACE_MS,
   GOVERNANCE_POLL_MS,
   NOT_SENT,
-  type GovernanceView,
-  type NodeAuth,
-  type Vote,
   authOf,
   chainEntries,
   designatedExecutor,
@@ -42,24 +37,19 @@ import {
   targetNodeNames,
   validVotes,
   writeOnce,
+  type GovernanceView,
+  type NodeAuth,
+  type Vote,
 } from './governance-common.js';
 import {
-  Findings,
-  durationMs,
-  enforceChecks,
-  isExpression,
-  isParticipantId,
-  nodesOrControlled,
-  resolveParty,
-} from './party-common.js';
-import {
   PROPOSAL_LABELS,
-  withSchema,
   type ActionRule,
   type ProposalRule,
   type ReviewedProposal,
   type With,
 } from './governance-review-schema.js';
+import { check, dpmGovernanceReviewDeclaration } from './governance-review.declaration.js';
+import { durationMs, enforceChecks, nodesOrControlled, resolveParty } from './party-common.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // What is pending
@@ -100,36 +90,6 @@ interface Observed {
   /** open requests of a type the policy names that it does not accept, each with why */
   outside: Array<{ decision: string; why: string }>;
   names: Record<string, string>;
-}
-
-function check(w: With, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  const nodes = f.nodes('/nodes', w.nodes);
-  nodes.forEach((name, i) => f.controlled(`/nodes/${i}`, name, 'dpm.governance-review confirms on it'));
-  // without a target (validate on the built-in sandbox) the nodes are not known yet
-  if (target !== undefined && nodesOrControlled(w.nodes, target).length === 0)
-    f.add('', 'the target controls no node to confirm on', 'set `nodes`, or control a member node');
-  if (
-    typeof w.party === 'string' &&
-    w.party.includes('::') &&
-    !isExpression(w.party) &&
-    !isParticipantId(w.party)
-  )
-    f.add(
-      '/party',
-      `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
-      'give the full id, or only its prefix',
-    );
-  (w.policy.proposals ?? []).forEach((rule, i) => {
-    if (typeof rule.description === 'string' && !isExpression(rule.description)) {
-      try {
-        new RegExp(rule.description);
-      } catch (error) {
-        f.add(`/policy/proposals/${i}/description`, `not a regular expression: ${(error as Error).message}`);
-      }
-    }
-  });
-  return f.list;
 }
 
 /** the description a proposal this review makes carries, so that every member finds the same one again */
@@ -695,19 +655,7 @@ async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]):
 }
 
 export const dpmGovernanceReview = defineStep<With, Observed>({
-  kind: 'dpm.governance-review',
-  summary:
-    'The co-operators’ review of a party’s pending governance: confirm what a declared policy names on this target’s member nodes, report the rest, never confirm what the policy does not name.',
-  withSchema,
-  outputs: {
-    party_id: 'the decentralized party',
-    confirmed: 'the decisions this run confirmed',
-    proposed: 'the mint and burn request acceptances this run proposed',
-    executed: 'the decisions this run executed',
-    reported: 'the pending decisions not confirmed, each with why [{decision, why}]',
-  },
-  needsTarget: true,
-  check,
+  ...dpmGovernanceReviewDeclaration,
   observe,
   plan,
   apply: (ctx, w, _item, _plan, state) => apply(ctx, w, state),

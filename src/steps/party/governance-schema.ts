@@ -1,7 +1,7 @@
 /** The `with` of dpm.governance: one decision, a self-management action or a domain proposal (dpm-api.md §11). */
 import type { FromSchema } from 'json-schema-to-ts';
 import { durationSchema } from '../../playbook/playbook-schema.js';
-import { nodeListSchema, partyRefSchema } from './party-common.js';
+import { nodeListSchema, partyRefSchema } from './party-common.declaration.js';
 
 const partyId = {
   type: 'string',

@@ -12,29 +12,25 @@
  * lost, or that a crash interrupted, is settled by reading the confirmations and the node's audit log.
  */
 import type { GovernanceConfirmationsResponse } from '../../clients/dpm-wire.js';
-import { PausedError, StepError } from '../../errors.js';
 import {
   defineStep,
   type Change,
+  type Intent,
   type ItemContext,
   type ItemPlan,
-  type Intent,
   type Outputs,
   type Reconciliation,
-  type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
+import { PausedError, StepError } from '../../errors.js';
 import {
   EXECUTOR_GRACE_MS,
   GOVERNANCE_POLL_MS,
   NOT_SENT,
-  type GovernanceView,
-  type NodeAuth,
-  type Vote,
   authOf,
   chainEntries,
   designatedExecutor,
+  expiredVotes,
   memberNamer,
   ourMembers,
   reachableAgain,
@@ -43,26 +39,15 @@ import {
   settle,
   targetNodeNames,
   unreachable,
-  expiredVotes,
   validVotes,
   writeOnce,
+  type GovernanceView,
+  type NodeAuth,
+  type Vote,
 } from './governance-common.js';
-import {
-  Findings,
-  durationMs,
-  enforceChecks,
-  isExpression,
-  isParticipantId,
-  nodesOrControlled,
-  resolveParty,
-} from './party-common.js';
-import {
-  DESCRIBED_PROPOSALS,
-  withSchema,
-  type Action,
-  type Proposal,
-  type With,
-} from './governance-schema.js';
+import { DESCRIBED_PROPOSALS, type Action, type Proposal, type With } from './governance-schema.js';
+import { check, dpmGovernanceDeclaration } from './governance.declaration.js';
+import { durationMs, enforceChecks, nodesOrControlled, resolveParty } from './party-common.js';
 
 /** what is declared: an action with its hash, or a proposal with its label */
 export type Subject =
@@ -135,27 +120,6 @@ interface Observed {
   status: Status;
   /** the member party → a name for messages */
   names: Record<string, string>;
-}
-
-function check(w: With, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  const nodes = f.nodes('/nodes', w.nodes);
-  nodes.forEach((name, i) => f.controlled(`/nodes/${i}`, name, 'dpm.governance confirms on it'));
-  // without a target (validate on the built-in sandbox) the nodes are not known yet
-  if (target !== undefined && nodesOrControlled(w.nodes, target).length === 0)
-    f.add('', 'the target controls no node to confirm on', 'set `nodes`, or control a member node');
-  if (
-    typeof w.party === 'string' &&
-    w.party.includes('::') &&
-    !isExpression(w.party) &&
-    !isParticipantId(w.party)
-  )
-    f.add(
-      '/party',
-      `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
-      'give the full id, or only its prefix',
-    );
-  return f.list;
 }
 
 /** is the declared decision in effect? */
@@ -752,19 +716,7 @@ async function reconcile(ctx: ItemContext, w: With, intents: readonly Intent[]):
 }
 
 export const dpmGovernance = defineStep<With, Observed>({
-  kind: 'dpm.governance',
-  summary:
-    'A governance decision of a decentralized party (ActionType or ProposalType): propose it once, confirm it on the member nodes this target controls, execute it at the threshold — each exactly once.',
-  withSchema,
-  outputs: {
-    party_id: 'the decentralized party',
-    decision: 'the declared action or proposal, in words',
-    status: 'how it is in effect (e.g. `the threshold is 3`, `executed at offset …`)',
-    executed_by:
-      'the node of this target that executed it (empty when another member did, or it was in effect already)',
-  },
-  needsTarget: true,
-  check,
+  ...dpmGovernanceDeclaration,
   observe,
   plan,
   planState,

@@ -4,73 +4,15 @@
  * with an administrator client of the node's identity provider (POST /auth/grant-rights). In sync when
  * GET /auth/status shows every right; granting again changes nothing.
  */
-import type { FromSchema } from 'json-schema-to-ts';
+import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
 import { StepError } from '../../errors.js';
-import { defineStep, type Outputs, type StaticFinding, type StepContext } from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
 import { authOf, type NodeAuth } from './governance-common.js';
-import {
-  Findings,
-  enforceChecks,
-  isExpression,
-  isParticipantId,
-  nodeListSchema,
-  nodesOrControlled,
-  partyRefSchema,
-  refused,
-  resolveParty,
-} from './party-common.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    party: partyRefSchema,
-    nodes: nodeListSchema(
-      'The nodes whose party user gets the rights (default: every node this target controls).',
-    ),
-    admin_client_id: {
-      type: 'string',
-      minLength: 1,
-      description:
-        'A client of the node’s identity provider whose service account administers the participant (ParticipantAdmin).',
-    },
-    admin_client_secret: {
-      type: 'string',
-      minLength: 1,
-      'x-secret': true,
-      description: 'Its secret: `${{ secrets.NAME }}`.',
-    },
-  },
-  required: ['party', 'admin_client_id', 'admin_client_secret'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { check, dpmGrantRightsDeclaration, type With } from './grant-rights.declaration.js';
+import { enforceChecks, nodesOrControlled, refused, resolveParty } from './party-common.js';
 
 interface Observed {
   partyId: string;
   nodes: Record<string, NodeAuth>;
-}
-
-function check(w: With, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  const nodes = f.nodes('/nodes', w.nodes);
-  nodes.forEach((name, i) => f.controlled(`/nodes/${i}`, name, 'dpm.grant-rights writes to it'));
-  // without a target (validate on the built-in sandbox) the nodes are not known yet
-  if (target !== undefined && nodesOrControlled(w.nodes, target).length === 0)
-    f.add('', 'no node to grant on', 'set `nodes`');
-  if (
-    typeof w.party === 'string' &&
-    w.party.includes('::') &&
-    !isExpression(w.party) &&
-    !isParticipantId(w.party)
-  )
-    f.add(
-      '/party',
-      `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
-      'give the full id, or only its prefix',
-    );
-  return f.list;
 }
 
 async function observe(ctx: StepContext, w: With): Promise<Observed> {
@@ -142,13 +84,7 @@ async function apply(
 }
 
 export const dpmGrantRights = defineStep<With, Observed, string>({
-  kind: 'dpm.grant-rights',
-  summary:
-    'Per node, grant the party’s ledger user actAs and readAs on its member party and the decentralized party (POST /auth/grant-rights).',
-  withSchema,
-  outputs: { party_id: 'the decentralized party', statuses: 'each node’s outcome (`granted`), by node name' },
-  needsTarget: true,
-  check,
+  ...dpmGrantRightsDeclaration,
   items: (w, ctx) => nodesOrControlled(w.nodes, ctx.target).map((node) => ({ key: node, value: node })),
   observe,
   plan,

@@ -3,16 +3,10 @@
  * the participant is no longer a member and the threshold is as declared. The removed member is not invited; the
  * survivors accept.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import { defineStep } from '../../engine/step.js';
+import { dpmKickDeclaration, type With } from './kick.declaration.js';
 import {
-  MEMBERSHIP_TIMEOUT,
   applyMembership,
-  memberSchema,
-  membershipCheck,
-  membershipOutputs,
-  membershipProperties,
-  newThresholdSchema,
   observeMembership,
   planMembership,
   type MembershipKind,
@@ -20,21 +14,6 @@ import {
 } from './membership.js';
 import { membersOf } from './party-common.js';
 import { reconcileStart } from './workflow-lifecycle.js';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    ...membershipProperties,
-    member: memberSchema('The member to remove (it gets no invitation).'),
-    threshold: newThresholdSchema(
-      'The party’s threshold after the removal: 1 to the number of remaining members.',
-    ),
-  },
-  required: ['coordinator', 'party', 'member', 'threshold'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 const current = (s: MembershipState): string[] => membersOf(s.party);
 
@@ -68,12 +47,7 @@ export const kickSpec: MembershipKind<With> = {
 };
 
 export const dpmKick = defineStep<With, MembershipState>({
-  kind: 'dpm.kick',
-  summary: `Remove a member from a decentralized party (in sync once it is gone and the threshold is as declared; default timeout ${MEMBERSHIP_TIMEOUT}).`,
-  withSchema,
-  outputs: membershipOutputs,
-  needsTarget: true,
-  check: membershipCheck,
+  ...dpmKickDeclaration,
   observe: (ctx, w) => observeMembership(kickSpec, ctx, w),
   plan: (w, s) => planMembership(kickSpec, w, s),
   apply: (ctx, w, _item, _plan, s) => applyMembership(kickSpec, ctx, w, s),

@@ -8,30 +8,25 @@
  * with who makes it, and one that appears while this step waits stops the wait. Accept on the invitees this
  * target controls; wait; verify on every member node.
  */
-import type { DpmClient } from '../../clients/dpm.js';
 import type {
   DecentralizedParty,
   WorkflowKind,
   WorkflowResponse,
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
+import type { DpmClient } from '../../clients/dpm.js';
+import type { Change, ItemContext, Outputs, StepContext } from '../../engine/step.js';
 import { ServiceError, StepError } from '../../errors.js';
-import type { Change, ItemContext, Outputs, StaticFinding, StepContext } from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
+import { MEMBERSHIP_TIMEOUT, membershipCheck, type MembershipWith } from './membership.declaration.js';
 import {
   Deadline,
-  Findings,
   durationMs,
   enforceChecks,
   hasOwnerKeys,
   membersOf,
-  nodeNameSchema,
-  partyRefSchema,
   participantRef,
   refused,
   sameSet,
-  thresholdSchema,
-  timeoutSchema,
   type Namer,
 } from './party-common.js';
 import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
@@ -56,33 +51,15 @@ import {
   type Leftover,
 } from './workflow-waits.js';
 
-export const MEMBERSHIP_TIMEOUT = '15m';
-
-/** The `with` fields the three kinds share. */
-export const membershipProperties = {
-  coordinator: nodeNameSchema(
-    'The member node that coordinates the change (its DPM starts the workflow). When this target does not control it, its operator starts the run and this step follows it: it accepts on the invitees this target controls and waits.',
-  ),
-  party: partyRefSchema,
-  timeout: timeoutSchema(MEMBERSHIP_TIMEOUT, 'the workflow to complete and every member to see the result'),
-} as const;
-
-export const memberSchema = (description: string) =>
-  ({
-    type: 'string',
-    minLength: 1,
-    description: `${description} A node name of the target, or a participant id \`<name>::<68 hex>\` for a node of another operator.`,
-  }) as const;
-
-export const newThresholdSchema = thresholdSchema;
-
-export interface MembershipWith {
-  coordinator: string;
-  party: string;
-  member?: string;
-  threshold: number;
-  timeout?: string | number;
-}
+export {
+  MEMBERSHIP_TIMEOUT,
+  memberSchema,
+  membershipCheck,
+  membershipOutputs,
+  membershipProperties,
+  newThresholdSchema,
+  type MembershipWith,
+} from './membership.declaration.js';
 
 /** What the coordinator and the other member nodes show now. */
 export interface MembershipState {
@@ -120,18 +97,6 @@ export interface MembershipKind<W extends MembershipWith> {
   /** who the DPM invites: they accept */
   invitees(s: MembershipState): string[];
   start(dpm: DpmClient, w: W, s: MembershipState, signal: AbortSignal): Promise<WorkflowResponse>;
-}
-
-/** Static checks the three kinds share. */
-export function membershipCheck(w: MembershipWith, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  f.node('/coordinator', w.coordinator);
-  if (w.member !== undefined) {
-    f.member('/member', w.member);
-    if (w.member === w.coordinator)
-      f.add('/member', 'the member is the coordinator', 'choose another coordinator');
-  }
-  return f.list;
 }
 
 export async function observeMembership<W extends MembershipWith>(
@@ -480,9 +445,3 @@ async function partyNow<W extends MembershipWith>(
   }
   return readParty(ctx, w.coordinator, { id: s.partyId }, false);
 }
-
-export const membershipOutputs = {
-  party_id: 'the party id',
-  threshold: 'the party’s threshold after the change',
-  members: 'the members’ participant ids after the change',
-} as const;

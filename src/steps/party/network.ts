@@ -3,57 +3,20 @@
  * itself included, built from each node's own keys and node config; then every node must see every other one
  * Connected with a DPM version that can take part in workflows (≥ 0.1.9).
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import type {
   NetworkConfigRequest,
   ParticipantStatus,
-  Peer,
   ParticipantsStatusResponse,
+  Peer,
 } from '../../clients/dpm-wire.js';
+import { defineStep, type Change, type ItemContext, type StepContext } from '../../engine/step.js';
 import { LedgerbookError, StepError } from '../../errors.js';
-import {
-  defineStep,
-  type Change,
-  type ItemContext,
-  type StaticFinding,
-  type StepContext,
-} from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
-import {
-  Deadline,
-  Findings,
-  NODE_NAME_PATTERN,
-  durationMs,
-  enforceChecks,
-  isExpression,
-  nodeListSchema,
-  timeoutSchema,
-} from './party-common.js';
+import { DEFAULT_TIMEOUT, checkFindings, dpmNetworkDeclaration, type With } from './network.declaration.js';
+import { Deadline, durationMs, enforceChecks } from './party-common.js';
 import { POLL_MS, isControlled, readEach, targetNode } from './workflow-runs.js';
 
 /** The first DPM version whose Noise wire format concurrent workflows need (§5 version gate). */
 export const MIN_DPM_VERSION = '0.1.9';
-const DEFAULT_TIMEOUT = '2m';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    nodes: nodeListSchema(
-      'The nodes of the mesh, by target node name (default: every node of the target). Each gets the full list, itself included.',
-    ),
-    addresses: {
-      type: 'object',
-      propertyNames: { pattern: NODE_NAME_PATTERN },
-      additionalProperties: { type: 'string', minLength: 1 },
-      description:
-        'The address other nodes use to reach a node’s Noise port, by node name. Default: the node’s `node.public_address`, else its `listen_address` unless that is a wildcard (0.0.0.0, ::), else the host of its DPM URL in the target.',
-    },
-    timeout: timeoutSchema(DEFAULT_TIMEOUT, 'every node to see every other one Connected'),
-  },
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 /** A peers-table entry as this step writes it. */
 type Entry = Pick<Peer, 'participant_id' | 'name' | 'address' | 'port' | 'public_key'>;
@@ -74,25 +37,6 @@ interface TableDiff {
   adds: string[];
   removes: string[];
   updates: Array<{ name: string; fields: string[] }>;
-}
-
-function checkFindings(w: With, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  f.nodes('/nodes', w.nodes);
-  for (const name of Object.keys(w.addresses ?? {})) {
-    if (isExpression(name) || (w.nodes === undefined && target === undefined)) continue;
-    const nodes = w.nodes ?? f.nodeNames();
-    if (!nodes.includes(name)) {
-      f.add(
-        `/addresses/${name}`,
-        `'${name}' is not a node of this mesh`,
-        `nodes of the mesh: ${nodes.join(', ') || 'none'}`,
-      );
-    }
-  }
-  if (w.nodes === undefined && target !== undefined && f.nodeNames().length === 0)
-    f.add('', 'the target names no nodes');
-  return f.list;
 }
 
 function meshNodes(w: With, ctx: StepContext): string[] {
@@ -365,15 +309,9 @@ async function matrix(ctx: StepContext, desired: readonly Entry[]): Promise<stri
 }
 
 export const dpmNetwork = defineStep<With, Observed, string>({
-  kind: 'dpm.network',
-  summary:
-    'Peer mesh: every node gets the same full peers table (itself included) and sees every other node Connected.',
-  withSchema,
-  outputs: { peers: 'the participant ids of the mesh, in node order' },
-  needsTarget: true,
+  ...dpmNetworkDeclaration,
   // every node's table is written at once: a node sees a peer Connected only once both tables list each other
   concurrency: 32,
-  check: checkFindings,
   items: (w, ctx) => meshNodes(w, ctx).map((node) => ({ key: node, value: node })),
   observe,
   plan,

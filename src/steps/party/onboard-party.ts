@@ -6,38 +6,35 @@
  * on the peers this target controls; wait for the run; then wait until every member node sees the party with all
  * members and their owner keys. Another onboarding of the prefix in flight on a member is refused.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import type { DecentralizedParty, OnboardingMeshErrorResponse, WorkflowRun } from '../../clients/dpm-wire.js';
 import { onboardingMeshErrorResponseSchema } from '../../clients/dpm-wire.js';
 import { wireProblems } from '../../clients/schema-check.js';
-import { PausedError, ServiceError, StepError } from '../../errors.js';
 import {
   defineStep,
   type Change,
   type ItemContext,
   type ItemPlan,
   type Outputs,
-  type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
+import { PausedError, ServiceError, StepError } from '../../errors.js';
+import {
+  DEFAULT_TIMEOUT,
+  check,
+  dpmOnboardPartyDeclaration,
+  type With,
+} from './onboard-party.declaration.js';
 import {
   Deadline,
-  Findings,
   describeParty,
   durationMs,
   enforceChecks,
   hasOwnerKeys,
-  isExpression,
   membersOf,
   nameOf,
   namesOf,
-  nodeListSchema,
-  nodeNameSchema,
   refused,
   sameSet,
-  thresholdSchema,
-  timeoutSchema,
 } from './party-common.js';
 import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {
@@ -58,34 +55,6 @@ import {
 } from './workflow-runs.js';
 import { readParty, waitForParty } from './workflow-waits.js';
 
-const DEFAULT_TIMEOUT = '10m';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    coordinator: nodeNameSchema(
-      'The node that starts the onboarding (POST /onboarding); it becomes a member. When this target does not control it (another operator’s node), the step starts nothing: it follows that operator’s run, accepting on the nodes it controls.',
-    ),
-    peers: nodeListSchema(
-      'The other member nodes, by target node name. The ones this target controls accept the invitation here; the others’ operators accept it themselves (dpm.accept-invitations).',
-    ),
-    prefix: {
-      type: 'string',
-      pattern: '^[A-Za-z][A-Za-z0-9_-]{0,179}$',
-      description:
-        'The party id prefix: the party becomes `<prefix>::<namespace>`. A letter first; letters, digits, `-`, `_`; at most 180 characters. Also names the run (`<prefix>-creation`).',
-    },
-    threshold: thresholdSchema(
-      'Signatures needed out of the members (coordinator + peers). Default: more than half rounded up, ceil(members / 2), as the DPM does.',
-    ),
-    timeout: timeoutSchema(DEFAULT_TIMEOUT, 'the onboarding to complete and every member to see the party'),
-  },
-  required: ['coordinator', 'peers', 'prefix'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
-
 interface Observed {
   /** participant ids: the coordinator first, then the peers */
   members: string[];
@@ -104,34 +73,6 @@ interface Observed {
   uncontrolled: string[];
   /** the coordinator is controlled here: the onboarding is started here, not by its operator */
   startsHere: boolean;
-}
-
-function check(w: With, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  f.node('/coordinator', w.coordinator);
-  f.nodes('/peers', w.peers);
-  const peers = Array.isArray(w.peers) ? w.peers : [];
-  const at = peers.indexOf(w.coordinator);
-  if (at >= 0 && !isExpression(w.coordinator)) {
-    f.add(
-      `/peers/${at}`,
-      `the coordinator ${w.coordinator} is listed among the peers`,
-      'list only the other members',
-    );
-  }
-  const threshold = w.threshold as unknown;
-  if (typeof threshold === 'number' && Array.isArray(w.peers) && !w.peers.some(isExpression)) {
-    const members = w.peers.length + 1;
-    if (threshold > members) {
-      f.add(
-        '/threshold',
-        `threshold ${threshold} is more than the ${members} members`,
-        undefined,
-        `1 to ${members}`,
-      );
-    }
-  }
-  return f.list;
 }
 
 export function defaultThreshold(members: number): number {
@@ -346,18 +287,7 @@ async function start(ctx: ItemContext, w: With, state: Observed, match: RunMatch
 }
 
 export const dpmOnboardParty = defineStep<With, Observed>({
-  kind: 'dpm.onboard-party',
-  summary:
-    'Create a decentralized party: in sync when a party with the prefix, exactly these members and this threshold exists.',
-  withSchema,
-  outputs: {
-    party_id: 'the party id, `<prefix>::<namespace>`',
-    threshold: 'the party’s threshold',
-    members: 'the members’ participant ids',
-    nodes: 'the members’ node names: the coordinator, then the peers',
-  },
-  needsTarget: true,
-  check,
+  ...dpmOnboardPartyDeclaration,
   observe,
   plan: (w, state) => plan(w, state),
   apply: (ctx, w, _item, _plan, state) => apply(ctx, w, state),

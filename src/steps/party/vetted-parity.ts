@@ -1,19 +1,12 @@
-import type { FromSchema } from 'json-schema-to-ts';
-import { defineStep, type StaticFinding } from '../../engine/step.js';
-import { hasExpression } from '../../playbook/expressions/template.js';
+import { defineStep } from '../../engine/step.js';
 import {
   buildMatrix,
-  checkDarFiles,
-  checkNodeList,
-  darFileSchema,
   darPackages,
   describePackages,
   formatMatrix,
   loadDars,
   missingPairs,
   nodeNames,
-  nodeNameSchema,
-  packageIdSchema,
   packageOutputs,
   parityError,
   readNodePackages,
@@ -21,58 +14,7 @@ import {
   type Matrix,
   type PackageRef,
 } from './packages-common.js';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'The parity gate: every expected package must be vetted on every node, or the run stops here (in `plan` as well).',
-  properties: {
-    nodes: {
-      type: 'array',
-      items: nodeNameSchema,
-      minItems: 1,
-      description:
-        'The nodes whose participants must have vetted every package; each is asked on its own DPM API (GET /packages/vetted). Default: every node of the target.',
-    },
-    packages: {
-      type: 'array',
-      minItems: 1,
-      description:
-        'The expected packages: package ids, or objects with `package_id` (and `name`, `version`), such as `${{ steps.upload.outputs.packages }}` of dpm.distribute-dars.',
-      items: {
-        anyOf: [
-          { ...packageIdSchema, description: 'A package id (64 hex digits).' },
-          {
-            type: 'object',
-            properties: {
-              package_id: { ...packageIdSchema, description: 'The package id (64 hex digits).' },
-              name: { type: 'string', description: 'Package name, for the matrix.' },
-              version: { type: 'string', description: 'Package version, for the matrix.' },
-            },
-            required: ['package_id'],
-            additionalProperties: false,
-          },
-        ],
-      },
-    },
-    dars: {
-      type: 'array',
-      minItems: 1,
-      items: darFileSchema,
-      description:
-        'Instead of `packages`: DAR files pinned by sha256; every package they carry (main and dependencies) is expected.',
-    },
-    show_uploaded: {
-      type: 'boolean',
-      description:
-        'Where a package is not vetted, ask the node (GET /packages/compare-peers) whether it is at least uploaded, and mark it ↑ in the matrix (a partial upload). Default true.',
-    },
-  },
-  oneOf: [{ required: ['packages'] }, { required: ['dars'] }],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { dpmVettedParityDeclaration, type With } from './vetted-parity.declaration.js';
 
 interface Observed {
   matrix: Matrix;
@@ -92,33 +34,7 @@ function expected(w: With): PackageRef[] {
  * on any node, naming the pairs. It changes nothing.
  */
 export const dpmVettedParity = defineStep<With, Observed>({
-  kind: 'dpm.vetted-parity',
-  summary: 'Gate: every expected package vetted on every node; prints the participant × package matrix.',
-  withSchema,
-  outputs: {
-    packages: 'the expected packages [{package_id, name, version}], names filled in from the nodes',
-    nodes: 'the nodes that were checked',
-  },
-  needsTarget: true,
-  check(w, target, baseDir) {
-    const findings: StaticFinding[] = [...checkNodeList(w.nodes, target, '/nodes')];
-    findings.push(...checkDarFiles(w.dars, baseDir, '/dars'));
-    if (w.nodes === undefined && target !== undefined && nodeNames(target).length === 0) {
-      findings.push({
-        pointer: '',
-        message: 'the target has no nodes to check',
-        hint: 'add nodes to the target',
-      });
-    }
-    if (Array.isArray(w.packages)) {
-      const ids = w.packages.map((p) => (typeof p === 'string' ? p : p.package_id));
-      ids.forEach((id, i) => {
-        if (!hasExpression(id) && ids.indexOf(id) !== i)
-          findings.push({ pointer: `/packages/${i}`, message: `package ${id} is listed twice` });
-      });
-    }
-    return findings;
-  },
+  ...dpmVettedParityDeclaration,
   async observe(ctx, w) {
     const nodes = w.nodes ?? nodeNames(ctx.target);
     requireNodes(ctx.target, nodes, 'nodes');

@@ -6,85 +6,29 @@
  * change (onboard-party, kick, …) see their own runs through with the lifecycle this kind shares with them
  * (workflow-lifecycle.ts); this one acts on a run by name, whoever started it.
  */
-import type { FromSchema } from 'json-schema-to-ts';
-import { WORKFLOW_KINDS, type WorkflowRun } from '../../clients/dpm-wire.js';
-import { ServiceError, StepError } from '../../errors.js';
+import { type WorkflowRun } from '../../clients/dpm-wire.js';
 import {
   defineStep,
   type Change,
   type ItemContext,
   type Outputs,
-  type StaticFinding,
   type StepContext,
 } from '../../engine/step.js';
-import type { Target } from '../../playbook/target.js';
+import { ServiceError, StepError } from '../../errors.js';
 import {
-  Findings,
   declinedBy,
   durationMs,
   enforceChecks,
   failedRunError,
-  nodeNameSchema,
   refused,
   resolveParty,
   retrySafe,
-  timeoutSchema,
   type Namer,
 } from './party-common.js';
+import { DEFAULT_TIMEOUT, check, dpmWorkflowDeclaration, type With } from './workflow-control.declaration.js';
 import { retryRun } from './workflow-lifecycle.js';
 import { describeRun, namerOf } from './workflow-runs.js';
 import { waitForRun } from './workflow-waits.js';
-
-const DEFAULT_TIMEOUT = '15m';
-
-const withSchema = {
-  type: 'object',
-  properties: {
-    node: nodeNameSchema('The node that holds the run (for cancel and retry: its coordinator).'),
-    action: {
-      enum: ['wait', 'cancel', 'retry', 'dismiss'],
-      description:
-        '`wait` until it finishes (fails if it fails); `cancel` a coordinator run in progress (or a declined one still registered); `retry` a failed coordinator run, only when its own work failed ("Coordinator workflow failed: …"), then wait; `dismiss` a finished run (it leaves GET /workflows).',
-    },
-    instance: {
-      type: 'string',
-      minLength: 1,
-      description:
-        'The run’s instance name (e.g. `alpha-creation`). Or give `kind` and `prefix`/`party` to pick the newest coordinator run.',
-    },
-    kind: {
-      enum: WORKFLOW_KINDS,
-      description: 'With `prefix` or `party`: the kind of the newest coordinator run to act on.',
-    },
-    prefix: {
-      type: 'string',
-      minLength: 1,
-      description: 'With `kind`: the party prefix of the run (onboarding) or of its party.',
-    },
-    party: {
-      type: 'string',
-      minLength: 1,
-      description:
-        'With `kind`: the party (id or prefix) of the run (kick, add-party, change-threshold, contracts).',
-    },
-    timeout: timeoutSchema(DEFAULT_TIMEOUT, 'the run to finish (wait, retry)'),
-  },
-  required: ['node', 'action'],
-  oneOf: [
-    {
-      required: ['instance'],
-      not: { anyOf: [{ required: ['kind'] }, { required: ['prefix'] }, { required: ['party'] }] },
-    },
-    {
-      required: ['kind'],
-      not: { required: ['instance'] },
-      oneOf: [{ required: ['prefix'] }, { required: ['party'] }],
-    },
-  ],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 interface Observed {
   /** what the step looked for, in words */
@@ -99,13 +43,6 @@ type Decision =
   | { action: 'cancel'; run: WorkflowRun }
   | { action: 'retry'; run: WorkflowRun }
   | { action: 'dismiss'; run: WorkflowRun };
-
-function check(w: With, target: Target | undefined): StaticFinding[] {
-  const f = new Findings(target);
-  if (f.node('/node', w.node) && w.action !== 'wait')
-    f.controlled('/node', w.node, `${w.action} writes to it`);
-  return f.list;
-}
 
 async function observe(ctx: StepContext, w: With): Promise<Observed> {
   enforceChecks(ctx, w, check);
@@ -271,15 +208,7 @@ async function current(ctx: StepContext, node: string, instance: string): Promis
 }
 
 export const dpmWorkflow = defineStep<With, Observed>({
-  kind: 'dpm.workflow',
-  summary: 'Wait for, cancel, retry (only when safe) or dismiss one workflow run.',
-  withSchema,
-  outputs: {
-    instance: 'the run’s instance name (null when no run was found to cancel or dismiss)',
-    status: 'its status after the action: completed, cancelled, failed, dismissed, or absent',
-  },
-  needsTarget: true,
-  check,
+  ...dpmWorkflowDeclaration,
   observe,
   plan,
   apply: (ctx, w, _item, _plan, state) => apply(ctx, w, state),

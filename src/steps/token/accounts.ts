@@ -1,12 +1,7 @@
 /** Choosing the account a step works with, among the party's deposit or withdraw accounts. */
 import { StepError } from '../../errors.js';
 
-export const accountIdSchema = {
-  type: 'string',
-  minLength: 1,
-  description:
-    'Which account, by its account id (an output of token.deposit-account or token.withdraw-account). Default: the party’s only account, or the first by account id.',
-} as const;
+export { accountIdSchema } from './accounts.declaration.js';
 
 /**
  * The account with this id (or contract id), or without an id the first by account id; none is an error saying

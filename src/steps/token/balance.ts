@@ -3,31 +3,14 @@
  * or allocations) of the target's instrument, and the same per instrument it holds, for `core.assert` and for
  * people. A read: it never changes anything.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import type { Holdings } from '../../clients/party-ledger.js';
 import { instrumentKey } from '../../clients/party-ledger.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
-import { checkActingParty, instrumentOf, partyNameSchema } from './common.js';
+import { tokenBalanceDeclaration, type With } from './balance.declaration.js';
+import { instrumentOf } from './common.js';
 
 /** The soft limit of holdings per party and instrument (wrapped-api.md §5.4). */
 const HOLDING_LIMIT = 10;
-
-const withSchema = {
-  type: 'object',
-  description:
-    'Read a party’s balance: spendable and locked amounts and holdings, in total and per instrument.',
-  properties: {
-    party: {
-      ...partyNameSchema,
-      description:
-        'Whose balance: a party the target acts as (a name under `parties:` written `{party, node}`).',
-    },
-  },
-  required: ['party'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 interface Observed {
   party: string;
@@ -61,20 +44,7 @@ function outputs(state: Observed): Outputs {
 }
 
 export const tokenBalance = defineStep<With, Observed>({
-  kind: 'token.balance',
-  summary: 'Read a party’s balance: spendable, locked and per-instrument totals (changes nothing).',
-  withSchema,
-  outputs: {
-    party: 'the party id',
-    spendable: 'the unlocked amount of the target’s instrument (a decimal string)',
-    locked: 'the amount of it locked in pending offers or allocations',
-    holdings: 'how many unlocked holdings of it the party has (the soft limit is 10)',
-    locked_holdings: 'how many locked ones',
-    instruments: 'per instrument held: [{admin, id, spendable, locked, holdings, locked_holdings}]',
-    unreadable: 'holdings whose view the participant could not compute (a warning says which)',
-  },
-  needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
+  ...tokenBalanceDeclaration,
   async observe(ctx, w) {
     const party = ctx.clients.party(w.party);
     const instrument = instrumentKey(instrumentOf(ctx));

@@ -4,29 +4,11 @@
  * self-transfer moves no value; it is planned from the holdings read just before it, so a second run finds one
  * holding and does nothing.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import type { Holding } from '../../clients/party-ledger.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
+import { instrumentOf } from './common.js';
+import { tokenConsolidateDeclaration, type With } from './consolidate.declaration.js';
 import { selfTransfer } from './merge-split.js';
-import { checkActingParty, instrumentOf, partyNameSchema } from './common.js';
-
-const withSchema = {
-  type: 'object',
-  description: 'Merge a party’s spendable holdings into one when it has `threshold` or more.',
-  properties: {
-    party: { ...partyNameSchema, description: 'Whose holdings: a party the target acts as.' },
-    threshold: {
-      type: 'integer',
-      minimum: 2,
-      description:
-        'Merge when the party has at least this many spendable holdings (default 10, the soft limit).',
-    },
-  },
-  required: ['party'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 interface Observed {
   unlocked: Holding[];
@@ -36,17 +18,7 @@ interface Observed {
 const DEFAULT_THRESHOLD = 10;
 
 export const tokenConsolidate = defineStep<With, Observed>({
-  kind: 'token.consolidate',
-  summary: 'Merge a party’s spendable holdings into one when it has `threshold` (default 10) or more.',
-  withSchema,
-  outputs: {
-    holdings: 'spendable holdings afterwards',
-    merged: 'how many holdings this run merged (0: none)',
-    total: 'their total amount',
-    holding: 'the merged holding’s contract id (null when nothing was merged)',
-  },
-  needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
+  ...tokenConsolidateDeclaration,
   async observe(ctx, w) {
     const holdings = await ctx.clients
       .party(w.party)

@@ -1,28 +1,10 @@
-import type { FromSchema } from 'json-schema-to-ts';
 import { isMinterCredential, type Credential, type UserService } from '../../clients/party-ledger.js';
 import { acceptCredentialOfferCommand } from '../../clients/token-commands.js';
-import { StepError } from '../../errors.js';
 import { defineStep, type JsonValue, type Outputs, type StepContext } from '../../engine/step.js';
-import { checkActingParty, partyNameSchema, short } from './common.js';
+import { StepError } from '../../errors.js';
+import { short } from './common.js';
+import { tokenCredentialsDeclaration, type With } from './credentials.declaration.js';
 import { submitOnce } from './submit.js';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'The Minter credentials of a party (wrapped-api.md §8.3): listed, and when it holds none, its free Minter credential offer accepted through its UserService.',
-  properties: {
-    party: partyNameSchema,
-    accept: {
-      type: 'boolean',
-      description:
-        'Accept a Minter credential offer when the party holds no Minter credential (default true). With false the step only lists them.',
-    },
-  },
-  required: ['party'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 interface Observed {
   party: string;
@@ -64,15 +46,7 @@ function describeOffer(offer: Credential): string {
  * UserService (its onboarding to the utility).
  */
 export const tokenCredentials = defineStep<With, Observed>({
-  kind: 'token.credentials',
-  summary: 'List a party’s Minter credentials; accept its free Minter credential offer when it holds none.',
-  withSchema,
-  outputs: {
-    credential_cids: 'the contract ids of the party’s Minter credentials (what opening an account needs)',
-    credentials: 'each Minter credential: {contract_id, issuer, id, description}',
-  },
-  needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
+  ...tokenCredentialsDeclaration,
   observe: observeCredentials,
   plan(w, state) {
     if (state.minter.length > 0 || w.accept === false) return { changes: [], outputs: outputs(state.minter) };

@@ -1,25 +1,11 @@
-import type { FromSchema } from 'json-schema-to-ts';
 import type { DepositAccount } from '../../clients/party-ledger.js';
 import { createDepositAccount } from '../../clients/token-flows.js';
-import { StepError } from '../../errors.js';
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
-import { checkActingParty, describeLimits, partyNameSchema } from './common.js';
-import { credentialCidsSchema, minterCredentialCids } from './minter.js';
+import { StepError } from '../../errors.js';
+import { describeLimits } from './common.js';
+import { tokenDepositAccountDeclaration, type With } from './deposit-account.declaration.js';
+import { minterCredentialCids } from './minter.js';
 import { submitOnce } from './submit.js';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'The party’s deposit account (wrapped-api.md §8.4): the account BTC deposits are minted through. In sync when the party has one; otherwise it is created with the party’s Minter credentials.',
-  properties: {
-    party: partyNameSchema,
-    credential_cids: credentialCidsSchema,
-  },
-  required: ['party'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
 
 interface Observed {
   party: string;
@@ -50,19 +36,7 @@ export function depositAccountOutputs(account: DepositAccount, count: number): O
  * Minter credentials, under a command id derived from the party.
  */
 export const tokenDepositAccount = defineStep<With, Observed>({
-  kind: 'token.deposit-account',
-  summary: 'Make sure the party has a deposit account (create it with its Minter credentials).',
-  withSchema,
-  outputs: {
-    account_id:
-      'the account id the gateway knows it by (its `id`, or its contract id for an account without one)',
-    contract_id: 'its current contract id (attestors re-create the account on every mint)',
-    last_processed_block: 'the last Bitcoin block the attestors processed for it',
-    limits: 'the account’s deposit limits {minAmount, maxAmount}, or null',
-    accounts: 'how many deposit accounts the party owns',
-  },
-  needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
+  ...tokenDepositAccountDeclaration,
   observe: observeAccounts,
   plan(w, state) {
     const account = state.accounts[0];

@@ -1,36 +1,10 @@
-import type { FromSchema } from 'json-schema-to-ts';
 import type { BitcoinAddress } from '../../clients/gateway.js';
 import type { DepositAccount } from '../../clients/party-ledger.js';
 import { defineStep, type Outputs } from '../../engine/step.js';
-import { accountIdSchema, selectAccount } from './accounts.js';
-import {
-  amountSchema,
-  checkActingParty,
-  checkAmount,
-  describeLimits,
-  limitProblem,
-  partyNameSchema,
-} from './common.js';
 import { StepError } from '../../errors.js';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'The Bitcoin address of the party’s deposit account (wrapped-api.md §8.5): BTC sent to it is minted to the party once it has 6 confirmations. Reads only.',
-  properties: {
-    party: partyNameSchema,
-    account_id: accountIdSchema,
-    amount: {
-      ...amountSchema,
-      description:
-        'The amount you mean to deposit: the step fails, before any BTC is sent, when it lies outside the account’s limits (the attestors would not mint it).',
-    },
-  },
-  required: ['party'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { selectAccount } from './accounts.js';
+import { describeLimits, limitProblem } from './common.js';
+import { tokenDepositAddressDeclaration, type With } from './deposit-address.declaration.js';
 
 interface Observed {
   account: DepositAccount;
@@ -53,19 +27,7 @@ function outputs(state: Observed): Outputs {
  * id). Changes nothing; a partial answer of the attestors is reported.
  */
 export const tokenDepositAddress = defineStep<With, Observed>({
-  kind: 'token.deposit-address',
-  summary: 'The Bitcoin deposit address of the party’s deposit account (reads only).',
-  withSchema,
-  outputs: {
-    address: 'the Bitcoin address to send BTC to',
-    account_id: 'the deposit account it belongs to',
-    attestors_requested: 'attestors asked for the address',
-    attestors_responded: 'attestors that answered',
-    limits:
-      'the account’s deposit limits {minAmount, maxAmount}, or null: a deposit outside them is not minted',
-  },
-  needsTarget: true,
-  check: (w, target) => [...checkActingParty(w.party, target, '/party'), ...checkAmount(w.amount, '/amount')],
+  ...tokenDepositAddressDeclaration,
   async observe(ctx, w) {
     const party = ctx.clients.party(w.party);
     const accounts = await party.depositAccounts({ signal: ctx.signal });

@@ -16,9 +16,12 @@
  * again at the end. docs/architecture.md "Distributing tokens" has the whole design.
  */
 import { defineStep } from '../../engine/step.js';
-import type { Recipient } from './recipients.js';
-import { checkRecipients, recipientItems, verifyRecipients } from './distribute/recipients.js';
-import { DEFAULT_LANES, withSchema, type With } from './distribute/schema.js';
+import { tokenDistributeDeclaration } from './distribute.declaration.js';
+import { closeReceipts, consolidate, reportRecipient, withdrawSuperseded } from './distribute/finish.js';
+import { observeDistribution, planRecipient } from './distribute/observe.js';
+import { recipientItems, verifyRecipients } from './distribute/recipients.js';
+import { DEFAULT_LANES, type With } from './distribute/schema.js';
+import { reconcileTransfer, sendOne } from './distribute/send.js';
 import {
   closeDistribution,
   distributionPlanState,
@@ -26,12 +29,14 @@ import {
   type DistributionSession,
   type Observed,
 } from './distribute/session.js';
-import { observeDistribution, planRecipient } from './distribute/observe.js';
-import { reconcileTransfer, sendOne } from './distribute/send.js';
-import { closeReceipts, consolidate, reportRecipient, withdrawSuperseded } from './distribute/finish.js';
+import type { Recipient } from './recipients.js';
 
 // what token.transfer shares (a transfer is a distribution of one)
+export { closeReceipts, reportRecipient } from './distribute/finish.js';
+export { observeDistribution, planRecipient } from './distribute/observe.js';
+export { recipientItems, verifyRecipients } from './distribute/recipients.js';
 export { MAX_LANES, type DistributeWith } from './distribute/schema.js';
+export { reconcileTransfer, sendRecipient } from './distribute/send.js';
 export {
   closeDistribution,
   distributionPlanState,
@@ -39,27 +44,11 @@ export {
   type DistributionSession,
   type Observed as DistributionState,
 } from './distribute/session.js';
-export { recipientItems, verifyRecipients } from './distribute/recipients.js';
-export { observeDistribution, planRecipient } from './distribute/observe.js';
-export { reconcileTransfer, sendRecipient } from './distribute/send.js';
-export { closeReceipts, reportRecipient } from './distribute/finish.js';
 
 export const tokenDistribute = defineStep<With, Observed, Recipient, DistributionSession>({
-  kind: 'token.distribute',
-  summary:
-    'Pay many receivers from one party exactly once, at network speed: recipients from a CSV file or a list, a receipt per recipient.',
-  withSchema,
-  outputs: {
-    distribution: 'the distribution’s id, which every transfer of it carries in its metadata',
-    receipts:
-      'the receipts file (JSON lines, one per recipient: receiver, amount, reference, line, status offered|expired|settled|rejected|withdrawn, offer, update, command, distribution)',
-    totals:
-      '{recipients, amount, sent, sent_amount, found, offered, expired, settled, rejected, withdrawn}: sent and sent_amount count this run’s transfers, found the transfers this run was to send and found sent by another run; the statuses are what the ledger showed for each recipient',
-  },
-  needsTarget: true,
+  ...tokenDistributeDeclaration,
   concurrency: DEFAULT_LANES,
   session: { open: openDistribution, close: closeDistribution },
-  check: checkRecipients,
   verify: verifyRecipients,
   items: recipientItems,
   observe: observeDistribution,

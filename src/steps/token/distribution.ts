@@ -17,9 +17,11 @@ import type {
 } from '../../clients/party-ledger.js';
 import type { InstrumentId } from '../../clients/token-wire.js';
 import { META_KEYS } from '../../clients/token-wire.js';
-import { sha256, canonicalJson } from '../../engine/digest.js';
-import type { Recipient } from './recipients.js';
+import { canonicalJson, sha256 } from '../../engine/digest.js';
 import { short } from './common.js';
+import type { Recipient } from './recipients.js';
+
+export { RESENDABLE, type Resendable } from './distribution.declaration.js';
 
 /** Metadata keys of ledgerbook's own on transfers (`<domain>/<name>`, as the token standard asks of keys). */
 export const DISTRIBUTION_META = {
@@ -42,10 +44,6 @@ export type ReceiptStatus =
   | 'withdrawn'
   /** rejected or withdrawn, as receipts written before the two were told apart say */
   | 'returned';
-
-/** What a playbook may have offered again (`resend:`): the offers that ended, or can no longer end, unpaid. */
-export const RESENDABLE = ['expired', 'rejected', 'withdrawn'] as const;
-export type Resendable = (typeof RESENDABLE)[number];
 
 /** What the ledger shows this distribution did for one receiver (its latest or best transfer). */
 export interface Payment {

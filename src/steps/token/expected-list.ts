@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { readDataFileSync } from '../../data-file.js';
-import { SHA256 as PACKAGE_ID, type PackageRef } from '../party/packages-common.js';
+import { SHA256 as PACKAGE_ID, type PackageRef } from '../party/packages-common.declaration.js';
 import { EXPECTED_PACKAGE_LISTS, KNOWN_RELEASES } from './expected-packages.js';
 
 export interface ExpectedList {

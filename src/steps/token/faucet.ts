@@ -1,46 +1,12 @@
-import type { FromSchema } from 'json-schema-to-ts';
 import { compareAmounts } from '../../clients/amount.js';
 import type { CreatedEvent, Transaction } from '../../clients/ledger-wire.js';
 import type { PartyLedger } from '../../clients/party-ledger.js';
 import { TOKEN_INTERFACES, sameEntity, type InstrumentId } from '../../clients/token-wire.js';
-import { StepError } from '../../errors.js';
 import { defineStep, type ItemContext, type Outputs, type StepContext } from '../../engine/step.js';
-import {
-  amountSchema,
-  checkActingParty,
-  checkAmount,
-  instrumentOf,
-  partyNameSchema,
-  requireAmount,
-} from './common.js';
-import { intervalSchema, pollUntil, waitSchema } from './wait.js';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'Devnet only: ask the faucet (`services.faucet`, wrapped-api.md §6) for test tokens for a party. The faucet sends them as a transfer offer (accept it with token.accept-offers), or at once to a preapproved receiver.',
-  properties: {
-    party: {
-      ...partyNameSchema,
-      description: 'The recipient: a party the target acts as (so its offers can be read).',
-    },
-    amount: amountSchema,
-    network: {
-      enum: ['devnet', 'testnet', 'mainnet'],
-      description:
-        'The network the faucet is asked for (default: the target’s network; faucets serve devnet only).',
-    },
-    interval: intervalSchema,
-    wait: {
-      ...waitSchema,
-      description: 'How long to wait for the faucet’s transfer to appear on the ledger (default 10m).',
-    },
-  },
-  required: ['party', 'amount'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { StepError } from '../../errors.js';
+import { instrumentOf, requireAmount } from './common.js';
+import { tokenFaucetDeclaration, type With } from './faucet.declaration.js';
+import { pollUntil } from './wait.js';
 
 interface Observed {
   party: string;
@@ -168,17 +134,7 @@ async function awaitTransfer(
  * earlier run's transfer is on the ledger.
  */
 export const tokenFaucet = defineStep<With, Observed>({
-  kind: 'token.faucet',
-  summary: 'Devnet: ask the faucet for test tokens for a party and wait for its transfer.',
-  withSchema,
-  outputs: {
-    contract_id: 'the transfer offer the faucet made (or the holding, for a preapproved receiver)',
-    kind: '`offer` (accept it) or `holding`',
-    update_id: 'the ledger transaction of the transfer',
-    message: 'what the faucet said',
-  },
-  needsTarget: true,
-  check: (w, target) => [...checkActingParty(w.party, target, '/party'), ...checkAmount(w.amount, '/amount')],
+  ...tokenFaucetDeclaration,
   async observe(ctx, w) {
     requireAmount(w.amount, 'amount');
     const party = ctx.clients.party(w.party);

@@ -2,6 +2,8 @@
 import { isMinterCredential, type PartyLedger } from '../../clients/party-ledger.js';
 import { StepError } from '../../errors.js';
 
+export { credentialCidsSchema } from './minter.declaration.js';
+
 /** The given credential ids, or the party's own Minter credentials; none is an error that says what to do. */
 export async function minterCredentialCids(
   party: PartyLedger,
@@ -17,10 +19,3 @@ export async function minterCredentialCids(
   }
   return held.map((c) => c.contractId);
 }
-
-export const credentialCidsSchema = {
-  type: 'array',
-  items: { type: 'string', minLength: 1 },
-  description:
-    'Minter credential contract ids to present (default: every Minter credential the party holds), e.g. `${{ steps.credentials.outputs.credential_cids }}`.',
-} as const;

@@ -4,13 +4,13 @@
  * (> 0, at most 10 fraction digits), duplicate receivers, the sender paying itself — and every problem is reported
  * at its line and column. Only what a transfer needs is kept per recipient, so a 100,000-line file costs a few MB.
  */
-import { createReadStream, closeSync, readSync } from 'node:fs';
-import { AmountDecimal, amountValue, formatAmount, positiveAmountProblem } from '../../clients/amount.js';
-import { didYouMean } from '../../playbook/closest.js';
-import type { Diagnostic } from '../../diagnostics.js';
+import { closeSync, createReadStream, readSync } from 'node:fs';
+import { AmountTotal, positiveAmountProblem } from '../../clients/amount-text.js';
 import { openDataFile } from '../../data-file.js';
+import type { Diagnostic } from '../../diagnostics.js';
+import { didYouMean } from '../../playbook/closest.js';
+import { isPartyId, partyIdProblem } from './common.declaration.js';
 import { CsvReader, type CsvProblem, type CsvRecord } from './csv.js';
-import { isPartyId, partyIdProblem } from './common.js';
 
 export interface Recipient {
   /** the line of the file (or the entry of an inline list, from 1) */
@@ -59,7 +59,7 @@ class Collector {
   readonly recipients: Recipient[] = [];
   readonly problems: RecipientsProblem[] = [];
   more = 0;
-  private total = new AmountDecimal(0);
+  private readonly total = new AmountTotal();
   /** the first line of each receiver, by its id in lower case (and the id, when it is not all lower case) */
   private readonly firstLine = new Map<string, number | { line: number; receiver: string }>();
 
@@ -127,7 +127,7 @@ class Collector {
         );
     }
     if (!ok) return;
-    this.total = this.total.plus(amountValue(amount));
+    this.total.add(amount);
     if (this.rules.keep !== false) this.recipients.push({ line, receiver, amount, reference });
   }
 
@@ -135,7 +135,7 @@ class Collector {
     return {
       source,
       recipients: this.recipients,
-      total: formatAmount(this.total),
+      total: this.total.toString(),
       problems: this.problems,
       more: this.more,
     };

@@ -3,32 +3,13 @@
  * its larger holdings one self-transfer at a time. In sync when such holdings exist already, so a second run
  * splits nothing.
  */
-import type { FromSchema } from 'json-schema-to-ts';
 import { amountValue, compareAmounts } from '../../clients/amount.js';
 import type { Holding } from '../../clients/party-ledger.js';
-import { StepError } from '../../errors.js';
 import { defineStep, type JsonValue, type Outputs } from '../../engine/step.js';
+import { StepError } from '../../errors.js';
+import { instrumentOf } from './common.js';
 import { selfTransfer } from './merge-split.js';
-import { amountSchema, checkActingParty, instrumentOf, partyNameSchema } from './common.js';
-
-const withSchema = {
-  type: 'object',
-  description: 'Make sure a party holds a holding of each amount, split off its larger holdings.',
-  properties: {
-    party: { ...partyNameSchema, description: 'Whose holdings: a party the target acts as.' },
-    amounts: {
-      type: 'array',
-      items: amountSchema,
-      minItems: 1,
-      maxItems: 9,
-      description: 'One holding of each amount (a holding of exactly that amount already there counts).',
-    },
-  },
-  required: ['party', 'amounts'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { tokenSplitDeclaration, type With } from './split.declaration.js';
 
 interface Observed {
   unlocked: Holding[];
@@ -48,12 +29,7 @@ function outputsOf(holdings: ReadonlyArray<Holding | { contractId: string } | un
 }
 
 export const tokenSplit = defineStep<With, Observed>({
-  kind: 'token.split',
-  summary: 'Make sure a party holds a holding of each given amount, split off its larger holdings.',
-  withSchema,
-  outputs: { holdings: 'the contract id of the holding of each amount, in the order of `amounts`' },
-  needsTarget: true,
-  check: (w, target) => checkActingParty(w.party, target, '/party'),
+  ...tokenSplitDeclaration,
   async observe(ctx, w) {
     const holdings = await ctx.clients
       .party(w.party)

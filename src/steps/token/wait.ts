@@ -4,22 +4,11 @@
  * intents the engine keeps. Polls start at one second and back off to `interval`, so a sandbox mint is seen
  * within seconds and a real one costs a poll every `interval`.
  */
-import { PausedError } from '../../errors.js';
 import type { ItemContext } from '../../engine/step.js';
-import { durationSchema } from '../../playbook/playbook-schema.js';
+import { PausedError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 
-export const intervalSchema = {
-  ...durationSchema,
-  description:
-    'The longest pause between two polls (default 30s). Polls start one second apart and back off to it.',
-} as const;
-
-export const waitSchema = {
-  ...durationSchema,
-  description:
-    'How long this run waits (default 10m; never beyond the step’s `timeout`). When it runs out the run pauses (exit 3) saying what it saw; running the same command again carries on waiting, and nothing is sent twice.',
-} as const;
+export { intervalSchema, waitSchema } from './wait.declaration.js';
 
 export interface WaitBudget {
   interval?: string | number | undefined;

@@ -1,32 +1,11 @@
-import type { FromSchema } from 'json-schema-to-ts';
 import type { WithdrawAccount } from '../../clients/party-ledger.js';
 import { createWithdrawAccount } from '../../clients/token-flows.js';
-import { StepError } from '../../errors.js';
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
-import {
-  btcAddressSchema,
-  checkActingParty,
-  checkBitcoinAddress,
-  partyNameSchema,
-  requireBitcoinAddress,
-} from './common.js';
-import { credentialCidsSchema, minterCredentialCids } from './minter.js';
+import { StepError } from '../../errors.js';
+import { requireBitcoinAddress } from './common.js';
+import { minterCredentialCids } from './minter.js';
 import { submitOnce } from './submit.js';
-
-const withSchema = {
-  type: 'object',
-  description:
-    'The party’s withdraw account paying out to one Bitcoin address (wrapped-api.md §8.7). The destination is fixed when the account is created: another address is another account.',
-  properties: {
-    party: partyNameSchema,
-    destination: { ...btcAddressSchema, description: 'The Bitcoin address burned tokens are paid out to.' },
-    credential_cids: credentialCidsSchema,
-  },
-  required: ['party', 'destination'],
-  additionalProperties: false,
-} as const;
-
-type With = FromSchema<typeof withSchema>;
+import { tokenWithdrawAccountDeclaration, type With } from './withdraw-account.declaration.js';
 
 interface Observed {
   party: string;
@@ -59,21 +38,7 @@ function outputs(account: WithdrawAccount): Outputs {
  * under a command id derived from the party and the address.
  */
 export const tokenWithdrawAccount = defineStep<With, Observed>({
-  kind: 'token.withdraw-account',
-  summary: 'Make sure the party has a withdraw account paying out to a Bitcoin address.',
-  withSchema,
-  outputs: {
-    account_id: 'the account id (its `id`, or its contract id for an account without one)',
-    contract_id: 'its current contract id (every burn re-creates the account)',
-    destination: 'the Bitcoin address it pays out to',
-    pending_balance: 'burned and not yet paid out',
-    limits: 'the account’s withdrawal limits {minAmount, maxAmount}, or null',
-  },
-  needsTarget: true,
-  check: (w, target) => [
-    ...checkActingParty(w.party, target, '/party'),
-    ...checkBitcoinAddress(w.destination, target, '/destination'),
-  ],
+  ...tokenWithdrawAccountDeclaration,
   async observe(ctx, w) {
     const observed = await observeAccounts(ctx, w);
     // an address an expression computed, before an account that can never change pays out to it

@@ -2,30 +2,23 @@
  * token.distribute's recipients: read (a CSV file as a stream, or an inline list), checked before anything is
  * sent, and looked up on the network (`verify`); each recipient is an item.
  */
-import { resolve } from 'node:path';
-import { ValidationError } from '../../../errors.js';
-import type { StaticFinding, StepContext } from '../../../engine/step.js';
-import type { Target } from '../../../playbook/target.js';
+import { displayPath } from '../../../data-file.js';
 import type { Diagnostic } from '../../../diagnostics.js';
-import { hasExpression } from '../../../playbook/expressions/template.js';
-import { DataFileError, displayPath } from '../../../data-file.js';
+import type { StaticFinding, StepContext } from '../../../engine/step.js';
+import { ValidationError } from '../../../errors.js';
+import { actingPartyId, nodeOf, unknownParties, unknownPartyMessage } from '../common.js';
 import {
   inlineRecipients,
   readRecipients,
-  readRecipientsSync,
   recipientDiagnostics,
   type Recipient,
   type Recipients,
 } from '../recipients.js';
-import { actingPartyId, checkActingParty, nodeOf, unknownParties, unknownPartyMessage } from '../common.js';
+import { recipientsPath, unreadable } from './recipients.declaration.js';
 import type { With } from './schema.js';
 import type { Ctx } from './session.js';
 
-const PATH_HINT = 'the path is relative to the playbook';
-
-function recipientsPath(w: With, baseDir: string): string | undefined {
-  return typeof w.recipients === 'string' ? resolve(baseDir, w.recipients) : undefined;
-}
+export { checkRecipients } from './recipients.declaration.js';
 
 async function loadRecipients(w: With, ctx: StepContext): Promise<Recipients> {
   const sender = actingPartyId(ctx.target, w.sender);
@@ -49,17 +42,6 @@ async function loadRecipients(w: With, ctx: StepContext): Promise<Recipients> {
       },
     ]);
   }
-}
-
-/** Why the recipients file could not be read (a DataFileError, or an error of the file system while reading). */
-function unreadable(error: unknown): { message: string; hint: string } | undefined {
-  if (error instanceof DataFileError)
-    return {
-      message: error.message,
-      hint: error.hint === undefined || error.hint === 'check the path' ? PATH_HINT : error.hint,
-    };
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === undefined ? undefined : { message: code, hint: PATH_HINT };
 }
 
 export function refuse(diagnostics: Diagnostic[]): never {
@@ -117,42 +99,4 @@ export async function recipientItems(w: With, ctx: Ctx): Promise<Array<{ key: st
   if (recipients.problems.length > 0) refuse(recipientDiagnostics(recipients));
   ctx.session.recipients = recipients;
   return recipients.recipients.map((r) => ({ key: r.receiver, value: r }));
-}
-
-/** `check`: the sender, and the recipients (inline, or a file read without keeping it) before anything runs. */
-export function checkRecipients(w: With, target: Target | undefined, baseDir: string): StaticFinding[] {
-  const findings: StaticFinding[] = checkActingParty(w.sender, target, '/sender');
-  if (Array.isArray(w.recipients)) {
-    const result = inlineRecipients(w.recipients, { sender: actingPartyId(target, w.sender) });
-    for (const p of result.problems)
-      findings.push({
-        pointer: `/recipients${p.pointer ?? ''}`,
-        message: p.message,
-        ...(p.hint ? { hint: p.hint } : {}),
-      });
-  } else if (typeof w.recipients === 'string' && !hasExpression(w.recipients)) {
-    const path = recipientsPath(w, baseDir) as string;
-    let result: Recipients;
-    try {
-      result = readRecipientsSync(path, displayPath(path), {
-        sender: actingPartyId(target, w.sender),
-        keep: false,
-      });
-    } catch (error) {
-      const why = unreadable(error);
-      if (why === undefined) throw error;
-      return [
-        ...findings,
-        { pointer: '/recipients', message: `cannot read ${w.recipients}: ${why.message}`, hint: why.hint },
-      ];
-    }
-    for (const d of recipientDiagnostics(result))
-      findings.push({
-        pointer: '/recipients',
-        message: d.message,
-        ...(d.hint ? { hint: d.hint } : {}),
-        at: { file: d.file, line: d.line, col: d.col },
-      });
-  }
-  return findings;
 }

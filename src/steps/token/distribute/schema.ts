@@ -3,8 +3,8 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { durationSchema } from '../../../playbook/playbook-schema.js';
-import { RESENDABLE } from '../distribution.js';
-import { amountSchema, partyNameSchema } from '../common.js';
+import { amountSchema, partyNameSchema } from '../common.declaration.js';
+import { RESENDABLE } from '../distribution.declaration.js';
 
 /** Lanes at most: one holding each, and the sender stays within the 10-holding limit (wrapped-api.md §5.4). */
 export const MAX_LANES = 9;
