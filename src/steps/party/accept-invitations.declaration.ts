@@ -85,6 +85,7 @@ export function check(w: With, target: Target | undefined): StaticFinding[] {
     f.add('', 'no node to accept on', 'set `nodes`, or mark a node as controlled in the target');
   (Array.isArray(w.expect) ? w.expect : []).forEach((e, i) => {
     f.member(`/expect/${i}/coordinator`, e.coordinator);
+    f.partyRef(`/expect/${i}/party`, e.party);
     if (e.member !== undefined) f.member(`/expect/${i}/member`, e.member);
     (e.nodes ?? []).forEach((n, j) => {
       if (!isExpression(n) && !nodes.includes(n))

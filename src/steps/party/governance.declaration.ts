@@ -1,7 +1,7 @@
 import { declareStep, type StaticFinding } from '../../engine/step.js';
 import type { Target } from '../../playbook/target.js';
 import { withSchema, type With } from './governance-schema.js';
-import { Findings, isExpression, isParticipantId, nodesOrControlled } from './party-common.declaration.js';
+import { Findings, nodesOrControlled } from './party-common.declaration.js';
 
 export function check(w: With, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
@@ -10,17 +10,7 @@ export function check(w: With, target: Target | undefined): StaticFinding[] {
   // without a target (validate on the built-in sandbox) the nodes are not known yet
   if (target !== undefined && nodesOrControlled(w.nodes, target).length === 0)
     f.add('', 'the target controls no node to confirm on', 'set `nodes`, or control a member node');
-  if (
-    typeof w.party === 'string' &&
-    w.party.includes('::') &&
-    !isExpression(w.party) &&
-    !isParticipantId(w.party)
-  )
-    f.add(
-      '/party',
-      `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
-      'give the full id, or only its prefix',
-    );
+  f.partyRef('/party', w.party);
   return f.list;
 }
 

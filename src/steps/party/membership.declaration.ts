@@ -44,6 +44,7 @@ export interface MembershipWith {
 export function membershipCheck(w: MembershipWith, target: Target | undefined): StaticFinding[] {
   const f = new Findings(target);
   f.node('/coordinator', w.coordinator);
+  f.partyRef('/party', w.party);
   if (w.member !== undefined) {
     f.member('/member', w.member);
     if (w.member === w.coordinator)

@@ -107,6 +107,17 @@ export class Findings {
     }
   }
 
+  /** a party given by its id is a whole one (`<prefix>::<68 hex digits>`); a prefix or an expression is looked up later */
+  partyRef(pointer: string, value: unknown): void {
+    if (typeof value !== 'string' || !value.includes('::') || isExpression(value) || isParticipantId(value))
+      return;
+    this.add(
+      pointer,
+      `'${value}' is not a party id (<prefix>::<68 hex digits>)`,
+      'give the full id, or only its prefix',
+    );
+  }
+
   /** a node name of the target or a participant id */
   member(pointer: string, value: unknown): void {
     if (typeof value !== 'string' || isExpression(value) || isParticipantId(value)) return;

@@ -6,7 +6,6 @@ import {
   Findings,
   NODE_NAME_PATTERN,
   isExpression,
-  isParticipantId,
   nodeListSchema,
   nodesOrControlled,
   partyRefSchema,
@@ -38,17 +37,7 @@ export function check(w: With, target: Target | undefined): StaticFinding[] {
       );
     }
   }
-  if (
-    typeof w.party === 'string' &&
-    w.party.includes('::') &&
-    !isExpression(w.party) &&
-    !isParticipantId(w.party)
-  )
-    f.add(
-      '/party',
-      `'${w.party}' is not a party id (<prefix>::<68 hex digits>)`,
-      'give the full id, or only its prefix',
-    );
+  f.partyRef('/party', w.party);
   if (w.keycloak.url !== undefined && hasUrlCredentials(w.keycloak.url))
     f.add(
       '/keycloak/url',
