@@ -16,15 +16,8 @@ import {
 } from '../../engine/step.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { check, dpmAcceptInvitationsDeclaration, type With } from './accept-invitations.declaration.js';
-import {
-  durationMs,
-  enforceChecks,
-  nameOf,
-  nodesOrControlled,
-  participantRef,
-  refused,
-  sameSet,
-} from './party-common.js';
+import { durationMs, enforceChecks, nameOf, participantRef, refused, sameSet } from './party-common.js';
+import { nodesOrControlled } from './party-common.declaration.js';
 import { POLL_MS, readEach } from './workflow-runs.js';
 type Expectation = With['expect'][number];
 

@@ -31,8 +31,8 @@ import {
   shortId,
   timeoutMs,
   type Matrix,
-  type PackageRef,
 } from './packages-common.js';
+import { type PackageRef } from './packages-common.declaration.js';
 import { declinedBy } from './party-common.js';
 import { beginOf, decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {

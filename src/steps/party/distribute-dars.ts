@@ -17,9 +17,8 @@ import {
   packageOutputs,
   requireNodes,
   timeoutMs,
-  type LoadedDar,
-  type PackageRef,
 } from './packages-common.js';
+import { type LoadedDar, type PackageRef } from './packages-common.declaration.js';
 import { declinedBy } from './party-common.js';
 import { decideRun, plannedChanges, type Decision } from './workflow-decision.js';
 import {

@@ -49,7 +49,8 @@ import {
   type With,
 } from './governance-review-schema.js';
 import { check, dpmGovernanceReviewDeclaration } from './governance-review.declaration.js';
-import { durationMs, enforceChecks, nodesOrControlled, resolveParty } from './party-common.js';
+import { durationMs, enforceChecks, resolveParty } from './party-common.js';
+import { nodesOrControlled } from './party-common.declaration.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // What is pending

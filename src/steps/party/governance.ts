@@ -47,7 +47,8 @@ import {
 } from './governance-common.js';
 import { DESCRIBED_PROPOSALS, type Action, type Proposal, type With } from './governance-schema.js';
 import { check, dpmGovernanceDeclaration } from './governance.declaration.js';
-import { durationMs, enforceChecks, nodesOrControlled, resolveParty } from './party-common.js';
+import { durationMs, enforceChecks, resolveParty } from './party-common.js';
+import { nodesOrControlled } from './party-common.declaration.js';
 
 /** what is declared: an action with its hash, or a proposal with its label */
 export type Subject =

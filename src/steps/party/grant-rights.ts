@@ -8,7 +8,8 @@ import { defineStep, type Outputs, type StepContext } from '../../engine/step.js
 import { StepError } from '../../errors.js';
 import { authOf, type NodeAuth } from './governance-common.js';
 import { check, dpmGrantRightsDeclaration, type With } from './grant-rights.declaration.js';
-import { enforceChecks, nodesOrControlled, refused, resolveParty } from './party-common.js';
+import { enforceChecks, refused, resolveParty } from './party-common.js';
+import { nodesOrControlled } from './party-common.declaration.js';
 
 interface Observed {
   partyId: string;

@@ -51,16 +51,6 @@ import {
   type Leftover,
 } from './workflow-waits.js';
 
-export {
-  MEMBERSHIP_TIMEOUT,
-  memberSchema,
-  membershipCheck,
-  membershipOutputs,
-  membershipProperties,
-  newThresholdSchema,
-  type MembershipWith,
-} from './membership.declaration.js';
-
 /** What the coordinator and the other member nodes show now. */
 export interface MembershipState {
   partyId: string;

@@ -1,7 +1,6 @@
 /**
  * What the declarations of the package step kinds share: the schema pieces of their `with` blocks and their static
- * checks (node names, DAR files read and checked against their sha256), with nothing of their run-time code;
- * ./packages-common.ts re-exports it.
+ * checks (node names, DAR files read and checked against their sha256), with nothing of their run-time code.
  */
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';

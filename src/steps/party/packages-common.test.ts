@@ -7,10 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { StepError } from '../../errors.js';
 import {
   buildMatrix,
-  checkDarBytes,
-  checkDarFiles,
-  checkNode,
-  checkNodeList,
   compareVersions,
   crossCheck,
   darPackages,
@@ -20,8 +16,14 @@ import {
   missingPairs,
   parityError,
   type NodePackages,
-  type PackageRef,
 } from './packages-common.js';
+import {
+  checkDarBytes,
+  checkDarFiles,
+  checkNode,
+  checkNodeList,
+  type PackageRef,
+} from './packages-common.declaration.js';
 import { target, vetted } from './packages-testing.js';
 
 const PLAYBOOKS = join(import.meta.dirname, '../../../playbooks');

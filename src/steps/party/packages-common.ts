@@ -21,22 +21,6 @@ import {
 } from './packages-common.declaration.js';
 import { readEach } from './workflow-runs.js';
 
-export {
-  checkDarBytes,
-  checkDarFiles,
-  checkNode,
-  checkNodeList,
-  darFileSchema,
-  nodeNames,
-  nodeNameSchema,
-  packageIdSchema,
-  SHA256,
-  waitTimeoutSchema,
-  type DarSpec,
-  type LoadedDar,
-  type PackageRef,
-} from './packages-common.declaration.js';
-
 export function timeoutMs(value: string | number | undefined, fallback: string): number {
   return parseDuration(value ?? fallback);
 }

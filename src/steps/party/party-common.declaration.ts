@@ -1,6 +1,6 @@
 /**
  * What the declarations of the DPM step kinds share: the schema pieces of their `with` blocks and their static
- * checks (node names, participant ids), with nothing of their run-time code; ./party-common.ts re-exports it.
+ * checks (node names, participant ids), with nothing of their run-time code.
  */
 import type { StaticFinding } from '../../engine/step.js';
 import { didYouMean } from '../../playbook/closest.js';

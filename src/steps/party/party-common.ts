@@ -14,19 +14,6 @@ import { isParticipantId } from './party-common.declaration.js';
 import { describeRun, namerOf, type Namer } from './workflow-runs.js';
 import { readParty } from './workflow-waits.js';
 
-export {
-  Findings,
-  isExpression,
-  isParticipantId,
-  NODE_NAME_PATTERN,
-  nodeListSchema,
-  nodeNameSchema,
-  nodesOrControlled,
-  partyRefSchema,
-  thresholdSchema,
-  timeoutSchema,
-} from './party-common.declaration.js';
-
 export type { Namer } from './workflow-runs.js';
 
 /** Runs a kind's static checks again on the resolved `with` (expressions are values now): fails before anything is sent. */

@@ -14,7 +14,8 @@ import {
   type StepContext,
 } from '../../engine/step.js';
 import { StepError } from '../../errors.js';
-import { enforceChecks, nodesOrControlled, refused, resolveParty } from './party-common.js';
+import { enforceChecks, refused, resolveParty } from './party-common.js';
+import { nodesOrControlled } from './party-common.declaration.js';
 import { check, dpmPartyConfigDeclaration, type With } from './party-config.declaration.js';
 import { isControlled, readEach, targetNode } from './workflow-runs.js';
 

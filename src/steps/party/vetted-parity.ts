@@ -6,14 +6,13 @@ import {
   formatMatrix,
   loadDars,
   missingPairs,
-  nodeNames,
   packageOutputs,
   parityError,
   readNodePackages,
   requireNodes,
   type Matrix,
-  type PackageRef,
 } from './packages-common.js';
+import { nodeNames, type PackageRef } from './packages-common.declaration.js';
 import { dpmVettedParityDeclaration, type With } from './vetted-parity.declaration.js';
 
 interface Observed {

@@ -1,5 +1,5 @@
 /**
- * What the declarations of the token kinds that name an account read: its schema; ./accounts.ts re-exports it.
+ * What the declarations of the token kinds that name an account read: its schema.
  */
 
 export const accountIdSchema = {

@@ -1,8 +1,6 @@
 /** Choosing the account a step works with, among the party's deposit or withdraw accounts. */
 import { StepError } from '../../errors.js';
 
-export { accountIdSchema } from './accounts.declaration.js';
-
 /**
  * The account with this id (or contract id), or without an id the first by account id; none is an error saying
  * which step creates one.

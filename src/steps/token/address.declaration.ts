@@ -1,7 +1,7 @@
 /**
  * A Bitcoin address in a token kind's `with` block, checked with its checksum against the target's network (for
  * the declarations of the kinds that pay out or send BTC): apart from ./common.declaration.ts, so that the other
- * kinds' declarations do not load the address decoder. ./common.ts re-exports it.
+ * kinds' declarations do not load the address decoder.
  */
 import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
 import type { StaticFinding } from '../../engine/step.js';

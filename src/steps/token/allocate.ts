@@ -8,15 +8,8 @@ import { defineStep, type Outputs, type StepContext } from '../../engine/step.js
 import { StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { tokenAllocateDeclaration, type With } from './allocate.declaration.js';
-import {
-  instrumentOf,
-  nodeOf,
-  partyIdOf,
-  requireAmount,
-  selectTokens,
-  unknownParties,
-  unknownPartyMessage,
-} from './common.js';
+import { instrumentOf, partyIdOf, requireAmount, selectTokens, unknownParties } from './common.js';
+import { nodeOf, unknownPartyMessage } from './common.declaration.js';
 import { settle, submitIntents, submitOnce } from './submit.js';
 
 interface Observed {

@@ -1,7 +1,7 @@
 /**
  * What the token step kinds' declarations share: the schema pieces of their `with` blocks and the static checks of
  * them (naming a party, an amount; a Bitcoin address is checked in ./address.declaration.ts), with nothing of their
- * run-time code; ./common.ts re-exports it.
+ * run-time code.
  */
 import { positiveAmountProblem } from '../../clients/amount-text.js';
 import type { StaticFinding } from '../../engine/step.js';

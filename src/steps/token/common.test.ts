@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Holding } from '../../clients/party-ledger.js';
-import { checkAmount, limitProblem, selectTokens } from './common.js';
+import { limitProblem, selectTokens } from './common.js';
+import { checkAmount } from './common.declaration.js';
 
 const holding = (contractId: string, amount: string): Holding => ({ contractId, amount }) as Holding;
 

@@ -13,25 +13,6 @@ import { StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { ADDRESS_HINT } from './address.declaration.js';
 import { nodeOf, partyRefFinding, resolvePartyRef } from './common.declaration.js';
-export { checkBitcoinAddress } from './address.declaration.js';
-
-export {
-  actingPartyId,
-  amountSchema,
-  btcAddressSchema,
-  checkActingParty,
-  checkAmount,
-  checkPartyRef,
-  isPartyId,
-  nodeOf,
-  partyIdProblem,
-  partyNameSchema,
-  partyRefFinding,
-  partyRefSchema,
-  resolvePartyRef,
-  unknownPartyMessage,
-  visibleText,
-} from './common.declaration.js';
 
 /** The same check, for an address an expression computed: a StepError naming the field. */
 export function requireBitcoinAddress(

@@ -1,6 +1,5 @@
 /**
- * What the declarations of the token kinds that send read of a distribution: the receipts that may be sent again;
- * ./distribution.ts re-exports it.
+ * What the declarations of the token kinds that send read of a distribution: the receipts that may be sent again.
  */
 
 /** What a playbook may have offered again (`resend:`): the offers that ended, or can no longer end, unpaid. */

@@ -21,8 +21,6 @@ import { canonicalJson, sha256 } from '../../engine/digest.js';
 import { short } from './common.js';
 import type { Recipient } from './recipients.js';
 
-export { RESENDABLE, type Resendable } from './distribution.declaration.js';
-
 /** Metadata keys of ledgerbook's own on transfers (`<domain>/<name>`, as the token standard asks of keys). */
 export const DISTRIBUTION_META = {
   /** the distribution's id */

@@ -1,6 +1,5 @@
 /**
- * What the declarations of the token kinds that mint or burn read of the minter: its credentials' schema;
- * ./minter.ts re-exports it.
+ * What the declarations of the token kinds that mint or burn read of the minter: its credentials' schema.
  */
 
 export const credentialCidsSchema = {

@@ -2,8 +2,6 @@
 import { isMinterCredential, type PartyLedger } from '../../clients/party-ledger.js';
 import { StepError } from '../../errors.js';
 
-export { credentialCidsSchema } from './minter.declaration.js';
-
 /** The given credential ids, or the party's own Minter credentials; none is an error that says what to do. */
 export async function minterCredentialCids(
   party: PartyLedger,

@@ -21,7 +21,8 @@ import {
 } from '../../engine/step.js';
 import { LedgerbookError, StepError } from '../../errors.js';
 import type { Target } from '../../playbook/target.js';
-import { instrumentOf, resolvePartyRef, short } from './common.js';
+import { instrumentOf, short } from './common.js';
+import { resolvePartyRef } from './common.declaration.js';
 import { DISTRIBUTION_META } from './distribution.js';
 
 import type { StepDeclaration } from '../../engine/step.js';

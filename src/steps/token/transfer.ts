@@ -5,7 +5,7 @@
  */
 import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
 import { StepError } from '../../errors.js';
-import { partyRefFinding, resolvePartyRef } from './common.js';
+import { partyRefFinding, resolvePartyRef } from './common.declaration.js';
 import {
   closeDistribution,
   closeReceipts,

@@ -1,5 +1,5 @@
 /**
- * What the declarations of the token kinds that wait read: the schemas of their waits; ./wait.ts re-exports them.
+ * What the declarations of the token kinds that wait read: the schemas of their waits.
  */
 import { durationSchema } from '../../playbook/playbook-schema.js';
 

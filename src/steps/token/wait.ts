@@ -8,8 +8,6 @@ import type { ItemContext } from '../../engine/step.js';
 import { PausedError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 
-export { intervalSchema, waitSchema } from './wait.declaration.js';
-
 export interface WaitBudget {
   interval?: string | number | undefined;
   wait?: string | number | undefined;

@@ -1,6 +1,6 @@
 /**
  * token.distribute's static check of its recipients (inline, or a file read without keeping it), for its
- * declaration; ./recipients.ts re-exports it.
+ * declaration.
  */
 import { resolve } from 'node:path';
 import { DataFileError, displayPath } from '../../../data-file.js';

@@ -6,7 +6,8 @@ import { displayPath } from '../../../data-file.js';
 import type { Diagnostic } from '../../../diagnostics.js';
 import type { StaticFinding, StepContext } from '../../../engine/step.js';
 import { ValidationError } from '../../../errors.js';
-import { actingPartyId, nodeOf, unknownParties, unknownPartyMessage } from '../common.js';
+import { unknownParties } from '../common.js';
+import { actingPartyId, nodeOf, unknownPartyMessage } from '../common.declaration.js';
 import {
   inlineRecipients,
   readRecipients,
@@ -17,8 +18,6 @@ import {
 import { recipientsPath, unreadable } from './recipients.declaration.js';
 import type { With } from './schema.js';
 import type { Ctx } from './session.js';
-
-export { checkRecipients } from './recipients.declaration.js';
 
 async function loadRecipients(w: With, ctx: StepContext): Promise<Recipients> {
   const sender = actingPartyId(ctx.target, w.sender);
