@@ -65,7 +65,7 @@ describe('mesh bootstrap and onboarding (three nodes, JWT mode)', () => {
     await waitForRun(world.dpm[0]!, 'acme-creation', 'completed');
     party = await refreshedParty(world.dpm[0]!, 'acme');
     const elapsed = performance.now() - clock;
-    expect(elapsed).toBeLessThan(1000);
+    expect(elapsed).toBeLessThan(5000); // the realistic profile takes about 30 s
     expect(party.party_id).toMatch(/^acme::1220[0-9a-f]{64}$/);
     expect(party.threshold).toBe(2);
     expect(party.participants.map((p) => p.participant_uid).sort()).toEqual([...world.participant].sort());
