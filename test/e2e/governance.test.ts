@@ -105,11 +105,14 @@ describe.each(PROFILES)(
           expect((await stateOn(api, partyId))?.action_confirmation_timeout_microseconds).toBe(20_000_000);
         expect(await executionsOf(w.world.dpm[1]!, partyId, 'SelfAction_SetTimeout')).toBe(1);
         const counts = await requestCounts(w.world);
-        expect(count(counts, 'node1', 'POST', '/governance/confirm')).toBe(2);
+        // node1 confirmed once per confirmation that expired, and once more for the one executed (on a slow
+        // machine the renewed one may expire too before node2's operator confirms)
+        const expired = count(counts, 'node1', 'POST', '/governance/expire');
+        expect(expired).toBeGreaterThanOrEqual(1);
+        expect(count(counts, 'node1', 'POST', '/governance/confirm')).toBe(expired + 1);
         expect(count(counts, 'node2', 'POST', '/governance/confirm')).toBe(1);
         expect(count(counts, 'node3', 'POST', '/governance/confirm')).toBe(0);
-        // the expired confirmation is not left listed as pending: its member expired it, once
-        expect(count(counts, 'node1', 'POST', '/governance/expire')).toBe(1);
+        // the expired confirmations are not left listed as pending: their member expired each of them, once
         for (const api of w.world.dpm) expect((await confirmationsOn(api, partyId)).actions).toEqual([]);
       } finally {
         await w.stop();
