@@ -61,7 +61,11 @@ export function screenText(raw: string): string {
   return raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '\n');
 }
 
-export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<CliResult> {
+/**
+ * What the process printed and how it ended. `timeoutMs` only stops a process that hangs: it is longer than most
+ * tests' own timeout, which a test that runs long (several operators under the realistic profile) sets itself.
+ */
+export function collect(child: ChildProcess, timeoutMs = 180_000): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
