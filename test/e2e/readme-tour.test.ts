@@ -175,7 +175,7 @@ function piped(command: string, cwd: string): Running {
     env: { ...process.env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: undefined },
     stdio: 'pipe',
   });
-  const result = collect(child, 90_000).then((r) => ({ code: r.code, text: r.stdout + r.stderr }));
+  const result = collect(child, 180_000).then((r) => ({ code: r.code, text: r.stdout + r.stderr }));
   return {
     started: () =>
       new Promise<void>((ready, fail) => {
@@ -194,7 +194,7 @@ function inATerminal(command: string, cwd: string): Running {
     cols: 120,
     rows: 40,
     command: ['sh', '-c', commandLine(command)],
-    timeoutMs: 90_000,
+    timeoutMs: 180_000,
   });
   return {
     started: () => term.waitFor((screen) => screen.length > 0).then(() => undefined),
