@@ -22,6 +22,8 @@ export const DPM_DOCUMENT = 'contracts/dpm.openapi.yaml';
 /** What `npm run contracts` writes from it, from the repository root. */
 export const GENERATED_FILES = {
   client: 'src/clients/dpm-wire.generated.ts',
+  /** the names the step kinds' declarations check a `with` against, without the schemas (what `validate` loads) */
+  names: 'src/clients/dpm-wire-names.generated.ts',
   /** the sandbox's request bodies: re-point here when the sandbox moves */
   sandbox: 'packages/sandbox/src/dpm/wire.generated.ts',
 } as const;
@@ -316,22 +318,13 @@ function schemaSource(node: unknown): string {
  * the operations. scripts/generate-dpm-wire.mjs formats and writes it; a test compares it with the file.
  */
 export function dpmWireSource(doc: DpmDocument = loadDpmDocument()): string {
-  const requests = componentsOf(doc, 'request');
-  const responses = componentsOf(doc, 'response');
   const lines = [
     `// Generated from ${DPM_DOCUMENT} by scripts/generate-dpm-wire.mjs (npm run contracts): do not edit.`,
     '// The client’s view of the document (scripts/dpm-contract.ts clientView).',
     "import type { FromSchema } from 'json-schema-to-ts';",
     '',
   ];
-  const views: Record<string, Schema> = {};
-  for (const [name, schema] of Object.entries(doc.components.schemas)) {
-    if (requests.has(name) && responses.has(name))
-      throw new Error(`${name} is both a request and a response body`);
-    views[name] = requests.has(name)
-      ? clientView(schema, 'request')
-      : clientView(CLIENT_SUBSTITUTES[name] ?? schema, 'response');
-  }
+  const views = clientViews(doc);
   const roots = [
     ...dpmOperations(doc).flatMap((op) =>
       op.request === undefined ? [op.response] : [op.response, op.request],
@@ -355,6 +348,51 @@ export function dpmWireSource(doc: DpmDocument = loadDpmDocument()): string {
   }
   lines.push('} as const;', '');
   return lines.join('\n');
+}
+
+/** Each component of the document in the client's view, by name. */
+function clientViews(doc: DpmDocument): Record<string, Schema> {
+  const requests = componentsOf(doc, 'request');
+  const responses = componentsOf(doc, 'response');
+  const views: Record<string, Schema> = {};
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    if (requests.has(name) && responses.has(name))
+      throw new Error(`${name} is both a request and a response body`);
+    views[name] = requests.has(name)
+      ? clientView(schema, 'request')
+      : clientView(CLIENT_SUBSTITUTES[name] ?? schema, 'response');
+  }
+  return views;
+}
+
+/** The `enum` at `path` of a component in the client's view: a list of strings, or the document changed shape. */
+function enumOf(views: Record<string, Schema>, component: string, path: readonly string[]): string[] {
+  let node: unknown = views[component];
+  for (const key of path) node = (node as Record<string, unknown> | undefined)?.[key];
+  if (!Array.isArray(node) || !node.every((value) => typeof value === 'string'))
+    throw new Error(`${component}: no list of names at ${path.join('.')}`);
+  return node;
+}
+
+/**
+ * src/clients/dpm-wire-names.generated.ts, unformatted: the names of the client's view that the step kinds'
+ * declarations check a `with` against, in a module without the schemas, so that a `validate` does not build the
+ * whole contract's schemas for two lists (docs/architecture.md "Start-up").
+ */
+export function dpmNamesSource(doc: DpmDocument = loadDpmDocument()): string {
+  const views = clientViews(doc);
+  const list = (names: string[]): string =>
+    `[${names.map((name) => JSON.stringify(name)).join(', ')}] as const`;
+  return [
+    `// Generated from ${DPM_DOCUMENT} by scripts/generate-dpm-wire.mjs (npm run contracts): do not edit.`,
+    '// Names of the client’s view (dpm-wire.generated.ts) without its schemas, for the step kinds’ declarations.',
+    '',
+    '/** `WorkflowRun.kind`: the kinds of DPM workflow. */',
+    `export const WORKFLOW_KINDS = ${list(enumOf(views, 'WorkflowRun', ['properties', 'kind', 'enum']))};`,
+    '/** `FieldDefinition.type`: the variants of a contract field (§7). */',
+    `export const FIELD_DEFINITION_TYPES = ${list(enumOf(views, 'FieldDefinition', ['properties', 'type', 'enum']))};`,
+    '',
+  ].join('\n');
 }
 
 /** What the sandbox's decoder reads of a schema (serde checks types, names and presence, not patterns). */

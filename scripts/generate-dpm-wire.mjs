@@ -9,11 +9,12 @@ import * as prettier from 'prettier';
 import { importTs } from './import-ts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { GENERATED_FILES, dpmWireSource, sandboxRequestsSource } = await importTs(
+const { GENERATED_FILES, dpmNamesSource, dpmWireSource, sandboxRequestsSource } = await importTs(
   join(root, 'scripts', 'dpm-contract.ts'),
 );
 for (const [path, source] of [
   [GENERATED_FILES.client, dpmWireSource()],
+  [GENERATED_FILES.names, dpmNamesSource()],
   [GENERATED_FILES.sandbox, sandboxRequestsSource()],
 ]) {
   const file = join(root, path);

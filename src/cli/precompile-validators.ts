@@ -35,8 +35,7 @@ export async function precompiledValidators(): Promise<Map<string, string>> {
   const modules = new Map<string, string>();
   const texts = new Map<string, string>();
   for (const schema of await validatedSchemas()) {
-    const inlined = inlineLocalRefs(schema);
-    const text = schemaText(inlined);
+    const text = schemaText(schema);
     const key = schemaKey(text);
     if (texts.has(key)) {
       if (texts.get(key) === text) continue;
@@ -44,7 +43,8 @@ export async function precompiledValidators(): Promise<Map<string, string>> {
     }
     texts.set(key, text);
     const ajv = createAjv({ source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` });
-    const { $id: _id, ...withoutId } = inlined as Record<string, unknown>;
+    // compiled as validatorFor compiles it when there is no build: its `$ref`s inlined
+    const { $id: _id, ...withoutId } = inlineLocalRefs(schema) as Record<string, unknown>;
     // the schema it checks, which precompiled.ts compares with the schema it is asked for
     const code = `${standaloneCode(ajv, ajv.compile(withoutId))}\nmodule.exports.schemaText = ${JSON.stringify(text)};\n`;
     modules.set(key, code);

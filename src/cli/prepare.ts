@@ -67,7 +67,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const builtinTarget = options.target === BUILTIN_TARGET;
   let target = builtinTarget
     ? undefined
-    : await loadTarget(options.target, {
+    : loadTarget(options.target, {
         warn: (w) =>
           process.stderr.write(
             terminalSafe(

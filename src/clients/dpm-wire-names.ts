@@ -1,11 +1,11 @@
 /**
  * The names the DPM contract enumerates that the step kinds' declarations check a `with` against — the workflow
- * kinds and the variants of a contract field — from its generated description (dpm-wire.generated.ts), without
- * the client's route table and wire checks (dpm-wire.ts, which re-exports them).
+ * kinds and the variants of a contract field — generated from the document beside the client's schemas
+ * (dpm-wire-names.generated.ts, `npm run contracts`) but apart from them: a `validate` that checks a workflow kind
+ * does not build every schema of the contract (dpm-wire.generated.ts) nor load the client's route table and wire
+ * checks (dpm-wire.ts, which re-exports these).
  */
-import { contractDefinitionSchema, workflowRunSchema } from './dpm-wire.generated.js';
+import type { WORKFLOW_KINDS } from './dpm-wire-names.generated.js';
 
-export const WORKFLOW_KINDS = workflowRunSchema.properties.kind.enum;
-/** The variants of a contract field (`FieldDefinition`, §7), tagged by `type`. */
-export const FIELD_DEFINITION_TYPES = contractDefinitionSchema.properties.fields.items.properties.type.enum;
+export { FIELD_DEFINITION_TYPES, WORKFLOW_KINDS } from './dpm-wire-names.generated.js';
 export type WorkflowKind = (typeof WORKFLOW_KINDS)[number];

@@ -1,9 +1,12 @@
 /**
  * Validators the build compiled to code, one module per schema (dist/cli/validators/<key>.cjs, by
- * src/cli/precompile-validators.ts), keyed by the CRC-32 and length of the schema's canonical JSON: a command loads
+ * src/cli/precompile-validators.ts), keyed by the CRC-32 and length of the schema's JSON text: a command loads
  * the validators of the schemas it checks (the playbook's, and the `with` of each step kind the playbook uses) and
- * no other. A validator module carries the canonical JSON of its schema and is used only for that very schema, so
- * the key needs no cryptographic digest (loading Node's crypto was a twentieth of a cold `validate`).
+ * no other. A validator module carries the JSON text of its schema and is used only for that very schema, so
+ * the key needs no cryptographic digest (loading Node's crypto was a twentieth of a cold `validate`). The text is
+ * the schema as written (`JSON.stringify`, before its `$ref`s are inlined): the build and a start read the same
+ * source, so its keys come in the same order, and a start computes the key with V8's serializer and zlib's CRC
+ * alone (canonical JSON of the inlined schema, computed in JavaScript, was about 2 % of a cold `validate`).
  * Running from source there are none, and schemas are compiled at first use instead; both paths validate with
  * the same schemas and ajv options.
  */
@@ -12,7 +15,6 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { crc32 } from 'node:zlib';
-import { canonicalJson } from '../engine/digest.js';
 import type { JsonSchema } from '../engine/step.js';
 
 /** The folder of the compiled validators, beside the bundle. */
@@ -21,9 +23,12 @@ export const SCHEMA_VALIDATORS_DIR = 'validators';
 const load = createRequire(import.meta.url);
 let isBuilt: boolean | undefined;
 
-/** The canonical JSON of a (refs-inlined) schema: what a compiled validator module says it checks. */
+/**
+ * The JSON text of a schema as written (its `$ref`s not inlined): what a compiled validator module says it checks.
+ * Another order of the same keys is another text, and compiles at first use: still the same validation.
+ */
 export function schemaText(schema: JsonSchema): string {
-  return canonicalJson(schema);
+  return JSON.stringify(schema);
 }
 
 /** The key of a schema's text among the compiled validators: its CRC-32 and its length, in hex. */
@@ -31,6 +36,7 @@ export function schemaKey(text: string): string {
   return `${crc32(text).toString(16).padStart(8, '0')}-${text.length.toString(16)}`;
 }
 
+/** The compiled validator of `schema` (as written; the build compiled it with its `$ref`s inlined), if any. */
 export function precompiledValidator(schema: JsonSchema): ValidateFunction | undefined {
   isBuilt ??= existsSync(fileURLToPath(new URL(SCHEMA_VALIDATORS_DIR, import.meta.url)));
   if (!isBuilt) return undefined;

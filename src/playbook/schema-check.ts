@@ -44,11 +44,10 @@ const validators = new WeakMap<object, ValidateFunction>();
 export function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = validators.get(schema);
   if (!validate) {
-    const inlined = inlineLocalRefs(schema);
-    validate = precompiledValidator(inlined);
+    validate = precompiledValidator(schema);
     if (!validate) {
       shared ??= createAjv();
-      validate = shared.compile(inlined);
+      validate = shared.compile(inlineLocalRefs(schema));
     }
     validators.set(schema, validate);
   }

@@ -26,7 +26,7 @@ const PURE_CLIENT_HELPERS = [
   'src/clients/amount-text.ts',
   'src/clients/bitcoin-address.ts',
   'src/clients/dpm-wire-names.ts',
-  'src/clients/dpm-wire.generated.ts',
+  'src/clients/dpm-wire-names.generated.ts',
 ];
 /** the packages a declaration may bundle (bitcoin-address.ts decodes base58 and bech32 with it) */
 const PACKAGES = ['node_modules/@scure/base/'];

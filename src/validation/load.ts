@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
 import type * as YamlModule from 'yaml';
 import type { Document, LineCounter, Node, YAMLError } from 'yaml';
-import { DataFileError, readDataBytes } from '../data-file.js';
+import { DataFileError, readDataBytesSync } from '../data-file.js';
 import { ValidationError } from '../errors.js';
 import { compareDiagnostics, type Diagnostic } from '../diagnostics.js';
 import type { Position, SourceDoc } from '../playbook/model.js';
@@ -138,13 +138,15 @@ export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
  * Read and parse a YAML file. A file that cannot be read throws a ValidationError (code `code`) with one
  * diagnostic at 1:1 saying why.
  */
-export async function readSource(
+export function readSource(
   file: string,
   code: Code = 'LB_PLAYBOOK_INVALID',
-): Promise<{ doc: SourceDoc; diagnostics: Diagnostic[] }> {
+): { doc: SourceDoc; diagnostics: Diagnostic[] } {
   let bytes: Buffer;
   try {
-    bytes = await readDataBytes(file, MAX_SOURCE_BYTES, { pipes: true });
+    // read synchronously: nothing else runs while a command reads its playbook or target, and the promise API
+    // of `fs` would load `fs/promises` (with readline and the watchers) into every `validate` for this one read
+    bytes = readDataBytesSync(file, MAX_SOURCE_BYTES, { pipes: true });
   } catch (error) {
     if (!(error instanceof DataFileError)) throw error;
     throw new ValidationError(code, [unreadable(file, error, code)]);

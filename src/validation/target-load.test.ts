@@ -190,6 +190,16 @@ describe('validateTarget', () => {
   });
 });
 
+/** what `load` throws (it must throw) */
+function thrown(load: () => unknown): unknown {
+  try {
+    load();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected it to throw');
+}
+
 describe('loadTarget', () => {
   let dir: string;
   beforeAll(async () => {
@@ -203,21 +213,21 @@ describe('loadTarget', () => {
     const file = join(dir, 'ok.yaml');
     await writeFile(file, good);
     const warnings: Diagnostic[] = [];
-    const target = await loadTarget(file, { warn: (w) => warnings.push(w) });
+    const target = loadTarget(file, { warn: (w) => warnings.push(w) });
     expect(target.file).toBe(file);
     expect(warnings.map((w) => w.rule)).toEqual(['undeclared-secret']);
   });
 
   it('throws LB_TARGET_INVALID for a missing, malformed or invalid file', async () => {
-    const missing = await loadTarget(join(dir, 'none.yaml')).catch((e: unknown) => e);
+    const missing = thrown(() => loadTarget(join(dir, 'none.yaml')));
     expect((missing as ValidationError).code).toBe('LB_TARGET_INVALID');
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'name: t\nname: u\n');
-    const malformed = (await loadTarget(file).catch((e: unknown) => e)) as ValidationError;
+    const malformed = thrown(() => loadTarget(file)) as ValidationError;
     expect(malformed.code).toBe('LB_TARGET_INVALID');
     expect(malformed.diagnostics.map((d) => d.rule)).toEqual(['yaml']);
     await writeFile(file, 'name: t\n');
-    const invalid = (await loadTarget(file).catch((e: unknown) => e)) as ValidationError;
+    const invalid = thrown(() => loadTarget(file)) as ValidationError;
     expect(invalid.diagnostics.map((d) => d.message)).toEqual(["missing key 'network' at the top level"]);
   });
 });

@@ -28,8 +28,8 @@ export interface LoadTargetOptions {
 }
 
 /** Load and validate a target file; throws ValidationError('LB_TARGET_INVALID') with every problem. */
-export async function loadTarget(file: string, options: LoadTargetOptions = {}): Promise<Target> {
-  const { doc, diagnostics } = await readSource(file, 'LB_TARGET_INVALID');
+export function loadTarget(file: string, options: LoadTargetOptions = {}): Target {
+  const { doc, diagnostics } = readSource(file, 'LB_TARGET_INVALID');
   if (diagnostics.length > 0) throw new ValidationError('LB_TARGET_INVALID', diagnostics);
   const result = validateTarget(doc);
   if (!result.target) throw new ValidationError('LB_TARGET_INVALID', result.diagnostics);

@@ -106,7 +106,7 @@ export async function loadPlaybook(
   file: string,
   opts: ValidateOptions & { registry: StepKinds },
 ): Promise<Playbook> {
-  const { doc, diagnostics } = await readSource(file, 'LB_PLAYBOOK_INVALID');
+  const { doc, diagnostics } = readSource(file, 'LB_PLAYBOOK_INVALID');
   if (diagnostics.length > 0) throw new ValidationError('LB_PLAYBOOK_INVALID', diagnostics);
   await opts.registry.declare(kindsNamed(doc.data));
   const result = validatePlaybook(doc, opts);

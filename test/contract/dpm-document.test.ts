@@ -14,6 +14,7 @@ import {
   clientView,
   componentsOf,
   dpmOperations,
+  dpmNamesSource,
   dpmWireSource,
   loadDpmDocument,
   refName,
@@ -114,6 +115,7 @@ describe('contracts/dpm.openapi.yaml', () => {
 
   it.each([
     [GENERATED_FILES.client, dpmWireSource],
+    [GENERATED_FILES.names, dpmNamesSource],
     [GENERATED_FILES.sandbox, sandboxRequestsSource],
   ] as const)('%s is what the document generates (`npm run contracts`)', async (path, source) => {
     const file = join(root, path);

@@ -395,7 +395,7 @@ describe('playbooks/targets/testnet.example.yaml', () => {
     ) as Record<string, unknown>;
     const validate = createAjv().compile(schema);
     expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);
-    const target = await loadTarget(file);
+    const target = loadTarget(file);
     expect(target.network).toBe('testnet');
     expect(Object.values(target.nodes ?? {}).every((n) => n.party !== undefined)).toBe(true);
     for (const parameter of [

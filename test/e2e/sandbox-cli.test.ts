@@ -475,8 +475,8 @@ describe('playbooks/targets/sandbox.yaml', () => {
     expect(committed).toBe(await writtenFor7700());
   });
 
-  it('loads as a target; its secret files resolve to the default state dir of sandbox up', async () => {
-    const target = await loadTarget(COMMITTED_TARGET);
+  it('loads as a target; its secret files resolve to the default state dir of sandbox up', () => {
+    const target = loadTarget(COMMITTED_TARGET);
     expect(target.network).toBe('devnet');
     expect(Object.keys(target.nodes ?? {})).toEqual(['node1', 'node2', 'node3']);
     expect(target.nodes?.node1?.dpm).toBe(`http://127.0.0.1:${COMMITTED_PORT + 2}`);
@@ -500,8 +500,8 @@ describe('playbooks/targets/operator1.yaml … operator3.yaml', () => {
 
   it.each(OPERATOR_TARGETS)(
     'operator$n.yaml controls only its node and names only its own secret files (and the viewer’s)',
-    async ({ n, file }) => {
-      const target = await loadTarget(file);
+    ({ n, file }) => {
+      const target = loadTarget(file);
       const controlled = Object.entries(target.nodes ?? {})
         .filter(([, node]) => node.controlled !== false)
         .map(([name]) => name);

@@ -18,7 +18,7 @@ export interface ForkSource {
 }
 
 export async function loadForkSource(file: string, env: NodeJS.ProcessEnv): Promise<ForkSource> {
-  const target = await loadTarget(file, {
+  const target = loadTarget(file, {
     warn: (w) =>
       process.stderr.write(
         terminalSafe(
