@@ -3,24 +3,35 @@
 // the build scripts, the installed packages (by the lock file) and the Node.js that made the code cache. The build
 // writes it beside its output; a build whose inputs have not changed since is skipped (scripts/build.mjs).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import process from 'node:process';
 
-/** the folders and files, relative to the repository's root, whose contents the build depends on */
-const INPUTS = [
-  'src',
-  'schemas',
-  'playbooks',
-  'contracts',
-  'scripts',
-  'packages/sandbox/src',
-  'packages/sandbox/scripts',
-  'packages/sandbox/package.json',
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-];
+/**
+ * the folders and files under `root` whose contents the build depends on; of the playbooks the shipped ones, which
+ * the build runs (not what their runs write beside them: playbooks/reports/)
+ */
+function inputs(root) {
+  const playbooks = existsSync(join(root, 'playbooks'))
+    ? readdirSync(join(root, 'playbooks'))
+        .filter((name) => name.endsWith('.yaml'))
+        .map((name) => `playbooks/${name}`)
+        .sort()
+    : [];
+  return [
+    'src',
+    'schemas',
+    ...playbooks,
+    'contracts',
+    'scripts',
+    'packages/sandbox/src',
+    'packages/sandbox/scripts',
+    'packages/sandbox/package.json',
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+  ];
+}
 
 /** tests are not built into dist/ */
 const isTest = (name) => /\.test\.[cm]?[jt]s$/.test(name);
@@ -46,7 +57,7 @@ function* files(root, path) {
 /** the digest of the build's inputs under `root` */
 export function buildInputsDigest(root) {
   const hash = createHash('sha256').update(`node ${process.version}\0`);
-  for (const input of INPUTS)
+  for (const input of inputs(root))
     for (const file of files(root, join(root, input)))
       hash
         .update(`${file}\0`)
