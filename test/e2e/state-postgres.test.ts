@@ -46,7 +46,7 @@ steps:
     for_each: ${JSON.stringify(items)}
     concurrency: 2
     with:
-      run: "echo \${{ item }} >> ${effects}; sleep 0.1"
+      run: "echo \${{ item }} >> ${effects}; sleep 0.4"
       unless: "grep -qx \${{ item }} ${effects}"
 `;
 }
@@ -83,6 +83,7 @@ describe('PostgreSQL state shared by two machines', () => {
     expect(refused.res.stderr).toContain(`(pid ${children[1 - refused.i]?.pid})`);
     expect(refused.res.stderr).toContain('ledgerbook run fanout.yaml');
     expect(refused.res.stderr).not.toContain(new URL(url).password);
+    // the holder runs for 6 s or more (15 rounds of two 0.4 s items): still running after the two commands below
     const holder = children[1 - refused.i];
     await waitFor(async () => (await lines(effects)).length >= 6);
     // Either machine sees the run and its holder in the shared state.
