@@ -37,7 +37,7 @@ async function root(): Promise<string> {
   return dir;
 }
 
-function fanout(effects: string, n: number): string {
+function fanout(effects: string, n: number, seconds = 0.1): string {
   const items = Array.from({ length: n }, (_, i) => `item-${String(i).padStart(3, '0')}`);
   return `name: fanout
 steps:
@@ -46,7 +46,7 @@ steps:
     for_each: ${JSON.stringify(items)}
     concurrency: 2
     with:
-      run: "echo \${{ item }} >> ${effects}; sleep 0.4"
+      run: "echo \${{ item }} >> ${effects}; sleep ${seconds}"
       unless: "grep -qx \${{ item }} ${effects}"
 `;
 }
@@ -72,7 +72,7 @@ describe('PostgreSQL state shared by two machines', () => {
     const effects = join(dir, 'effects.txt');
     const url = await createDatabase(server, 'crossmachine');
     const machines = [join(dir, 'machine-a'), join(dir, 'machine-b')];
-    for (const dir of machines) await checkout(dir, fanout(effects, 30));
+    for (const dir of machines) await checkout(dir, fanout(effects, 30, 0.4));
     const env = { LEDGERBOOK_STATE: url };
     const children = machines.map((cwd) => spawnCli(['run', 'fanout.yaml'], { cwd, env }));
     const results = children.map((child) => collect(child));
