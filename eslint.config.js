@@ -73,6 +73,14 @@ function layerZones() {
   return zones;
 }
 
+/** the CLI writes through src/cli/stdio.ts, which loads Node's streams only when they are needed */
+const stdioStreams = ['stdout', 'stderr'].map((property) => ({
+  object: 'process',
+  property,
+  message:
+    "write through src/cli/stdio.ts (stdout, stderr): it keeps the order of writes and skips Node's streams for a pipe",
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -130,7 +138,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', sandboxEntryOnly],
       'import-x/no-restricted-paths': ['error', { zones: [...layerZones(), ...productToSandbox] }],
+      'no-restricted-properties': ['error', ...stdioStreams],
     },
+  },
+  {
+    // the one place that hands out Node's stdio streams
+    files: ['src/cli/stdio.ts'],
+    rules: { 'no-restricted-properties': 'off' },
   },
   {
     // the one door: the product's only import of the sandbox's entry

@@ -14,6 +14,7 @@ import { terminalSafe } from '../terminal-text.js';
 import { claimSandbox, runningSandbox } from './sandbox-claim.js';
 import { sandboxPackage } from './sandbox-package.js';
 import { stableBasePort } from './sandbox-ports.js';
+import { stderr } from './stdio.js';
 
 const NODES = 3;
 
@@ -38,7 +39,7 @@ export async function startEmbeddedSandbox(stateDir: string): Promise<EmbeddedSa
   const dir = join(stateDir, 'sandbox');
   const running = await runningSandbox(dir);
   if (running) {
-    process.stderr.write(
+    stderr.write(
       terminalSafe(
         `using the sandbox of ${dir} that \`${running.holder.command}\` runs (pid ${running.holder.pid}, since ${running.holder.at})\n`,
       ),

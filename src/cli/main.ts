@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, EXIT_CODE_HELP } from '../errors.js';
 import { globalOptions, optionsFor, type OptionSpec } from './options.js';
+import { stderr, stdout } from './stdio.js';
 import { guardWorkflowCommands } from './workflow-commands.js';
 import { VERSION } from './version.js';
 
@@ -264,18 +265,21 @@ function build(setExit: (code: number) => void): Command {
   return program;
 }
 
-/** A reader that goes away (`ledgerbook … | head`) must not crash a run: stop writing to it and carry on. */
-function ignoreClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-      stream.write = () => true;
-    });
-  }
-}
+/**
+ * commander writes through the CLI's channels (src/cli/stdio.ts): help to a pipe does not load Node's streams.
+ * ledgerbook's help has no colours, so whether the output could show them changes nothing.
+ */
+const COMMANDER_OUTPUT = {
+  writeOut: (text: string) => stdout.write(text),
+  writeErr: (text: string) => stderr.write(text),
+  // commander's own width for what is not a terminal
+  getOutHelpWidth: () => stdout.columns ?? 80,
+  getErrHelpWidth: () => stderr.columns ?? 80,
+  getOutHasColors: () => false,
+  getErrHasColors: () => false,
+};
 
 async function main(argv: string[]): Promise<number> {
-  ignoreClosedPipes();
   guardWorkflowCommands();
   let code: number = EXIT.OK;
   const program = build((c) => (code = c));
@@ -283,7 +287,7 @@ async function main(argv: string[]): Promise<number> {
   const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
   for (const command of everyCommand(program)) {
     command.exitOverride();
-    command.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    command.configureOutput(COMMANDER_OUTPUT);
     const examples = EXAMPLES[pathOf(command)];
     if (examples) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}`);
   }
@@ -310,7 +314,7 @@ main(process.argv).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(
+    stderr.write(
       `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     process.exitCode = EXIT.INTERNAL;

@@ -4,6 +4,7 @@ import { Masker } from '../engine/masker.js';
 import { formatDiagnostics } from '../playbook/format.js';
 import { terminalSafe } from '../terminal-text.js';
 import { hideUrlCredentials } from '../url-credentials.js';
+import { stderr, stdout, type StdioChannel } from './stdio.js';
 import { VERSION } from './version.js';
 
 export interface GlobalOptions {
@@ -19,7 +20,7 @@ export interface GlobalOptions {
 export interface Output {
   json: boolean;
   /** human text: stdout, or stderr with --json */
-  human: NodeJS.WriteStream;
+  human: StdioChannel;
   /** human text with values in it (file names, run records, messages): written terminal-safe, URLs without credentials */
   say(text: string): void;
   color: boolean;
@@ -32,18 +33,18 @@ export interface Output {
 
 export function makeOutput(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Output {
   const json = options.json === true;
-  const human = json ? process.stderr : process.stdout;
+  const human = json ? stderr : stdout;
   const noColor = (env['NO_COLOR'] ?? '') !== '' || env['TERM'] === 'dumb' || options.color === false;
   const ci = env['CI'] !== undefined && env['CI'] !== '' && env['CI'] !== 'false';
   return {
     json,
     human,
     say: (text) => void human.write(terminalSafe(hideUrlCredentials(text))),
-    color: human.isTTY === true && !noColor,
-    interactive: !json && process.stdout.isTTY === true && !ci && !noColor,
+    color: human.isTTY && !noColor,
+    interactive: !json && stdout.isTTY && !ci && !noColor,
     debug: options.debug === true,
     event(event) {
-      if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (json) stdout.write(`${JSON.stringify(event)}\n`);
     },
   };
 }
@@ -60,9 +61,9 @@ export function versionEvent(): LedgerbookEvent {
 export function reportError(error: unknown, out: Output, masker: Masker = new Masker()): ExitCode {
   const mask = (text: string): string => masker.mask(text);
   const code = exitCodeOf(error);
-  const write = (text: string): boolean => process.stderr.write(`${mask(text)}\n`);
+  const write = (text: string): void => stderr.write(`${mask(text)}\n`);
   if (error instanceof ValidationError) {
-    write(formatDiagnostics(error.diagnostics, { color: out.color && process.stderr.isTTY === true }));
+    write(formatDiagnostics(error.diagnostics, { color: out.color && stderr.isTTY }));
   } else if (error instanceof LedgerbookError) {
     write(`error: ${terminalSafe(error.message)}`);
     if (error.hint) write(`  hint: ${terminalSafe(error.hint)}`);

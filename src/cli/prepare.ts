@@ -18,6 +18,7 @@ import { positionInString } from '../validation/scalar-position.js';
 import { loadPlaybook, referencedNames, type NameUse } from '../validation/validate.js';
 import { stepKinds } from '../steps/index.js';
 import { BUILTIN_SANDBOX_SECRETS } from './sandbox-secrets.js';
+import { stderr } from './stdio.js';
 
 export const BUILTIN_TARGET = 'sandbox';
 
@@ -69,7 +70,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     ? undefined
     : loadTarget(options.target, {
         warn: (w) =>
-          process.stderr.write(
+          stderr.write(
             terminalSafe(
               `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
             ),

@@ -7,6 +7,7 @@
 import type * as Sandboxes from '@ledgerbook/sandbox';
 import type { FaultSpec, Sandbox, SandboxOptions } from '@ledgerbook/sandbox';
 import { StateError, UsageError, ValidationError } from '../errors.js';
+import { stderr, stdout } from './stdio.js';
 
 export const SANDBOX_PACKAGE = '@ledgerbook/sandbox';
 
@@ -23,6 +24,10 @@ export interface SandboxPackage {
 }
 
 async function load(): Promise<SandboxModule> {
+  // the sandbox writes to process.stderr itself: from here on the CLI's writes go through Node's streams too, in
+  // the order they are made, and a reader that goes away ends them without an error (src/cli/stdio.ts)
+  stdout.stream();
+  stderr.stream();
   try {
     return await import('@ledgerbook/sandbox');
   } catch (error) {

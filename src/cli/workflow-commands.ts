@@ -5,6 +5,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { workflowCommandEscaper, workflowCommandSafe } from '../terminal-text.js';
+import { stderr, stdout } from './stdio.js';
 
 /**
  * Whether the output is read by a CI runner that executes commands found in it: a GitHub Actions runner (workflow
@@ -17,11 +18,12 @@ export function underCommandReadingRunner(env: NodeJS.ProcessEnv = process.env):
 /**
  * Under GitHub Actions or Azure Pipelines, nothing ledgerbook writes to stdout or stderr can act as a workflow command: every write
  * (reporters, errors, help, --json, `show`) passes workflowCommandEscaper, whether or not our Action encloses the
- * run in `::stop-commands::`. ledgerbook issues no workflow command of its own. Call once, at start-up.
+ * run in `::stop-commands::`. ledgerbook issues no workflow command of its own. Call once, at start-up: the
+ * channels then write through the streams it guards.
  */
 export function guardWorkflowCommands(env: NodeJS.ProcessEnv = process.env): void {
   if (!underCommandReadingRunner(env)) return;
-  for (const stream of [process.stdout, process.stderr]) {
+  for (const stream of [stdout.stream(), stderr.stream()]) {
     const write = stream.write.bind(stream) as (chunk: string, ...rest: unknown[]) => boolean;
     const escape = workflowCommandEscaper();
     const decoder = new StringDecoder('utf8');

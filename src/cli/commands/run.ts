@@ -24,6 +24,7 @@ import { SummaryReporter } from '../reporters/summary.js';
 import { stateOptions } from '../state-options.js';
 import { runnerSafe } from '../workflow-commands.js';
 import { commandSources, refuseSecretsInPlan, savedPlanCheck, writeSavedPlan } from './plan.js';
+import { stderr, stdout } from '../stdio.js';
 
 export interface RunCommandOptions extends GlobalOptions {
   target: string;
@@ -63,7 +64,7 @@ export async function runCommand(
       playbookFile,
       { ...options, untrusted },
       keyText,
-      (text) => process.stderr.write(text),
+      (text) => stderr.write(text),
     );
     useFileSource(files);
     const prepared = await prepare({
@@ -83,7 +84,7 @@ export async function runCommand(
     const unknownApprovals = approvals.filter((id) => !prepared.playbook.steps.some((s) => s.id === id));
     if (unknownApprovals.length > 0) {
       const ids = prepared.playbook.steps.filter((s) => s.uses === 'core.approve').map((s) => s.id);
-      process.stderr.write(
+      stderr.write(
         terminalSafe(
           `warning: --approve ${unknownApprovals.join(', ')}: no such step (approval steps: ${ids.join(', ') || 'none'})\n`,
         ),
@@ -97,13 +98,13 @@ export async function runCommand(
     const verbose = options.verbose === true;
     if (out.json) {
       events.on((e) => out.event(e));
-      events.on(forTerminal(plainReporter((t) => process.stderr.write(t), out.color, verbose)));
+      events.on(forTerminal(plainReporter((t) => stderr.write(t), out.color, verbose)));
     } else if (out.interactive && !verbose) {
-      const terminal = terminalReporter(process.stdout, process.stderr);
+      const terminal = terminalReporter(stdout.stream(), stderr.stream());
       events.on(forTerminal(terminal.listener));
       finishRenderer = () => terminal.finished();
     } else {
-      events.on(forTerminal(plainReporter((t) => process.stdout.write(t), out.color, verbose)));
+      events.on(forTerminal(plainReporter((t) => stdout.write(t), out.color, verbose)));
     }
 
     const stop = stopOnSignals();
@@ -168,8 +169,7 @@ export async function runCommand(
       await writeSummary(summary.markdown(), options.summary, prepared.masker.mask.bind(prepared.masker));
       if (mode === 'plan')
         return options.detailedExitcode && result.changes > 0 ? EXIT.CHANGES : result.exitCode;
-      if (out.debug && result.error?.stack)
-        process.stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
+      if (out.debug && result.error?.stack) stderr.write(`${prepared.masker.mask(result.error.stack)}\n`);
       return result.exitCode;
     } finally {
       // a run that threw leaves the terminal as it found it too
@@ -208,7 +208,7 @@ function stopOnSignals(): { now: AbortSignal; afterInFlight: AbortSignal; dispos
   let received = 0;
   let grace: NodeJS.Timeout | undefined;
   const atOnce = (why: string): void => {
-    process.stderr.write(
+    stderr.write(
       `\n${why}: stopping at once; the steps in flight are cancelled and reconciled by the next run\n`,
     );
     now.abort(new Error(why));
@@ -220,7 +220,7 @@ function stopOnSignals(): { now: AbortSignal; afterInFlight: AbortSignal; dispos
         signal === 'SIGTERM'
           ? `for up to ${SIGTERM_GRACE_MS / 1000} s (a second signal stops at once)`
           : '(Ctrl-C again to stop at once)';
-      process.stderr.write(
+      stderr.write(
         `\n${signal}: stopping once the steps in flight finish ${when}; no new step or item starts\n`,
       );
       afterInFlight.abort(new Error(`interrupted by ${signal}`));

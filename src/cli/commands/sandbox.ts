@@ -11,6 +11,7 @@ import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 import { type ForkedSandbox, forkNetwork, forkReport } from '../fork/fork-sandbox.js';
 import { sandboxTargetYaml } from '../fork/files.js';
 import { loadForkSource } from '../fork/fork-target.js';
+import { stderr, stdout } from '../stdio.js';
 
 export interface SandboxUpOptions extends GlobalOptions {
   nodes: string;
@@ -160,20 +161,20 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
         const targetYaml = forked
           ? await forked.saveTarget(sandbox)
           : await sandboxTargetYaml(sandbox, stateDir);
-        if (sandbox.fork !== undefined) process.stderr.write(forkReport(sandbox.fork, forked !== undefined));
+        if (sandbox.fork !== undefined) stderr.write(forkReport(sandbox.fork, forked !== undefined));
         if (options.writeTarget) {
           await writeFile(options.writeTarget, targetYaml);
-          process.stderr.write(`target written to ${options.writeTarget}\n`);
+          stderr.write(`target written to ${options.writeTarget}\n`);
         }
         // a run or plan without --target of this state dir finds it here
         await publishRunning(stateDir, lock, targetYaml);
         // a person at a terminal reads a list; a script (stdout piped) or --json parses the one JSON line
-        process.stdout.write(out.interactive ? urlList(sandbox.urls) : `${JSON.stringify(sandbox.urls)}\n`);
-        process.stderr.write(
+        stdout.write(out.interactive ? urlList(sandbox.urls) : `${JSON.stringify(sandbox.urls)}\n`);
+        stderr.write(
           `sandbox up (state in ${stateDir}); runs without --target in this state dir use it; Ctrl-C to stop\n`,
         );
         const signal = await stopSignal.received;
-        process.stderr.write(`${signal}: stopping the sandbox\n`);
+        stderr.write(`${signal}: stopping the sandbox\n`);
       } finally {
         await unpublishRunning(stateDir);
         await sandbox.stop();
@@ -181,7 +182,7 @@ export async function sandboxUpCommand(options: SandboxUpOptions): Promise<numbe
     } finally {
       await lock.release();
     }
-    process.stderr.write('sandbox stopped\n');
+    stderr.write('sandbox stopped\n');
     return 0;
   } catch (error) {
     return reportError(error, out);

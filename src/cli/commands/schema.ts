@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js';
 import { schemaFiles } from '../schema-files.js';
 import { declareAllStepKinds } from '../../steps/index.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
+import { stdout } from '../stdio.js';
 
 /**
  * `ledgerbook schema [name]`: print a JSON Schema — `playbook` (default), `target`, `events`, or a step kind
@@ -23,14 +24,14 @@ export async function schemaCommand(
       byName.set(base, schema);
     }
     if (options.list) {
-      for (const [key] of byName) process.stdout.write(`${key}\n`);
+      for (const [key] of byName) stdout.write(`${key}\n`);
       return 0;
     }
     const schema = byName.get(name ?? 'playbook');
     if (schema === undefined) {
       throw new UsageError(`no schema named '${name ?? ''}'`, `one of: ${[...byName.keys()].join(', ')}`);
     }
-    process.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
+    stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
     return 0;
   } catch (error) {
     return reportError(error, out);

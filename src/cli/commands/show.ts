@@ -10,6 +10,7 @@ import { PLAN_KEY_ENV } from '../../environment.js';
 import type { PlannedStep, SavedPlan } from '../../engine/saved-plan.js';
 import { makeOutput, reportError, type GlobalOptions } from '../output.js';
 import { readSavedPlan, trustOf, type Trust } from './plan.js';
+import { stdout } from '../stdio.js';
 
 /** items listed per step before "… and N more" */
 const ITEMS_SHOWN = 25;
@@ -155,7 +156,7 @@ export async function showCommand(file: string, options: GlobalOptions): Promise
     const key = PlanKey.fromEnv(process.env[PLAN_KEY_ENV]);
     const plan = await readSavedPlan(file);
     const trust = trustOf(plan, key);
-    process.stdout.write(renderPlanMarkdown(plan, file, trust));
+    stdout.write(renderPlanMarkdown(plan, file, trust));
     const refused = refusedBySignature(plan, trust);
     if (refused !== undefined)
       throw new PlanRefusedError(

@@ -11,6 +11,7 @@ import { ServiceError } from '../../errors.js';
 import { copyTargetYaml, type ForkSource } from './fork-target.js';
 import { FORK_SNAPSHOT, FORK_TARGET } from './files.js';
 import { readNetwork } from './read-network.js';
+import { stderr } from '../stdio.js';
 
 export interface ForkedSandbox {
   snapshot: string;
@@ -26,16 +27,16 @@ export async function forkNetwork(
   await mkdir(stateDir, { recursive: true });
   const snapshot = join(stateDir, FORK_SNAPSHOT);
   const clients = createClients({ target: source.target, secrets: source.secrets, onToken: () => undefined });
-  process.stderr.write(`reading ${source.target.name} (${source.target.network}) to fork it: reads only\n`);
+  stderr.write(`reading ${source.target.name} (${source.target.network}) to fork it: reads only\n`);
   try {
     const read = await readNetwork({
       target: source.target,
       clients,
       file: snapshot,
       rewardsDays,
-      progress: (line) => process.stderr.write(`  ${line}\n`),
+      progress: (line) => stderr.write(`  ${line}\n`),
     });
-    process.stderr.write(
+    stderr.write(
       `read ${read.contracts} contracts${read.unread > 0 ? `, ${read.unread} reads refused` : ''}\n`,
     );
   } catch (error) {

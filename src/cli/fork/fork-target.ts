@@ -11,6 +11,7 @@ import { resolveSecrets } from '../../engine/secrets.js';
 import type { Target } from '../../playbook/target.js';
 import { terminalSafe } from '../../terminal-text.js';
 import { loadTarget } from '../../validation/target-load.js';
+import { stderr } from '../stdio.js';
 
 export interface ForkSource {
   target: Target;
@@ -20,7 +21,7 @@ export interface ForkSource {
 export async function loadForkSource(file: string, env: NodeJS.ProcessEnv): Promise<ForkSource> {
   const target = loadTarget(file, {
     warn: (w) =>
-      process.stderr.write(
+      stderr.write(
         terminalSafe(
           `warning: ${w.file}:${w.line}:${w.col}: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ''}\n`,
         ),
