@@ -4,9 +4,12 @@
  * (dist/cli/code-cache/): the compiled bytecode of every function those commands ran. A later start then
  * deserializes instead of parsing and compiling (docs/architecture.md "Start-up").
  *
- * Sound by construction: a cache file carries the CRC-32 of the module's path and source it was made from and is
- * used only for that very file at that very place (V8 keeps the path a cache was made under, for stack traces, so a
- * dist/ moved elsewhere compiles afresh); V8 itself refuses one made by another V8 version or with other flags
+ * Sound by construction: a cache file carries the module's path and a copy of the source it was made from and is
+ * used only for that very file, byte for byte, at that very place (V8 keeps the path a cache was made under, for
+ * stack traces, so a dist/ moved elsewhere compiles afresh). The copy is compared, not a digest of it: a digest
+ * would need Node's zlib or crypto, and loading either costs a start more than reading the copy (zlib loads Node's
+ * streams, which a start that writes to a pipe no longer needs: src/cli/stdio.ts). V8 itself refuses a cache made
+ * by another V8 version or with other flags
  * (`cachedDataRejected`), and then the module compiles as it would without a cache. Nothing is written at run time: only `recordCodeCache`,
  * which the build alone calls, writes. On Node ≥ 22.1 Node's own `module.enableCompileCache()` (a cache in the
  * system's temporary directory, keyed by content too) is used instead.
@@ -15,7 +18,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import vm from 'node:vm';
-import { crc32 } from 'node:zlib';
 
 /** where the cache of `dir/<path>` lives: `dir/code-cache/<path with / as __>.bin` */
 export const CODE_CACHE_DIR = 'code-cache';
@@ -34,8 +36,11 @@ type ModuleWrapper = (
   dirname: string,
 ) => unknown;
 
-/** the CRC-32 of the source, in front of V8's cached data */
-const HEADER_BYTES = 4;
+/**
+ * A cache file: the byte lengths of the module's path and source (32 bits each, little-endian), the path (UTF-8),
+ * the source, then V8's cached data.
+ */
+const LENGTHS_BYTES = 8;
 
 /** The build's cache for the modules under `dir`; on Node ≥ 22.1, Node's own compile cache instead. */
 export function useCodeCache(dir: string): void {
@@ -54,14 +59,16 @@ export function useCodeCache(dir: string): void {
  * and then moves its output there).
  */
 export function recordCodeCache(dir: string, finalDir: string): void {
-  const compiled: { file: string; sum: number; script: vm.Script }[] = [];
-  hookCompile(dir, finalDir, (file, sum, script) => compiled.push({ file, sum, script }));
+  const compiled: { file: string; name: string; source: Buffer; script: vm.Script }[] = [];
+  hookCompile(dir, finalDir, (file, name, source, script) => compiled.push({ file, name, source, script }));
   process.on('exit', () => {
     mkdirSync(join(dir, CODE_CACHE_DIR), { recursive: true });
-    for (const { file, sum, script } of compiled) {
-      const header = Buffer.alloc(HEADER_BYTES);
-      header.writeUInt32LE(sum);
-      writeFileSync(file, Buffer.concat([header, script.createCachedData()]));
+    for (const { file, name, source, script } of compiled) {
+      const path = Buffer.from(name, 'utf8');
+      const lengths = Buffer.alloc(LENGTHS_BYTES);
+      lengths.writeUInt32LE(path.length, 0);
+      lengths.writeUInt32LE(source.length, 4);
+      writeFileSync(file, Buffer.concat([lengths, path, source, script.createCachedData()]));
     }
   });
 }
@@ -74,7 +81,7 @@ export function recordCodeCache(dir: string, finalDir: string): void {
 function hookCompile(
   dir: string,
   finalDir: string,
-  compiled: ((file: string, sum: number, script: vm.Script) => void) | undefined,
+  compiled: ((file: string, name: string, source: Buffer, script: vm.Script) => void) | undefined,
 ): void {
   const prototype = (Module as unknown as { prototype: CompilingModule }).prototype;
   const compile = prototype._compile;
@@ -89,14 +96,13 @@ function hookCompile(
     const file = `${cacheDir}${path.split(sep).join('__')}.bin`;
     // the name stack traces show: the module's path where it runs
     const name = finalDir + sep + path;
-    const sum = crc32(content, crc32(name));
-    const cachedData = cachedDataFor(file, sum);
+    const cachedData = cachedDataFor(file, name, filename);
     if (cachedData === undefined && compiled === undefined) return compile.call(this, content, filename);
     const script = new vm.Script((Module as unknown as { wrap(code: string): string }).wrap(content), {
       filename: name,
       cachedData,
     });
-    compiled?.(file, sum, script);
+    compiled?.(file, name, readFileSync(filename), script);
     const wrapper = script.runInThisContext() as ModuleWrapper;
     return wrapper.call(
       this.exports,
@@ -109,14 +115,22 @@ function hookCompile(
   };
 }
 
-/** the V8 data of a cache file made from this very source; undefined when there is none or it is another's */
-function cachedDataFor(file: string, sum: number): Buffer | undefined {
+/**
+ * The V8 data of a cache file made at this very path from the module's file as it is (whose text Node read into
+ * `content`); undefined when there is none or it is another's.
+ */
+function cachedDataFor(file: string, name: string, filename: string): Buffer | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch {
     return undefined;
   }
-  if (bytes.length <= HEADER_BYTES || bytes.readUInt32LE(0) !== sum) return undefined;
-  return bytes.subarray(HEADER_BYTES);
+  if (bytes.length < LENGTHS_BYTES) return undefined;
+  const pathEnd = LENGTHS_BYTES + bytes.readUInt32LE(0);
+  const sourceEnd = pathEnd + bytes.readUInt32LE(4);
+  if (sourceEnd >= bytes.length || bytes.toString('utf8', LENGTHS_BYTES, pathEnd) !== name) return undefined;
+  return readFileSync(filename).equals(bytes.subarray(pathEnd, sourceEnd))
+    ? bytes.subarray(sourceEnd)
+    : undefined;
 }
