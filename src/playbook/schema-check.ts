@@ -364,7 +364,10 @@ class Explainer {
           atKey: true,
           message: `unknown key '${key}' ${where}`,
           expected: allowed.length > 0 ? `one of ${allowed.join(', ')}` : 'no other keys',
-          hint: didYouMean(key, allowed),
+          // looked for when read: the findings of the alternatives that lose (alternatives()) are dropped unread
+          get hint() {
+            return didYouMean(key, allowed);
+          },
         };
       }
       case 'required': {
