@@ -14,7 +14,7 @@ import process from 'node:process';
 import { build, transform } from 'esbuild';
 import { BUILD_INPUTS_NAME, buildInputsDigest } from './build-inputs.mjs';
 import { importTs } from './import-ts.mjs';
-import { packModules, runCli } from './pack-modules.mjs';
+import { packModules, runCli, writeValidatorIndex } from './pack-modules.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const inputs = buildInputsDigest(root);
@@ -145,8 +145,9 @@ const { precompiledValidators, precompiledWireValidators } = await importTs(
 // SCHEMA_VALIDATORS_DIR of src/playbook/precompiled.ts
 const validators = join(out, 'validators');
 await mkdir(validators);
-for (const [key, code] of await precompiledValidators())
-  await writeFile(join(validators, `${key}.cjs`), code);
+for (const [name, code] of await precompiledValidators())
+  await writeFile(join(validators, `${name}.cjs`), code);
+await writeValidatorIndex(out);
 // the clients' wire schemas, one module each: the folder is WIRE_VALIDATORS_DIR of src/clients/schema-check.ts
 const wire = join(out, 'wire-validators');
 await mkdir(wire);

@@ -5,7 +5,8 @@
 // like a file of its own. Every `require("./<module>")` of the build becomes `require("./pack-<n>.js")("<module>")`.
 // A module none of the traced commands loads stays a file of its own, and so does one with an `import()` (such a
 // module is compiled without its code cache: src/cli/code-cache.ts) and the entry, cli.js. The schema validators
-// (dist/cli/validators/) join the packs too, a step kind's with the kind's module; validators/packs.cjs says where.
+// (dist/cli/validators/) join the packs too, a step kind's with the kind's module; validators/packs.cjs says where
+// each key's validators are.
 import { spawnSync } from 'node:child_process';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -30,7 +31,7 @@ export async function packModules(dir, runs, { cwd, env, scratch }) {
   // the schema validators (src/playbook/precompiled.ts) go with the modules the same commands load: a step
   // kind's validator into the pack of the kind's own module
   const validators = (await readdir(join(dir, VALIDATORS)))
-    .filter((name) => name.endsWith('.cjs'))
+    .filter((name) => name.endsWith('.cjs') && name !== VALIDATOR_INDEX)
     .map((name) => `${VALIDATORS}/${name}`);
   const code = await readAll(dir, [...names, ...validators]);
   const packs = packsOf(
@@ -51,11 +52,7 @@ export async function packModules(dir, runs, { cwd, env, scratch }) {
     const text = rewrite(code.get(name));
     if (text !== code.get(name)) await writeFile(join(dir, name), text);
   }
-  // which pack holds a validator, and its name there, by the validator's key
-  const index = {};
-  for (const name of validators.filter((name) => packOf.has(name)))
-    index[name.slice(VALIDATORS.length + 1, -'.cjs'.length)] = [`../${packOf.get(name)}`, name];
-  await writeFile(join(dir, VALIDATORS, 'packs.cjs'), `module.exports = ${JSON.stringify(index)};\n`);
+  await writeValidatorIndex(dir, packOf, validators);
   return { modules: names.length + validators.length, packs: packs.length, packed: packOf.size };
 }
 
@@ -77,8 +74,32 @@ export function runCli(preload, cli, args, { cwd, env }) {
     );
 }
 
+/**
+ * validators/packs.cjs: each key's validators (src/playbook/precompiled.ts), by their file names (`<key>.cjs`,
+ * `<key>.<n>.cjs`): in a pack, [pack, name there]; else [file]. Written before the traced runs too (none packed), so
+ * that they load the validators they use.
+ * @param {Map<string, string>} packOf the pack of each packed module
+ * @param {string[]} validators every validator module, packed or not (`validators/<file>`): by default, those in the folder
+ */
+export async function writeValidatorIndex(dir, packOf = new Map(), validators = undefined) {
+  const names =
+    validators ??
+    (await readdir(join(dir, VALIDATORS)))
+      .filter((file) => file.endsWith('.cjs') && file !== VALIDATOR_INDEX)
+      .map((file) => `${VALIDATORS}/${file}`);
+  const index = {};
+  for (const name of names) {
+    const file = name.slice(VALIDATORS.length + 1);
+    const key = file.replace(/(\.\d+)?\.cjs$/, '');
+    (index[key] ??= []).push(packOf.has(name) ? [`../${packOf.get(name)}`, name] : [file]);
+  }
+  await writeFile(join(dir, VALIDATORS, VALIDATOR_INDEX), `module.exports = ${JSON.stringify(index)};\n`);
+}
+
 /** the folder of the schema validators: SCHEMA_VALIDATORS_DIR of src/playbook/precompiled.ts */
 const VALIDATORS = 'validators';
+/** the index of the validators in it, which src/playbook/precompiled.ts reads */
+const VALIDATOR_INDEX = 'packs.cjs';
 
 /** each file under `dir` the traced commands load (its path relative to `dir`), with the numbers of those commands */
 async function trace(dir, runs, { cwd, env, scratch }) {

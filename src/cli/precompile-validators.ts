@@ -28,28 +28,63 @@ export async function validatedSchemas(): Promise<JsonSchema[]> {
 }
 
 /**
- * Every schema the CLI validates with, compiled: one module per schema, named as precompiled.ts looks it up
- * (its key), so that a command loads the validators of the step kinds its playbook uses and no other.
+ * Every schema the CLI validates with, compiled: one module per schema, by file name (`<key>.cjs`, or
+ * `<key>.<n>.cjs` for the n-th text of a key precompiled.ts looks it up by), so that a command loads the validators
+ * of the step kinds its playbook uses and no other.
  */
 export async function precompiledValidators(): Promise<Map<string, string>> {
   const modules = new Map<string, string>();
-  const texts = new Map<string, string>();
+  const textsOfKey = new Map<string, string[]>();
   for (const schema of await validatedSchemas()) {
     const text = schemaText(schema);
     const key = schemaKey(text);
-    if (texts.has(key)) {
-      if (texts.get(key) === text) continue;
-      throw new Error(`two schemas have the key ${key}: precompiled.ts needs a longer key`);
-    }
-    texts.set(key, text);
+    const texts = textsOfKey.get(key) ?? [];
+    if (texts.includes(text)) continue;
+    texts.push(text);
+    textsOfKey.set(key, texts);
+    const name = texts.length === 1 ? key : `${key}.${texts.length}`;
     const ajv = createAjv({ source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` });
     // compiled as validatorFor compiles it when there is no build: its `$ref`s inlined
     const { $id: _id, ...withoutId } = inlineLocalRefs(schema) as Record<string, unknown>;
     // the schema it checks, which precompiled.ts compares with the schema it is asked for
-    const code = `${standaloneCode(ajv, ajv.compile(withoutId))}\nmodule.exports.schemaText = ${JSON.stringify(text)};\n`;
-    modules.set(key, code);
+    const code = `${withOwnHelpers(standaloneCode(ajv, ajv.compile(withoutId)))}\nmodule.exports.schemaText = ${JSON.stringify(text)};\n`;
+    modules.set(name, code);
   }
   return modules;
+}
+
+/** A string's length in code points (a lone surrogate counts as one), as ajv's `ucs2length` counts for `minLength`. */
+export function codePointCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** Whether two values of JSON data are equal, as ajv's `equal` (fast-deep-equal) tells for `uniqueItems`. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a !== a && b !== b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every(
+    (key) =>
+      Object.prototype.hasOwnProperty.call(b, key) &&
+      jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
+}
+
+/** ajv's run-time helpers a compiled validator requires, and ours written into its code instead */
+const OWN_HELPERS = new Map<string, { toString(): string }>([
+  ['require("ajv/dist/runtime/ucs2length").default', codePointCount],
+  ['require("ajv/dist/runtime/equal").default', jsonEqual],
+]);
+
+/** A validator's code with our helpers written in: a start then finds and reads no file of ajv's for it. */
+export function withOwnHelpers(code: string): string {
+  let own = code;
+  for (const [helper, ours] of OWN_HELPERS) own = own.replaceAll(helper, `(${ours.toString()})`);
+  return own;
 }
 
 /**

@@ -1,20 +1,20 @@
 /**
- * Validators the build compiled to code, one module per schema (dist/cli/validators/<key>.cjs, by
- * src/cli/precompile-validators.ts), keyed by the CRC-32 and length of the schema's JSON text: a command loads
- * the validators of the schemas it checks (the playbook's, and the `with` of each step kind the playbook uses) and
- * no other. A validator module carries the JSON text of its schema and is used only for that very schema, so
- * the key needs no cryptographic digest (loading Node's crypto was a twentieth of a cold `validate`). The text is
- * the schema as written (`JSON.stringify`, before its `$ref`s are inlined): the build and a start read the same
- * source, so its keys come in the same order, and a start computes the key with V8's serializer and zlib's CRC
- * alone (canonical JSON of the inlined schema, computed in JavaScript, was about 2 % of a cold `validate`).
- * Running from source there are none, and schemas are compiled at first use instead; both paths validate with
- * the same schemas and ajv options.
+ * Validators the build compiled to code, one module per schema (dist/cli/validators/, by
+ * src/cli/precompile-validators.ts), found by a key of the schema's JSON text: a command loads the validators of
+ * the schemas it checks (the playbook's, and the `with` of each step kind the playbook uses) and no other. A
+ * validator module carries the JSON text of its schema and is used only for that very schema, so the key need not
+ * tell every text apart: it is the text's length and a hash of 64 of its characters, spread over it, which a start
+ * computes at no cost (a hash of the whole text in JavaScript took a few milliseconds; Node's zlib for its CRC
+ * loads Node's streams, and its crypto more). The texts of a key are told apart by the index the build writes
+ * (validators/packs.cjs): each key's validators, where they are, in turn. The text is the schema as written
+ * (`JSON.stringify`, before its `$ref`s are inlined): the build and a start read the same source, so its keys come
+ * in the same order. Running from source there are none, and schemas are compiled at first use instead; both
+ * paths validate with the same schemas and ajv options.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { crc32 } from 'node:zlib';
 import type { JsonSchema } from '../engine/step.js';
 
 /** The folder of the compiled validators, beside the bundle. */
@@ -31,9 +31,15 @@ export function schemaText(schema: JsonSchema): string {
   return JSON.stringify(schema);
 }
 
-/** The key of a schema's text among the compiled validators: its CRC-32 and its length, in hex. */
+/** characters of a schema's text its key hashes */
+const KEY_SAMPLES = 64;
+
+/** The key of a schema's text among the compiled validators: a hash of 64 of its characters and its length, in hex. */
 export function schemaKey(text: string): string {
-  return `${crc32(text).toString(16).padStart(8, '0')}-${text.length.toString(16)}`;
+  const step = Math.max(1, Math.floor(text.length / KEY_SAMPLES));
+  let hash = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < text.length; i += step) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return `${(hash >>> 0).toString(16).padStart(8, '0')}-${text.length.toString(16)}`;
 }
 
 /** The compiled validator of `schema` (as written; the build compiled it with its `$ref`s inlined), if any. */
@@ -41,9 +47,15 @@ export function precompiledValidator(schema: JsonSchema): ValidateFunction | und
   isBuilt ??= existsSync(fileURLToPath(new URL(SCHEMA_VALIDATORS_DIR, import.meta.url)));
   if (!isBuilt) return undefined;
   const text = schemaText(schema);
-  const compiled = compiledModule(schemaKey(text));
-  // another schema of the same key (none in the build: it refuses two) is compiled at first use
-  return compiled?.schemaText === text ? compiled.default : undefined;
+  index ??= loadModule<ValidatorIndex>('packs.cjs') ?? {};
+  for (const [file, name] of index[schemaKey(text)] ?? []) {
+    const compiled =
+      name === undefined
+        ? loadModule<CompiledModule>(file)
+        : loadModule<(name: string) => CompiledModule>(file)?.(name);
+    if (compiled?.schemaText === text) return compiled.default;
+  }
+  return undefined;
 }
 
 interface CompiledModule {
@@ -52,18 +64,13 @@ interface CompiledModule {
 }
 
 /**
- * The build packs the modules the same commands load into one file each, a step kind's validator with the kind's
- * own module (scripts/pack-modules.mjs): `packs.cjs` says which pack holds a key's validator and under which name;
- * a key it does not name is a file of its own.
+ * Where the build put each key's validators (scripts/pack-modules.mjs): a validator the same commands load as its
+ * step kind's module is in that module's pack (`[pack, name]`), any other a file of its own (`[file]`).
  */
-let packs: Readonly<Record<string, readonly [pack: string, name: string]>> | undefined;
-
-function compiledModule(key: string): CompiledModule | undefined {
-  packs ??= loadModule<Record<string, [string, string]>>('packs.cjs') ?? {};
-  const packed = packs[key];
-  if (packed === undefined) return loadModule<CompiledModule>(`${key}.cjs`);
-  return loadModule<(name: string) => CompiledModule>(packed[0])?.(packed[1]);
-}
+type ValidatorIndex = Readonly<
+  Record<string, readonly (readonly [pack: string, name: string] | readonly [file: string])[]>
+>;
+let index: ValidatorIndex | undefined;
 
 function loadModule<T>(file: string): T | undefined {
   try {
