@@ -22,11 +22,14 @@ import vm from 'node:vm';
 /** where the cache of `dir/<path>` lives: `dir/code-cache/<path with / as __>.bin` */
 export const CODE_CACHE_DIR = 'code-cache';
 
-/** the part of Node's CommonJS module this hooks: how a module's source becomes a function and runs */
+/** the part of Node's CommonJS module this needs: its exports, and how Node compiles and runs a source */
 interface CompilingModule {
   exports: unknown;
   _compile: (this: CompilingModule, content: string, filename: string) => unknown;
 }
+
+/** how Node loads a file of an extension into a module (`Module._extensions`): this hooks `.js` (and `.cjs`) */
+type ExtensionLoader = (module: CompilingModule, filename: string) => void;
 
 type ModuleWrapper = (
   exports: unknown,
@@ -83,43 +86,45 @@ function hookCompile(
   finalDir: string,
   compiled: ((file: string, name: string, source: Buffer, script: vm.Script) => void) | undefined,
 ): void {
-  const prototype = (Module as unknown as { prototype: CompilingModule }).prototype;
-  const compile = prototype._compile;
+  const extensions = (Module as unknown as { _extensions: Record<string, ExtensionLoader> })._extensions;
+  const loadJs = extensions['.js'];
+  if (loadJs === undefined) return;
   const own = dir + sep;
   const cacheDir = join(dir, CODE_CACHE_DIR) + sep;
-  prototype._compile = function (this: CompilingModule, content: string, filename: string): unknown {
+  // a module of the CLI is read here, once: the bytes the cache is checked against are the bytes compiled
+  extensions['.js'] = function (module: CompilingModule, filename: string): void {
+    if (!filename.startsWith(own)) return loadJs(module, filename);
+    const source = readFileSync(filename);
+    const content = source.toString('utf8');
     // a module with an `import()` (of a package: the build makes the chunks' own a `require`) is Node's to
     // compile: on Node 20 a script from a code cache loses the callback `import()` needs
-    if (!filename.startsWith(own) || (compiled !== undefined && /\bimport\s*\(/.test(content)))
-      return compile.call(this, content, filename);
+    if (compiled !== undefined && /\bimport\s*\(/.test(content))
+      return void module._compile(content, filename);
     const path = filename.slice(own.length);
     const file = `${cacheDir}${path.split(sep).join('__')}.bin`;
     // the name stack traces show: the module's path where it runs
     const name = finalDir + sep + path;
-    const cachedData = cachedDataFor(file, name, filename);
-    if (cachedData === undefined && compiled === undefined) return compile.call(this, content, filename);
+    const cachedData = cachedDataFor(file, name, source);
+    if (cachedData === undefined && compiled === undefined) return void module._compile(content, filename);
     const script = new vm.Script((Module as unknown as { wrap(code: string): string }).wrap(content), {
       filename: name,
       cachedData,
     });
-    compiled?.(file, name, readFileSync(filename), script);
+    compiled?.(file, name, source, script);
     const wrapper = script.runInThisContext() as ModuleWrapper;
-    return wrapper.call(
-      this.exports,
-      this.exports,
+    wrapper.call(
+      module.exports,
+      module.exports,
       Module.createRequire(filename),
-      this,
+      module,
       filename,
       dirname(filename),
     );
   };
 }
 
-/**
- * The V8 data of a cache file made at this very path from the module's file as it is (whose text Node read into
- * `content`); undefined when there is none or it is another's.
- */
-function cachedDataFor(file: string, name: string, filename: string): Buffer | undefined {
+/** The V8 data of a cache file made at this very path from this very source; undefined when there is none or it is another's. */
+function cachedDataFor(file: string, name: string, source: Buffer): Buffer | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -130,7 +135,5 @@ function cachedDataFor(file: string, name: string, filename: string): Buffer | u
   const pathEnd = LENGTHS_BYTES + bytes.readUInt32LE(0);
   const sourceEnd = pathEnd + bytes.readUInt32LE(4);
   if (sourceEnd >= bytes.length || bytes.toString('utf8', LENGTHS_BYTES, pathEnd) !== name) return undefined;
-  return readFileSync(filename).equals(bytes.subarray(pathEnd, sourceEnd))
-    ? bytes.subarray(sourceEnd)
-    : undefined;
+  return source.equals(bytes.subarray(pathEnd, sourceEnd)) ? bytes.subarray(sourceEnd) : undefined;
 }
