@@ -15,8 +15,6 @@ import { fstatSync, statSync, writeSync } from 'node:fs';
 const DISCARD = '/dev/null';
 
 export interface StdioChannel {
-  /** 1 or 2 */
-  readonly fd: number;
   /** whether it is a terminal */
   readonly isTTY: boolean;
   /** the terminal's width in columns; undefined when it is not a terminal */
@@ -93,7 +91,6 @@ export function stdioChannel(fd: number, system: StdioSystem = nodeSystem): Stdi
   };
 
   return {
-    fd,
     get isTTY() {
       return isTTY();
     },

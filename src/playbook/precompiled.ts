@@ -11,9 +11,7 @@
  * in the same order. Running from source there are none, and schemas are compiled at first use instead; both
  * paths validate with the same schemas and ajv options.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../engine/step.js';
 
@@ -21,7 +19,6 @@ import type { JsonSchema } from '../engine/step.js';
 export const SCHEMA_VALIDATORS_DIR = 'validators';
 
 const load = createRequire(import.meta.url);
-let isBuilt: boolean | undefined;
 
 /**
  * The JSON text of a schema as written (its `$ref`s not inlined): what a compiled validator module says it checks.
@@ -44,10 +41,9 @@ export function schemaKey(text: string): string {
 
 /** The compiled validator of `schema` (as written; the build compiled it with its `$ref`s inlined), if any. */
 export function precompiledValidator(schema: JsonSchema): ValidateFunction | undefined {
-  isBuilt ??= existsSync(fileURLToPath(new URL(SCHEMA_VALIDATORS_DIR, import.meta.url)));
-  if (!isBuilt) return undefined;
-  const text = schemaText(schema);
+  // running from source there is no index, and none of the validators it would list
   index ??= loadModule<ValidatorIndex>('packs.cjs') ?? {};
+  const text = schemaText(schema);
   for (const [file, name] of index[schemaKey(text)] ?? []) {
     const compiled =
       name === undefined
