@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AnyStepKind } from '../src/engine/step.js';
+import type { AnyStepKind } from '../src/steps/contract.js';
 import { ValidationError } from '../src/errors.js';
 import type { Diagnostic } from '../src/diagnostics.js';
 import { formatDiagnostics } from '../src/playbook/format.js';

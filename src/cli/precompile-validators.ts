@@ -11,7 +11,7 @@ import '../clients/factory.js';
 import '../clients/token-flows.js';
 import { WIRE_AJV_OPTIONS, registeredWireSchemas, wireSchemaKey } from '../clients/schema-check.js';
 import { planSchema } from '../engine/saved-plan.js';
-import type { JsonSchema } from '../engine/step.js';
+import type { JsonSchema } from '../playbook/step-declaration.js';
 import { playbookSchema } from '../playbook/playbook-schema.js';
 import { schemaKey, schemaText } from '../playbook/precompiled.js';
 import { inlineLocalRefs } from '../playbook/schema-annotations.js';

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { ValidationError } from '../errors.js';
-import { digestOf } from '../engine/digest.js';
+import { digestOf } from '../digest.js';
 import { MIN_SECRET_LENGTH, Masker } from '../engine/masker.js';
 import { readSecretsFile, resolveSecrets } from '../engine/secrets.js';
 import type { Diagnostic } from '../diagnostics.js';

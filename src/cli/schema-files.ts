@@ -4,7 +4,7 @@
  * saved plan schema (`plan --out`), and one schema per step kind. `npm run schemas` writes them; `ledgerbook
  * schema [name]` prints them.
  */
-import type { AnyStepDeclaration } from '../engine/step.js';
+import type { AnyStepDeclaration } from '../playbook/step-declaration.js';
 import { eventsSchema } from '../engine/events.js';
 import { planSchema } from '../engine/saved-plan.js';
 import { playbookSchema, stepSchema } from '../playbook/playbook-schema.js';

@@ -12,7 +12,7 @@ import { ItemExecutor, type ItemOutcome, type ItemUnit, type StepExecution } fro
 import { lastRun } from './journal-state.js';
 import type { Lock } from './lock.js';
 import type { RunContext } from './run-context.js';
-import type { Intent, ItemPlan, Outputs, StepContext } from './step.js';
+import type { Intent, ItemPlan, Outputs, StepContext } from '../steps/contract.js';
 import { Walk, type ListedStep } from './walk.js';
 
 /** The outputs of an item whose kind took them (`onItem`): one shared empty object, not 100,000. */

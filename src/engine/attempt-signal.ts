@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { TimeoutError } from '../errors.js';
 import type { StepSpec } from '../playbook/model.js';
-import type { Item } from './step.js';
+import type { Item } from '../steps/contract.js';
 
 export function timeoutSignal(
   parent: AbortSignal,

@@ -3,7 +3,7 @@
  * time by hand (ManualClock) and the sandbox can run faster than the wall clock.
  */
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { Clock } from './step.js';
+import type { Clock } from '../steps/contract.js';
 
 /** The signal's own reason, passed through as is (typed Error: an AbortSignal's default reason is one). */
 function abortReason(signal: AbortSignal): Error {

@@ -6,8 +6,8 @@
  * (`DUPLICATE_COMMAND`, settled by reading the ledger); a change of the inputs is a different effect with a
  * different id. Nothing of the run (its id, the time, the attempt) goes in.
  */
-import { canonicalJson, sha256 } from './digest.js';
-import type { JsonValue } from './step.js';
+import { canonicalJson, sha256 } from '../digest.js';
+import type { JsonValue } from '../steps/contract.js';
 
 export interface CommandIdParts {
   playbook: string;

@@ -11,7 +11,7 @@ import type { Masker } from './masker.js';
 import type { PlanGuard, PlannedStep } from './saved-plan.js';
 import type { StateCommand } from './state-command.js';
 import type { StateBackend } from './state/backend.js';
-import type { AnyStepKind, Clock } from './step.js';
+import type { AnyStepKind, Clock } from '../steps/contract.js';
 
 export type RunMode = 'run' | 'plan';
 export type RunStatus = 'succeeded' | 'failed' | 'paused' | 'ambiguous' | 'planned' | 'interrupted';

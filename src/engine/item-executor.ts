@@ -17,7 +17,7 @@ import type { RunContext } from './run-context.js';
 import { describeIntent, isAmbiguous } from './run-text.js';
 import { itemArgs } from './state-command.js';
 import { elementPrevious, type Group } from './step-with.js';
-import type { AnyStepKind, Change, Intent, Item, ItemPlan, Outputs, StepContext } from './step.js';
+import type { AnyStepKind, Change, Intent, Item, ItemPlan, Outputs, StepContext } from '../steps/contract.js';
 
 /** One execution of a step, as its items share it. */
 export interface StepExecution {

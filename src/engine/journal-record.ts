@@ -2,7 +2,7 @@
  * The records of the checkpoint journal (journal.ts writes and reads them; journal-state.ts folds them into the
  * state of each run). One line of `journal.ndjson` each; the format is JOURNAL_FORMAT of journal.ts.
  */
-import type { Intent, Outputs } from './step.js';
+import type { Intent, Outputs } from '../steps/contract.js';
 
 export type JournalRecord =
   | {

@@ -4,7 +4,7 @@
  * One pass over the records with Maps, so a 10,000-item journal folds in milliseconds.
  */
 import type { JournalRecord } from './journal-record.js';
-import type { Intent, Outputs } from './step.js';
+import type { Intent, Outputs } from '../steps/contract.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'paused' | 'ambiguous' | 'interrupted';
 

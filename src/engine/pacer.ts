@@ -5,7 +5,7 @@
  * attempt starts before then; every `window` successes in a row grow it by one again. So a fan-out settles at the
  * pace the network accepts instead of hammering it, and speeds up again when the pressure clears.
  */
-import type { Clock } from './step.js';
+import type { Clock } from '../steps/contract.js';
 
 export interface PacerStats {
   /** the window now */

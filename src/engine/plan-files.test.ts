@@ -11,7 +11,7 @@ import {
   readDataFileSync,
   useFileSource,
 } from '../data-file.js';
-import { sha256 } from './digest.js';
+import { sha256 } from '../digest.js';
 import { PlanFiles, changedFiles, pinPath } from './plan-files.js';
 
 let dir: string;

@@ -11,7 +11,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LedgerbookError } from '../errors.js';
 import { PLAN_KEY_ENV } from '../environment.js';
-import { canonicalJson } from './digest.js';
+import { canonicalJson } from '../digest.js';
 
 export const SIGNATURE_ALGORITHM = 'HMAC-SHA256';
 /** 32 characters: 128 bits or more from any generator a person would use (`openssl rand -hex 32` gives 64). */

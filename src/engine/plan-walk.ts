@@ -7,13 +7,13 @@
 import { EXIT } from '../errors.js';
 import { collectReferences, evaluateCondition, resolveDeep } from '../playbook/expressions/index.js';
 import type { StepSpec } from '../playbook/model.js';
-import { digestOf } from './digest.js';
+import { digestOf } from '../digest.js';
 import type { EngineResult } from './engine-options.js';
 import type { ItemOutcome, ItemUnit, StepExecution } from './item-executor.js';
 import { listed, plural } from './run-text.js';
 import type { PlannedStep } from './saved-plan.js';
 import { forEachElements, type Group } from './step-with.js';
-import type { AnyStepKind, Item, ItemPlan, StepContext } from './step.js';
+import type { AnyStepKind, Item, ItemPlan, StepContext } from '../steps/contract.js';
 import { Walk, type ListedStep } from './walk.js';
 
 export class PlanWalk extends Walk {

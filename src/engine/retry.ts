@@ -5,7 +5,7 @@
  */
 import { LedgerbookError } from '../errors.js';
 import type { RetryPolicy } from '../playbook/model.js';
-import type { Clock } from './step.js';
+import type { Clock } from '../steps/contract.js';
 
 /** The policy of a step without a `retry:` block (documented in the playbook schema). */
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({

@@ -8,7 +8,7 @@ import { LedgerbookError, StepError } from '../errors.js';
 import { evaluateString, type Scope } from '../playbook/expressions/index.js';
 import type { StepSpec } from '../playbook/model.js';
 import { commandIdOf } from './command-id.js';
-import { canonicalJson, digestOf, sha256 } from './digest.js';
+import { canonicalJson, digestOf, sha256 } from '../digest.js';
 import type { RunJournal } from './journal.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import { stateCommand, type StateCommand } from './state-command.js';
@@ -24,7 +24,7 @@ import type {
   LogLevel,
   Outputs,
   StepContext,
-} from './step.js';
+} from '../steps/contract.js';
 
 /** The session of the step being executed (StepKind.session), while it is open. */
 interface OpenSession {

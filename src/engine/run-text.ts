@@ -3,7 +3,7 @@
  */
 import { AmbiguousOutcomeError, LedgerbookError, ValidationError } from '../errors.js';
 import type { EventOf } from './events.js';
-import type { Intent } from './step.js';
+import type { Intent } from '../steps/contract.js';
 
 /**
  * Text as a terminal shows it: CRLF line ends as LF, a line a program rewrote with CR (a progress bar) as its last

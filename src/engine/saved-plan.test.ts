@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PlanStaleError } from '../errors.js';
 import { createAjv } from '../playbook/schema-check.js';
-import { sha256 } from './digest.js';
+import { sha256 } from '../digest.js';
 import {
   PlanGuard,
   carriedTextProblems,

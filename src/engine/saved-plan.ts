@@ -16,10 +16,10 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { PlanStaleError } from '../errors.js';
-import { digestOf, sha256 } from './digest.js';
+import { digestOf, sha256 } from '../digest.js';
 import type { JournalRecord } from './journal.js';
 import { shellWord } from './state-command.js';
-import type { Change } from './step.js';
+import type { Change } from '../steps/contract.js';
 
 export const PLAN_FORMAT = 'ledgerbook-plan';
 /** 2: the plan carries its playbook and target, pins its data files, and may be signed */

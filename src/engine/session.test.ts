@@ -9,7 +9,7 @@ import { systemClock } from './clock.js';
 import { EventBus } from './event-bus.js';
 import { Masker } from './masker.js';
 import { runPlaybook, type RunMode } from './run.js';
-import { defineStep, type AnyStepKind } from './step.js';
+import { defineStep, type AnyStepKind } from '../steps/contract.js';
 import { fixedStepKinds } from '../steps/index.js';
 
 /** What a test kind's sessions went through, and what each call of the kind saw as `ctx.session`. */

@@ -8,10 +8,10 @@ import { collectReferences, evaluateString, resolveDeep, type Scope } from '../p
 import type { StepSpec } from '../playbook/model.js';
 import { lazyPointers } from '../playbook/resolved-check.js';
 import { checkResolvedWith } from '../playbook/schema-check.js';
-import { canonicalJson } from './digest.js';
+import { canonicalJson } from '../digest.js';
 import type { RunContext } from './run-context.js';
 import { typeName } from './run-text.js';
-import type { AnyStepKind, Item, Outputs } from './step.js';
+import type { AnyStepKind, Item, Outputs } from '../steps/contract.js';
 
 /** Items of a step, grouped by the `with` they share: one group, or one per element of `for_each`. */
 export interface Group {

@@ -10,7 +10,7 @@ import { evaluateCondition, resolveDeep } from '../playbook/expressions/index.js
 import type { Diagnostic } from '../diagnostics.js';
 import type { StepSpec } from '../playbook/model.js';
 import { positionedFinding } from '../playbook/resolved-check.js';
-import { digestOf } from './digest.js';
+import { digestOf } from '../digest.js';
 import { EXIT_INTERRUPTED, type EngineResult } from './engine-options.js';
 import {
   ItemExecutor,
@@ -26,7 +26,7 @@ import { Progress } from './progress.js';
 import type { RunContext } from './run-context.js';
 import { errorInfo, isAmbiguous } from './run-text.js';
 import { expand, itemsDigest, readsSteps, withItems, type Group } from './step-with.js';
-import type { AnyStepKind, Intent, ItemPlan, ItemResult, Outputs, StepContext } from './step.js';
+import type { AnyStepKind, Intent, ItemPlan, ItemResult, Outputs, StepContext } from '../steps/contract.js';
 
 export type StepStatus = 'applied' | 'in-sync' | 'skipped' | 'resumed' | 'planned';
 

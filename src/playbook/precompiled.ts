@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonSchema } from '../engine/step.js';
+import type { JsonSchema } from './step-declaration.js';
 
 /** The folder of the compiled validators, beside the bundle. */
 export const SCHEMA_VALIDATORS_DIR = 'validators';

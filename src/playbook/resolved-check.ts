@@ -7,7 +7,7 @@
  * Steps that read another step's outputs are checked when they run (their values do not exist yet); so are
  * fields that read secrets (a finding would quote the value) and steps whose `if:` is false.
  */
-import type { AnyStepDeclaration } from '../engine/step.js';
+import type { AnyStepDeclaration } from './step-declaration.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { collectReferences, type Reference } from './expressions/references.js';
 import type { Scope } from './expressions/scope.js';

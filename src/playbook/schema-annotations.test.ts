@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../engine/step.js';
+import type { JsonSchema } from './step-declaration.js';
 import { durationSchema } from './playbook-schema.js';
 import { annotate } from './schema-annotations.js';
 

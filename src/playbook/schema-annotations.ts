@@ -2,7 +2,7 @@
  * What a step kind's `with` schema says about each field of a given `with` value: `x-secret` (must come from
  * `${{ secrets.* }}`), `x-lazy-expression` (the step evaluates it itself), and whether it is a duration.
  */
-import type { JsonSchema } from '../engine/step.js';
+import type { JsonSchema } from './step-declaration.js';
 import { durationSchema } from './playbook-schema.js';
 import { childPointer } from './pointer.js';
 

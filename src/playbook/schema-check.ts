@@ -5,7 +5,7 @@
  */
 import type { Ajv2020, ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { formatsPlugin, newAjv } from '../ajv.js';
-import type { AnyStepDeclaration, JsonSchema, StaticFinding } from '../engine/step.js';
+import type { AnyStepDeclaration, JsonSchema, StaticFinding } from './step-declaration.js';
 import { didYouMean } from './closest.js';
 import { typeName } from './expressions/values.js';
 import { describePattern } from './patterns.js';

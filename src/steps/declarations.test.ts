@@ -36,7 +36,7 @@ function allowed(input: string): boolean {
   if (input.startsWith('src/steps/'))
     return /\.declaration\.ts$|(^|[/-])schema\.ts$/.test(input) || READERS.includes(input);
   if (input.startsWith('src/clients/')) return PURE_CLIENT_HELPERS.includes(input);
-  if (input.startsWith('src/engine/')) return input === 'src/engine/step.ts';
+  if (input.startsWith('src/engine/')) return false;
   return input.startsWith('src/') && !/^src\/(cli|sandbox)\//.test(input);
 }
 

@@ -6,7 +6,8 @@
  * `import()` is a chunk of its own in the build), and `validate` loads no step's run-time code. This file only
  * registers; src/steps/index.test.ts holds every entry to the kind its modules export.
  */
-import type { AnyStepDeclaration, AnyStepKind } from '../engine/step.js';
+import type { AnyStepDeclaration } from '../playbook/step-declaration.js';
+import type { AnyStepKind } from './contract.js';
 
 interface Entry {
   declaration(): Promise<AnyStepDeclaration | undefined>;

@@ -2,7 +2,7 @@
  * What the semantic rules see of a playbook: its raw data read defensively (the schema may have found errors,
  * and every rule still runs so that all problems of a file are reported at once), and helpers to report.
  */
-import type { AnyStepDeclaration } from '../engine/step.js';
+import type { AnyStepDeclaration } from '../playbook/step-declaration.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { SourceDoc } from '../playbook/model.js';
 import { hasExpression, readTemplate, type Template } from '../playbook/expressions/template.js';

@@ -13,7 +13,7 @@
 import { writeFile } from 'node:fs/promises';
 import { DataFileError, readDataBytes } from '../../data-file.js';
 import { FileArgumentError, PlanRefusedError, UsageError, ValidationError } from '../../errors.js';
-import { sha256 } from '../../engine/digest.js';
+import { sha256 } from '../../digest.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { Masker } from '../../engine/masker.js';
 import { PlanFiles, changedFiles } from '../../engine/plan-files.js';

@@ -1,4 +1,4 @@
-import { defineStep, type Outputs } from '../../engine/step.js';
+import { defineStep, type Outputs } from '../contract.js';
 import { PausedError } from '../../errors.js';
 import { coreApproveDeclaration, type With } from './approve.declaration.js';
 

@@ -1,4 +1,4 @@
-import { defineStep } from '../../engine/step.js';
+import { defineStep } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { coreAssertDeclaration, type With } from './assert.declaration.js';
 

@@ -1,4 +1,4 @@
-import { defineStep } from '../../engine/step.js';
+import { defineStep } from '../contract.js';
 import { coreLogDeclaration, type With } from './log.declaration.js';
 
 /** Prints a message. It changes nothing, so it is always in sync; it prints when its step is reached. */

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { declareStep } from '../../engine/step.js';
+import { declareStep } from '../../playbook/step-declaration.js';
 
 const withSchema = {
   type: 'object',

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { PLAN_KEY_ENV, STATE_ENV } from '../../environment.js';
 import { StepError } from '../../errors.js';
 import { toText } from '../../playbook/expressions/values.js';

@@ -1,4 +1,4 @@
-import { defineStep, type JsonValue, type StepContext } from '../../engine/step.js';
+import { defineStep, type JsonValue, type StepContext } from '../contract.js';
 import { LedgerbookError, StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { coreWaitDeclaration, type With } from './wait.declaration.js';

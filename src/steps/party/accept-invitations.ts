@@ -13,7 +13,7 @@ import {
   type ItemContext,
   type Outputs,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { check, dpmAcceptInvitationsDeclaration, type With } from './accept-invitations.declaration.js';
 import { durationMs, enforceChecks, nameOf, participantRef, refused, sameSet } from './party-common.js';

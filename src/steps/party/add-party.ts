@@ -2,7 +2,7 @@
  * dpm.add-party — add a participant to a decentralized party and set the new threshold (dpm-api.md §5.3). In sync
  * when the participant is a member and the threshold is as declared. The existing members and the new one accept.
  */
-import { defineStep } from '../../engine/step.js';
+import { defineStep } from '../contract.js';
 import { dpmAddPartyDeclaration, type With } from './add-party.declaration.js';
 import {
   applyMembership,

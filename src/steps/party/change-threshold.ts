@@ -2,7 +2,7 @@
  * dpm.change-threshold — set a decentralized party's threshold (dpm-api.md §5.4). In sync when the threshold is
  * as declared. Every other member accepts.
  */
-import { defineStep } from '../../engine/step.js';
+import { defineStep } from '../contract.js';
 import { dpmChangeThresholdDeclaration, type With } from './change-threshold.declaration.js';
 import {
   applyMembership,

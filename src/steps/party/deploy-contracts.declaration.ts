@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { FIELD_DEFINITION_TYPES } from '../../clients/dpm-wire-names.js';
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { checkNode, nodeNameSchema, waitTimeoutSchema } from './packages-common.declaration.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContractInfo, DecentralizedParty } from '../../clients/dpm-wire.js';
-import type { Intent } from '../../engine/step.js';
+import type { Intent } from '../contract.js';
 import { dpmDeployContracts } from './deploy-contracts.js';
 import {
   MEMBER,

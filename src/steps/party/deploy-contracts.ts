@@ -15,7 +15,7 @@ import {
   type JsonValue,
   type Outputs,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { AmbiguousOutcomeError, PausedError, StepError } from '../../errors.js';
 import { DEFAULT_TIMEOUT, dpmDeployContractsDeclaration, type With } from './deploy-contracts.declaration.js';
 import {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Intent } from '../../engine/step.js';
+import type { Intent } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { dpmDistributeDars } from './distribute-dars.js';
 import { PARTICIPANT, fakeContext, run, target, vetted, type FakeNode } from './packages-testing.js';

@@ -6,7 +6,7 @@ import {
   type ItemPlan,
   type Outputs,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { StepError } from '../../errors.js';
 import { DEFAULT_TIMEOUT, dpmDistributeDarsDeclaration, type With } from './distribute-dars.declaration.js';
 import {

@@ -13,7 +13,7 @@ import type { DpmClient } from '../../clients/dpm.js';
 import type { GovernanceConfirmationsResponse, GovernanceStateResponse } from '../../clients/dpm-wire.js';
 import type { AuditEntry, ChainAuditResponse } from '../../clients/dpm-wire.js';
 import { AmbiguousOutcomeError, ServiceError, StepError } from '../../errors.js';
-import type { Intent, ItemContext, StepContext } from '../../engine/step.js';
+import type { Intent, ItemContext, StepContext } from '../contract.js';
 import { readEach } from './workflow-runs.js';
 
 /** how long an answer lost in flight may still take to land (the node's ledger submission and its audit row) */

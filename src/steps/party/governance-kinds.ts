@@ -1,4 +1,4 @@
-import type { AnyStepKind } from '../../engine/step.js';
+import type { AnyStepKind } from '../contract.js';
 import { dpmGovernanceReview } from './governance-review.js';
 import { dpmGovernance } from './governance.js';
 import { dpmGrantRights } from './grant-rights.js';

@@ -1,4 +1,4 @@
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import type { Target } from '../../playbook/target.js';
 import { withSchema, type With } from './governance-review-schema.js';
 import { Findings, isExpression, nodesOrControlled } from './party-common.declaration.js';

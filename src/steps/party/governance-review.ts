@@ -20,7 +20,7 @@ import {
   type Outputs,
   type Reconciliation,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { StepError } from '../../errors.js';
 import {
   EXECUTOR_GRACE_MS,

@@ -1,4 +1,4 @@
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import type { Target } from '../../playbook/target.js';
 import { withSchema, type With } from './governance-schema.js';
 import { Findings, nodesOrControlled } from './party-common.declaration.js';

@@ -21,7 +21,7 @@ import {
   type Outputs,
   type Reconciliation,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { PausedError, StepError } from '../../errors.js';
 import {
   EXECUTOR_GRACE_MS,

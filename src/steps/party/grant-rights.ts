@@ -4,7 +4,7 @@
  * with an administrator client of the node's identity provider (POST /auth/grant-rights). In sync when
  * GET /auth/status shows every right; granting again changes nothing.
  */
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { authOf, type NodeAuth } from './governance-common.js';
 import { check, dpmGrantRightsDeclaration, type With } from './grant-rights.declaration.js';

@@ -3,7 +3,7 @@
  * the participant is no longer a member and the threshold is as declared. The removed member is not invited; the
  * survivors accept.
  */
-import { defineStep } from '../../engine/step.js';
+import { defineStep } from '../contract.js';
 import { dpmKickDeclaration, type With } from './kick.declaration.js';
 import {
   applyMembership,

@@ -2,7 +2,7 @@
  * What the declarations of kick, add-party and change-threshold share: the schema pieces of their `with` blocks,
  * their outputs and their static check, with nothing of their run-time code.
  */
-import type { StaticFinding } from '../../engine/step.js';
+import type { StaticFinding } from '../../playbook/step-declaration.js';
 import type { Target } from '../../playbook/target.js';
 import {
   Findings,

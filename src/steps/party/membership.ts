@@ -15,7 +15,7 @@ import type {
   WorkflowRun,
 } from '../../clients/dpm-wire.js';
 import type { DpmClient } from '../../clients/dpm.js';
-import type { Change, ItemContext, Outputs, StepContext } from '../../engine/step.js';
+import type { Change, ItemContext, Outputs, StepContext } from '../contract.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { MEMBERSHIP_TIMEOUT, membershipCheck, type MembershipWith } from './membership.declaration.js';
 import {

@@ -9,7 +9,7 @@ import type {
   ParticipantsStatusResponse,
   Peer,
 } from '../../clients/dpm-wire.js';
-import { defineStep, type Change, type ItemContext, type StepContext } from '../../engine/step.js';
+import { defineStep, type Change, type ItemContext, type StepContext } from '../contract.js';
 import { LedgerbookError, StepError } from '../../errors.js';
 import { DEFAULT_TIMEOUT, checkFindings, dpmNetworkDeclaration, type With } from './network.declaration.js';
 import { Deadline, durationMs, enforceChecks } from './party-common.js';

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import type { Target } from '../../playbook/target.js';
 import {
   Findings,

@@ -16,7 +16,7 @@ import {
   type ItemPlan,
   type Outputs,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { PausedError, ServiceError, StepError } from '../../errors.js';
 import {
   DEFAULT_TIMEOUT,

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { readDar, type DarInfo } from '../../dar/read.js';
 import { DataFileError, readDataBytesSync } from '../../data-file.js';
-import type { StaticFinding } from '../../engine/step.js';
+import type { StaticFinding } from '../../playbook/step-declaration.js';
 import { LedgerbookError } from '../../errors.js';
 import { didYouMean } from '../../playbook/closest.js';
 import { hasExpression } from '../../playbook/expressions/template.js';

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { ComparePeersResponse, VettedPackage } from '../../clients/dpm-wire.js';
 import { readDataBytes } from '../../data-file.js';
-import type { JsonValue, StepContext } from '../../engine/step.js';
+import type { JsonValue, StepContext } from '../contract.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import type { Target } from '../../playbook/target.js';

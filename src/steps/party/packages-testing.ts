@@ -17,7 +17,7 @@ import type {
   WorkflowRun,
   WorkflowStatusResponse,
 } from '../../clients/dpm-wire.js';
-import type { Intent, ItemContext, LogLevel } from '../../engine/step.js';
+import type { Intent, ItemContext, LogLevel } from '../contract.js';
 import type { Target } from '../../playbook/target.js';
 
 export const ns = (byte: string): string => `1220${byte.repeat(32)}`;

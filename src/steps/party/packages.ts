@@ -1,4 +1,4 @@
-import type { AnyStepKind } from '../../engine/step.js';
+import type { AnyStepKind } from '../contract.js';
 import { dpmDeployContracts } from './deploy-contracts.js';
 import { dpmDistributeDars } from './distribute-dars.js';
 import { dpmVettedParity } from './vetted-parity.js';

@@ -2,7 +2,7 @@
  * What the declarations of the DPM step kinds share: the schema pieces of their `with` blocks and their static
  * checks (node names, participant ids), with nothing of their run-time code.
  */
-import type { StaticFinding } from '../../engine/step.js';
+import type { StaticFinding } from '../../playbook/step-declaration.js';
 import { didYouMean } from '../../playbook/closest.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import type { Target } from '../../playbook/target.js';

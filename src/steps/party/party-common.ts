@@ -6,7 +6,8 @@
  * and how to clear it).
  */
 import type { DecentralizedParty, WorkflowRun } from '../../clients/dpm-wire.js';
-import type { StaticFinding, StepContext } from '../../engine/step.js';
+import type { StaticFinding } from '../../playbook/step-declaration.js';
+import type { StepContext } from '../contract.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import type { Target } from '../../playbook/target.js';

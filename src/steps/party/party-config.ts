@@ -6,13 +6,7 @@
  * a changed secret cannot be seen, so `rotate: true` sends it again.
  */
 import type { PartyAuthStatus, PartyConfigRequest, PartyConfigResponse } from '../../clients/dpm-wire.js';
-import {
-  defineStep,
-  type Change,
-  type ItemContext,
-  type Outputs,
-  type StepContext,
-} from '../../engine/step.js';
+import { defineStep, type Change, type ItemContext, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { enforceChecks, refused, resolveParty } from './party-common.js';
 import { nodesOrControlled } from './party-common.declaration.js';

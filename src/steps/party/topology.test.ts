@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecentralizedParty, PendingInvitation, WorkflowRun } from '../../clients/dpm-wire.js';
 import { StepError } from '../../errors.js';
-import type { Item } from '../../engine/step.js';
+import type { Item } from '../contract.js';
 import type { Target } from '../../playbook/target.js';
 import { dpmAcceptInvitations } from './accept-invitations.js';
 import { dpmKick } from './kick.js';

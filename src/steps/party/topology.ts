@@ -1,4 +1,4 @@
-import type { AnyStepKind } from '../../engine/step.js';
+import type { AnyStepKind } from '../contract.js';
 import { dpmAcceptInvitations } from './accept-invitations.js';
 import { dpmAddParty } from './add-party.js';
 import { dpmChangeThreshold } from './change-threshold.js';

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { WORKFLOW_KINDS } from '../../clients/dpm-wire-names.js';
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import type { Target } from '../../playbook/target.js';
 import { Findings, nodeNameSchema, timeoutSchema } from './party-common.declaration.js';
 

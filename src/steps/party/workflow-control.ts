@@ -7,13 +7,7 @@
  * (workflow-lifecycle.ts); this one acts on a run by name, whoever started it.
  */
 import { type WorkflowRun } from '../../clients/dpm-wire.js';
-import {
-  defineStep,
-  type Change,
-  type ItemContext,
-  type Outputs,
-  type StepContext,
-} from '../../engine/step.js';
+import { defineStep, type Change, type ItemContext, type Outputs, type StepContext } from '../contract.js';
 import { ServiceError, StepError } from '../../errors.js';
 import {
   declinedBy,

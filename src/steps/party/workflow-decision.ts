@@ -16,7 +16,7 @@
  */
 import type { WorkflowRun } from '../../clients/dpm-wire.js';
 import type { StepError } from '../../errors.js';
-import type { Change, JsonValue, Outputs } from '../../engine/step.js';
+import type { Change, JsonValue, Outputs } from '../contract.js';
 import { earlierRun } from './party-common.js';
 import type { Begin, StartOutcome } from './workflow-lifecycle.js';
 import {

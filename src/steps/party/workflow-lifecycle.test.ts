@@ -3,7 +3,7 @@ import type { DpmClient } from '../../clients/dpm.js';
 import { ServiceError, StepError } from '../../errors.js';
 import { PARTICIPANT, PARTY, fakeContext, run, target } from './packages-testing.js';
 import type { WorkflowRun } from '../../clients/dpm-wire.js';
-import type { Change } from '../../engine/step.js';
+import type { Change } from '../contract.js';
 import {
   decideRun,
   followChange,

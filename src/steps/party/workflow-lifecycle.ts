@@ -25,7 +25,7 @@
 import { AmbiguousOutcomeError, PausedError, ServiceError, StepError } from '../../errors.js';
 import type { DpmClient } from '../../clients/dpm.js';
 import type { WorkflowKind, WorkflowResponse, WorkflowRun } from '../../clients/dpm-wire.js';
-import type { Intent, ItemContext, Reconciliation, StepContext } from '../../engine/step.js';
+import type { Intent, ItemContext, Reconciliation, StepContext } from '../contract.js';
 import { failedRunError, refused } from './party-common.js';
 import {
   Competitors,

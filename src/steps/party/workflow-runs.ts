@@ -7,7 +7,7 @@
 import { ServiceError, StepError } from '../../errors.js';
 import type { WorkflowKind, WorkflowRun } from '../../clients/dpm-wire.js';
 import { pool } from '../../pool.js';
-import type { ItemContext, StepContext } from '../../engine/step.js';
+import type { ItemContext, StepContext } from '../contract.js';
 import type { TargetNode } from '../../playbook/target-schema.js';
 
 /** How often a step polls a DPM node while it waits. */

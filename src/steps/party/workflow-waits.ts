@@ -6,7 +6,7 @@
  */
 import { ServiceError, StepError } from '../../errors.js';
 import type { DecentralizedParty, PendingInvitation, WorkflowRun } from '../../clients/dpm-wire.js';
-import type { Change, ItemContext, JsonValue, StepContext } from '../../engine/step.js';
+import type { Change, ItemContext, JsonValue, StepContext } from '../contract.js';
 import {
   COMPETITOR_CHECK_MS,
   POLL_MS,

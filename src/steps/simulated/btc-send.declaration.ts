@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { isZeroAmount } from '../../clients/amount-text.js';
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { checkBitcoinAddress } from '../token/address.declaration.js';
 import { btcAddressSchema } from '../token/common.declaration.js';

@@ -1,6 +1,6 @@
 import { compareAmounts } from '../../clients/amount.js';
 import type { BitcoinDeposit } from '../../clients/bitcoin.js';
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { requireBitcoinAddress } from '../token/common.js';
 import { NO_CHAIN, sandboxBtcSendDeclaration, type With } from './btc-send.declaration.js';

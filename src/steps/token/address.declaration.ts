@@ -4,7 +4,7 @@
  * kinds' declarations do not load the address decoder.
  */
 import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
-import type { StaticFinding } from '../../engine/step.js';
+import type { StaticFinding } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import type { Target } from '../../playbook/target.js';
 

@@ -4,7 +4,7 @@ import type { Allocation, Holdings, PartyLedger } from '../../clients/party-ledg
 import { allocate } from '../../clients/token-flows.js';
 import { rootExercises } from '../../clients/token-results.js';
 import type { InstrumentId } from '../../clients/token-wire.js';
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { tokenAllocateDeclaration, type With } from './allocate.declaration.js';

@@ -5,7 +5,7 @@
  */
 import type { Holdings } from '../../clients/party-ledger.js';
 import { instrumentKey } from '../../clients/party-ledger.js';
-import { defineStep, type Outputs } from '../../engine/step.js';
+import { defineStep, type Outputs } from '../contract.js';
 import { tokenBalanceDeclaration, type With } from './balance.declaration.js';
 import { instrumentOf } from './common.js';
 

@@ -4,7 +4,7 @@
  * run-time code.
  */
 import { positiveAmountProblem } from '../../clients/amount-text.js';
-import type { StaticFinding } from '../../engine/step.js';
+import type { StaticFinding } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import type { Target } from '../../playbook/target.js';
 

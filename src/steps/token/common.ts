@@ -8,7 +8,7 @@ import { bitcoinAddressProblem } from '../../clients/bitcoin-address.js';
 import { isLedgerError, type LedgerError } from '../../clients/ledger-errors.js';
 import type { Holding } from '../../clients/party-ledger.js';
 import type { AccountLimits, InstrumentId } from '../../clients/token-wire.js';
-import type { StepContext } from '../../engine/step.js';
+import type { StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 import { ADDRESS_HINT } from './address.declaration.js';

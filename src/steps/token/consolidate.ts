@@ -5,7 +5,7 @@
  * holding and does nothing.
  */
 import type { Holding } from '../../clients/party-ledger.js';
-import { defineStep, type Outputs } from '../../engine/step.js';
+import { defineStep, type Outputs } from '../contract.js';
 import { instrumentOf } from './common.js';
 import { tokenConsolidateDeclaration, type With } from './consolidate.declaration.js';
 import { selfTransfer } from './merge-split.js';

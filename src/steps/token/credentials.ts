@@ -1,6 +1,6 @@
 import { isMinterCredential, type Credential, type UserService } from '../../clients/party-ledger.js';
 import { acceptCredentialOfferCommand } from '../../clients/token-commands.js';
-import { defineStep, type JsonValue, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type JsonValue, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { short } from './common.js';
 import { tokenCredentialsDeclaration, type With } from './credentials.declaration.js';

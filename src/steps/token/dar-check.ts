@@ -1,5 +1,5 @@
 import { DataFileError } from '../../data-file.js';
-import { defineStep, type JsonValue, type Outputs } from '../../engine/step.js';
+import { defineStep, type JsonValue, type Outputs } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { darPackages, loadDars, requireNodes } from '../party/packages-common.js';
 import { ledgerNodes, tokenDarCheckDeclaration, type With } from './dar-check.declaration.js';

@@ -1,6 +1,6 @@
 import type { DepositAccount } from '../../clients/party-ledger.js';
 import { createDepositAccount } from '../../clients/token-flows.js';
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { describeLimits } from './common.js';
 import { tokenDepositAccountDeclaration, type With } from './deposit-account.declaration.js';

@@ -1,6 +1,6 @@
 import type { BitcoinAddress } from '../../clients/gateway.js';
 import type { DepositAccount } from '../../clients/party-ledger.js';
-import { defineStep, type Outputs } from '../../engine/step.js';
+import { defineStep, type Outputs } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { selectAccount } from './accounts.js';
 import { describeLimits, limitProblem } from './common.js';

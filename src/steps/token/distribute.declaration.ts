@@ -1,4 +1,4 @@
-import { declareStep } from '../../engine/step.js';
+import { declareStep } from '../../playbook/step-declaration.js';
 import { checkRecipients } from './distribute/recipients.declaration.js';
 import { withSchema, type With } from './distribute/schema.js';
 

@@ -15,7 +15,7 @@
  * narrows the lanes in use when the network pushes back and widens them when it clears; the lanes are merged
  * again at the end. docs/architecture.md "Distributing tokens" has the whole design.
  */
-import { defineStep } from '../../engine/step.js';
+import { defineStep } from '../contract.js';
 import { tokenDistributeDeclaration } from './distribute.declaration.js';
 import { closeReceipts, consolidate, reportRecipient, withdrawSuperseded } from './distribute/finish.js';
 import { observeDistribution, planRecipient } from './distribute/observe.js';

@@ -17,7 +17,7 @@ import type {
 } from '../../clients/party-ledger.js';
 import type { InstrumentId } from '../../clients/token-wire.js';
 import { META_KEYS } from '../../clients/token-wire.js';
-import { canonicalJson, sha256 } from '../../engine/digest.js';
+import { canonicalJson, sha256 } from '../../digest.js';
 import { short } from './common.js';
 import type { Recipient } from './recipients.js';
 

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { declareStep } from '../../engine/step.js';
+import { declareStep } from '../../playbook/step-declaration.js';
 import { amountSchema, checkActingParty, checkAmount, partyNameSchema } from './common.declaration.js';
 import { intervalSchema, waitSchema } from './wait.declaration.js';
 

@@ -2,7 +2,7 @@ import { compareAmounts } from '../../clients/amount.js';
 import type { CreatedEvent, Transaction } from '../../clients/ledger-wire.js';
 import type { PartyLedger } from '../../clients/party-ledger.js';
 import { TOKEN_INTERFACES, sameEntity, type InstrumentId } from '../../clients/token-wire.js';
-import { defineStep, type ItemContext, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type ItemContext, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { instrumentOf, requireAmount } from './common.js';
 import { tokenFaucetDeclaration, type With } from './faucet.declaration.js';

@@ -11,7 +11,7 @@ import { transferOf } from '../../clients/token-commands.js';
 import { sendTransfer } from '../../clients/token-flows.js';
 import { META_KEYS, type InstrumentId } from '../../clients/token-wire.js';
 import { StepError } from '../../errors.js';
-import type { Clock, JsonValue } from '../../engine/step.js';
+import type { Clock, JsonValue } from '../contract.js';
 
 /** A self-transfer's offer expiry (it settles at once; the reference's flows use five hours). */
 const SELF_TRANSFER_MS = 5 * 3_600_000;

@@ -6,7 +6,7 @@ import { compareAmounts } from '../../clients/amount-text.js';
 import type { TransferOffer } from '../../clients/party-ledger.js';
 import type { TransferInstructionChoice } from '../../clients/registry.js';
 import type { InstrumentId } from '../../clients/token-wire.js';
-import { declareStep, type StaticFinding, type StepDeclaration } from '../../engine/step.js';
+import { declareStep, type StaticFinding, type StepDeclaration } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import {
   amountSchema,

@@ -18,14 +18,14 @@ import {
   type ItemContext,
   type Outputs,
   type StepContext,
-} from '../../engine/step.js';
+} from '../contract.js';
 import { LedgerbookError, StepError } from '../../errors.js';
 import type { Target } from '../../playbook/target.js';
 import { instrumentOf, short } from './common.js';
 import { resolvePartyRef } from './common.declaration.js';
 import { DISTRIBUTION_META } from './distribution.js';
 
-import type { StepDeclaration } from '../../engine/step.js';
+import type { StepDeclaration } from '../../playbook/step-declaration.js';
 import { ACTIONS, counterpartyOf, offerDeclarations, type Action, type With } from './offers.declaration.js';
 
 /** Offers per transaction (the reference's batches; one refused offer refuses its batch). */

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { resolve } from 'node:path';
 import { DataFileError, displayPath, outputPathProblem } from '../../data-file.js';
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { checkPartyRef, partyRefSchema } from './common.declaration.js';
 import { readReceipts, ReceiptsError } from './rewards-data.js';

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DailyRewards, DayRewards } from '../../clients/rewards.js';
 import { displayPath, outputPathProblem } from '../../data-file.js';
-import { defineStep, type Change, type Outputs } from '../../engine/step.js';
+import { defineStep, type Change, type Outputs } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { partyIdOf, short } from './common.js';
 import { rewardsChartSvg } from './rewards-chart.js';

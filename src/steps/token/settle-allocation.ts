@@ -3,7 +3,7 @@ import type { Allocation } from '../../clients/party-ledger.js';
 import type { AllocationChoice } from '../../clients/registry.js';
 import { allocationCommand } from '../../clients/token-commands.js';
 import { rootExercises } from '../../clients/token-results.js';
-import { defineStep, type JsonValue, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type JsonValue, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { instrumentOf, partyIdOf, short } from './common.js';
 import { tokenSettleAllocationDeclaration, type With } from './settle-allocation.declaration.js';

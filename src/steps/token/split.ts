@@ -5,7 +5,7 @@
  */
 import { amountValue, compareAmounts } from '../../clients/amount.js';
 import type { Holding } from '../../clients/party-ledger.js';
-import { defineStep, type JsonValue, type Outputs } from '../../engine/step.js';
+import { defineStep, type JsonValue, type Outputs } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { instrumentOf } from './common.js';
 import { selfTransfer } from './merge-split.js';

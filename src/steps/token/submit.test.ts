@@ -11,7 +11,7 @@ import { LedgerClient } from '../../clients/ledger.js';
 import type { Transaction } from '../../clients/ledger-wire.js';
 import { PartyLedger } from '../../clients/party-ledger.js';
 import { AmbiguousOutcomeError, StepError } from '../../errors.js';
-import type { Intent, ItemContext } from '../../engine/step.js';
+import type { Intent, ItemContext } from '../contract.js';
 import { offlineClients } from '../../clients/factory.js';
 import { settle, submitOnce, type SubmitIntent } from './submit.js';
 

@@ -8,7 +8,7 @@ import { isLedgerError, type LedgerError } from '../../clients/ledger-errors.js'
 import type { Transaction } from '../../clients/ledger-wire.js';
 import type { PartyLedger } from '../../clients/party-ledger.js';
 import { AmbiguousOutcomeError, StepError } from '../../errors.js';
-import type { Intent, ItemContext, JsonValue, StepContext } from '../../engine/step.js';
+import type { Intent, ItemContext, JsonValue, StepContext } from '../contract.js';
 
 /** The intent recorded before a submission: what reconcile needs to find the command again. */
 export interface SubmitIntent extends Intent {

@@ -1,4 +1,4 @@
-import type { AnyStepKind } from '../../engine/step.js';
+import type { AnyStepKind } from '../contract.js';
 import { tokenBalance } from './balance.js';
 import { tokenConsolidate } from './consolidate.js';
 import { tokenDistribute } from './distribute.js';

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { positiveAmountProblem } from '../../clients/amount-text.js';
-import { declareStep, type StaticFinding } from '../../engine/step.js';
+import { declareStep, type StaticFinding } from '../../playbook/step-declaration.js';
 import { hasExpression } from '../../playbook/expressions/template.js';
 import { durationSchema } from '../../playbook/playbook-schema.js';
 import {

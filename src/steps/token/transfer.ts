@@ -3,7 +3,7 @@
  * same deterministic command id, the same metadata on the ledger, the same reading of the ledger after a crash
  * or a lost answer, so a second run finds the offer (or its settlement) and sends nothing.
  */
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { partyRefFinding, resolvePartyRef } from './common.declaration.js';
 import {

@@ -2,7 +2,7 @@ import { compareAmounts } from '../../clients/amount.js';
 import type { BitcoinDeposit } from '../../clients/bitcoin.js';
 import type { DepositAccount } from '../../clients/party-ledger.js';
 import type { InstrumentId } from '../../clients/token-wire.js';
-import { defineStep, type ItemContext, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type ItemContext, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { selectAccount } from './accounts.js';
 import { describeLimits, instrumentOf, limitProblem, requireAmount } from './common.js';

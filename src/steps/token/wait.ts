@@ -4,7 +4,7 @@
  * intents the engine keeps. Polls start at one second and back off to `interval`, so a sandbox mint is seen
  * within seconds and a real one costs a poll every `interval`.
  */
-import type { ItemContext } from '../../engine/step.js';
+import type { ItemContext } from '../contract.js';
 import { PausedError } from '../../errors.js';
 import { parseDuration } from '../../playbook/duration.js';
 

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { declareStep } from '../../engine/step.js';
+import { declareStep } from '../../playbook/step-declaration.js';
 import { btcAddressSchema, checkActingParty, partyNameSchema } from './common.declaration.js';
 import { checkBitcoinAddress } from './address.declaration.js';
 import { credentialCidsSchema } from './minter.declaration.js';

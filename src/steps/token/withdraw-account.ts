@@ -1,6 +1,6 @@
 import type { WithdrawAccount } from '../../clients/party-ledger.js';
 import { createWithdrawAccount } from '../../clients/token-flows.js';
-import { defineStep, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { requireBitcoinAddress } from './common.js';
 import { minterCredentialCids } from './minter.js';

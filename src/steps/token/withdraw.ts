@@ -5,7 +5,7 @@ import { wireProblems } from '../../clients/schema-check.js';
 import { burn } from '../../clients/token-flows.js';
 import type { WithdrawRequestPayload } from '../../clients/token-wire.js';
 import { TOKEN_TEMPLATES, sameEntity, withdrawRequestPayloadSchema } from '../../clients/token-wire.js';
-import { defineStep, type ItemContext, type Outputs, type StepContext } from '../../engine/step.js';
+import { defineStep, type ItemContext, type Outputs, type StepContext } from '../contract.js';
 import { StepError } from '../../errors.js';
 import { selectAccount } from './accounts.js';
 import { describeLimits, instrumentOf, limitProblem, requireAmount, selectTokens } from './common.js';

@@ -4,7 +4,7 @@
 import { isLedgerError } from '../../../clients/ledger-errors.js';
 import { transferInstructionCommand } from '../../../clients/token-commands.js';
 import { ServiceError, StepError } from '../../../errors.js';
-import type { Item, ItemResult } from '../../../engine/step.js';
+import type { Item, ItemResult } from '../../contract.js';
 import { distributionId, type ReceiptStatus } from '../distribution.js';
 import { ReceiptsWriter, type Receipt, type ReceiptTotals } from '../receipts.js';
 import { selfTransfer } from '../merge-split.js';

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { amountValue, sumAmounts } from '../../../clients/amount.js';
-import type { ItemPlan } from '../../../engine/step.js';
+import type { ItemPlan } from '../../contract.js';
 import type { Diagnostic } from '../../../diagnostics.js';
 import {
   catchUp,

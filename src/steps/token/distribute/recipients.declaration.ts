@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { DataFileError, displayPath } from '../../../data-file.js';
-import type { StaticFinding } from '../../../engine/step.js';
+import type { StaticFinding } from '../../../playbook/step-declaration.js';
 import { hasExpression } from '../../../playbook/expressions/template.js';
 import type { Target } from '../../../playbook/target.js';
 import { actingPartyId, checkActingParty } from '../common.declaration.js';

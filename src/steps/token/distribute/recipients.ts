@@ -4,7 +4,8 @@
  */
 import { displayPath } from '../../../data-file.js';
 import type { Diagnostic } from '../../../diagnostics.js';
-import type { StaticFinding, StepContext } from '../../../engine/step.js';
+import type { StaticFinding } from '../../../playbook/step-declaration.js';
+import type { StepContext } from '../../contract.js';
 import { ValidationError } from '../../../errors.js';
 import { unknownParties } from '../common.js';
 import { actingPartyId, nodeOf, unknownPartyMessage } from '../common.declaration.js';

@@ -11,7 +11,7 @@ import { sendTransfer } from '../../../clients/token-flows.js';
 import { transferInstructionResult } from '../../../clients/token-results.js';
 import { TOKEN_CHOICES } from '../../../clients/token-wire.js';
 import { LedgerbookError, StepError } from '../../../errors.js';
-import type { Intent, JsonValue, Outputs } from '../../../engine/step.js';
+import type { Intent, JsonValue, Outputs } from '../../contract.js';
 import { transferMeta, type Payment } from '../distribution.js';
 import { splitRound, type PoolHolding } from '../holding-pool.js';
 import { selfTransfer, type SelfTransferContext } from '../merge-split.js';

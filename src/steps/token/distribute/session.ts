@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StepError } from '../../../errors.js';
-import type { Intent, ItemContext, Outputs, StepContext } from '../../../engine/step.js';
+import type { Intent, ItemContext, Outputs, StepContext } from '../../contract.js';
 import type { DistributionView, Payment, ReceiptStatus } from '../distribution.js';
 import { HoldingPool } from '../holding-pool.js';
 import type { Receipt, ReceiptsWriter } from '../receipts.js';

@@ -6,13 +6,11 @@
  * process.env, sleeps on its own clock or retries by itself.
  */
 import type { Clients } from '../clients/clients.js';
+import type { StaticFinding, StepDeclaration } from '../playbook/step-declaration.js';
 import type { Target } from '../playbook/target.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type Outputs = Record<string, JsonValue>;
-
-/** A JSON Schema (draft 2020-12) object, written `as const` in the step module so that types derive from it. */
-export type JsonSchema = Readonly<Record<string, unknown>>;
 
 /** One unit of work of a step, checkpointed on its own. Keys are stable across runs and unique in the step. */
 export interface Item<I = unknown> {
@@ -172,22 +170,6 @@ export interface ItemResult {
   status: 'applied' | 'in-sync' | 'reconciled' | 'skipped';
 }
 
-/** What a static check found, relative to the step's `with` block. */
-export interface StaticFinding {
-  /** JSON pointer relative to `with`, e.g. `/coordinator` */
-  pointer: string;
-  message: string;
-  expected?: string;
-  hint?: string;
-  /** a problem inside another file the step reads (a line of a recipients file): reported at that position */
-  at?: { file: string; line: number; col: number };
-  /**
-   * A problem only if the step runs (it needs something this target lacks): not reported for a step with an `if:`,
-   * which may be the playbook's way of skipping it on such a target; the step refuses at run time instead.
-   */
-  onlyIfRuns?: boolean;
-}
-
 /**
  * A step's per-execution state (a distribution's recipients, holdings and receipts): the engine opens it before
  * the step lists its items, passes it to every call as `ctx.session`, and closes it when the step ends — finished,
@@ -197,26 +179,6 @@ export interface StepSession<X> {
   open(ctx: StepContext<undefined>): X;
   /** releases what the session holds (an unfinished file); after a finished step, after a failure, after a plan */
   close?(session: X): void | Promise<void>;
-}
-
-/**
- * What `validate` and `ledgerbook schema` read of a kind: its name, its `with` block, its outputs and
- * its static checks. Each kind declares it in a module of its own (`<kind>.declaration.ts`), which imports no
- * client and no run-time code, so that validating a playbook loads no step's run-time code.
- */
-export interface StepDeclaration<W = unknown> {
-  /** `<group>.<name>`, e.g. `core.shell`, `dpm.onboard-party` */
-  readonly kind: string;
-  /** one line, shown in `ledgerbook schema` and the editor */
-  readonly summary: string;
-  /** the `with` block; `x-secret: true` marks a field that must come from `${{ secrets.* }}` */
-  readonly withSchema: JsonSchema;
-  /** output keys and what each holds */
-  readonly outputs: Readonly<Record<string, string>>;
-  /** does the step need a target (service URLs, credentials)? */
-  readonly needsTarget: boolean;
-  /** checks that need the target but no network: node names exist, files exist and match their sha256 … */
-  check?(w: W, target: Target | undefined, baseDir: string): StaticFinding[];
 }
 
 /** A kind: its declaration and its run-time part (`<kind>.ts`, which spreads the declaration into it). */
@@ -280,13 +242,6 @@ export interface StepKind<W = unknown, S = unknown, I = unknown, X = unknown> ex
 /** Erases the type parameters for the registry. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyStepKind = StepKind<any, any, any, any>;
-/** A declaration with its `with` type erased, for the registry. */
-export type AnyStepDeclaration = StepDeclaration<unknown>;
-
-/** A kind's declaration (`<kind>.declaration.ts`): what validation reads, nothing of its run-time code. */
-export function declareStep<W>(declaration: StepDeclaration<W>): StepDeclaration<W> {
-  return declaration;
-}
 
 export function defineStep<W, S, I = W, X = unknown>(kind: StepKind<W, S, I, X>): StepKind<W, S, I, X> {
   return kind;
