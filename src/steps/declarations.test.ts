@@ -3,7 +3,7 @@
  * run-time code along. Each declaration module is bundled as the build bundles it, and every module that puts
  * code into the bundle must be one a declaration may use: another declaration or a `with` schema module, a reader
  * of the files a static check reads, the pure helpers of src/clients below (no client), and nothing of the engine
- * but the step contract.
+ * or of the run-time contract (src/steps/contract.ts): the declaration half is src/playbook/step-declaration.ts.
  */
 import { build } from 'esbuild';
 import { readdirSync } from 'node:fs';
