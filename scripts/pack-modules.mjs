@@ -30,9 +30,7 @@ export async function packModules(dir, runs, { cwd, env, scratch }) {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.js') && name !== 'main.js');
   // the schema validators (src/playbook/precompiled.ts) go with the modules the same commands load: a step
   // kind's validator into the pack of the kind's own module
-  const validators = (await readdir(join(dir, VALIDATORS)))
-    .filter((name) => name.endsWith('.cjs') && name !== VALIDATOR_INDEX)
-    .map((name) => `${VALIDATORS}/${name}`);
+  const validators = await validatorModules(dir);
   const code = await readAll(dir, [...names, ...validators]);
   const packs = packsOf(
     [...names.filter((name) => name !== 'cli.js' && !/\bimport\s*\(/.test(code.get(name))), ...validators],
@@ -82,11 +80,7 @@ export function runCli(preload, cli, args, { cwd, env }) {
  * @param {string[]} validators every validator module, packed or not (`validators/<file>`): by default, those in the folder
  */
 export async function writeValidatorIndex(dir, packOf = new Map(), validators = undefined) {
-  const names =
-    validators ??
-    (await readdir(join(dir, VALIDATORS)))
-      .filter((file) => file.endsWith('.cjs') && file !== VALIDATOR_INDEX)
-      .map((file) => `${VALIDATORS}/${file}`);
+  const names = validators ?? (await validatorModules(dir));
   const index = {};
   for (const name of names) {
     const file = name.slice(VALIDATORS.length + 1);
@@ -100,6 +94,13 @@ export async function writeValidatorIndex(dir, packOf = new Map(), validators = 
 const VALIDATORS = 'validators';
 /** the index of the validators in it, which src/playbook/precompiled.ts reads */
 const VALIDATOR_INDEX = 'packs.cjs';
+
+/** the validator modules in the folder (packed ones are no longer there), as `validators/<file>` */
+async function validatorModules(dir) {
+  return (await readdir(join(dir, VALIDATORS)))
+    .filter((file) => file.endsWith('.cjs') && file !== VALIDATOR_INDEX)
+    .map((file) => `${VALIDATORS}/${file}`);
+}
 
 /** each file under `dir` the traced commands load (its path relative to `dir`), with the numbers of those commands */
 async function trace(dir, runs, { cwd, env, scratch }) {
