@@ -24,7 +24,7 @@ export const EXIT = {
    * written; nothing ran
    */
   INVALID: 65,
-  /** internal error: a bug in ledgerbook (rerun with --debug and report it) */
+  /** internal error: a bug in ledgerbook (rerun with --debug and report it), or its build damaged (src/cli/damaged-build.ts) */
   INTERNAL: 70,
   /** another run holds the lock of this (playbook, target), or of the state dir's sandbox; try again later */
   LOCKED: 75,
@@ -43,7 +43,10 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
     EXIT.INVALID,
     'invalid playbook, target, input or saved plan, or an unusable file argument; nothing was sent',
   ],
-  [EXIT.INTERNAL, 'internal error (a bug): rerun with --debug and report it'],
+  [
+    EXIT.INTERNAL,
+    'internal error (a bug): rerun with --debug and report it; or a damaged build (it names the file)',
+  ],
   [EXIT.LOCKED, 'another run holds the lock of this playbook and target, or of the state dir’s sandbox'],
 ];
 

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, EXIT_CODE_HELP } from '../errors.js';
+import { damagedBuildMessage } from './damaged-build.js';
 import { globalOptions, optionsFor, type OptionSpec } from './options.js';
 import { stderr, stdout } from './stdio.js';
 import { guardWorkflowCommands } from './workflow-commands.js';
@@ -315,7 +316,8 @@ main(process.argv).then(
   },
   (error: unknown) => {
     stderr.write(
-      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      damagedBuildMessage(error) ??
+        `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     process.exitCode = EXIT.INTERNAL;
   },

@@ -4,6 +4,7 @@ import { Masker } from '../engine/masker.js';
 import { formatDiagnostics } from '../playbook/format.js';
 import { terminalSafe } from '../terminal-text.js';
 import { hideUrlCredentials } from '../url-credentials.js';
+import { DAMAGED_BUILD_HINT, damagedBuildProblem } from './damaged-build.js';
 import { stderr, stdout, type StdioChannel } from './stdio.js';
 import { VERSION } from './version.js';
 
@@ -58,7 +59,12 @@ export function versionEvent(): LedgerbookEvent {
  * rest, a stack only for bugs or with --debug. Returns the exit code. Everything passes the masker (without the
  * run's, one that knows no secret still hides the credentials of URLs).
  */
-export function reportError(error: unknown, out: Output, masker: Masker = new Masker()): ExitCode {
+export function reportError(thrown: unknown, out: Output, masker: Masker = new Masker()): ExitCode {
+  // a module of the CLI that no longer loads is a damaged build, not a bug: say which file, and what to do
+  const damaged = damagedBuildProblem(thrown);
+  const error = damaged
+    ? new LedgerbookError('LB_INTERNAL', damaged, { cause: thrown, hint: DAMAGED_BUILD_HINT })
+    : thrown;
   const mask = (text: string): string => masker.mask(text);
   const code = exitCodeOf(error);
   const write = (text: string): void => stderr.write(`${mask(text)}\n`);
