@@ -1,6 +1,6 @@
 /** Runs the built CLI (dist/, built by test/global-setup.ts) as a child process, as a user or a pipeline would. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -91,6 +91,19 @@ export function cli(args: string[], options: CliOptions): Promise<CliResult> {
 
 export async function tempDir(prefix = 'lb-e2e-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
+}
+
+/**
+ * A temporary folder with a copy of the built CLI as a package holds it (dist/, package.json) and the shipped
+ * playbooks, for a test that changes the installation; the caller links the node_modules it means to give it.
+ */
+export async function copyOfBuild(prefix: string): Promise<string> {
+  const root = resolve(import.meta.dirname, '../..');
+  const dir = await tempDir(prefix);
+  await cp(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
+  await cp(join(root, 'package.json'), join(dir, 'package.json'));
+  await cp(join(root, 'playbooks'), join(dir, 'playbooks'), { recursive: true });
+  return dir;
 }
 
 export async function writePlaybook(dir: string, name: string, text: string): Promise<string> {

@@ -4,20 +4,17 @@
  * copy of the same build works.
  */
 import { spawnSync } from 'node:child_process';
-import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from './cli.js';
+import { copyOfBuild } from './cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 let dir: string;
 let cliDir: string;
 
 beforeAll(async () => {
-  dir = await tempDir('lb-damaged-build-');
-  await cp(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
-  await cp(join(ROOT, 'package.json'), join(dir, 'package.json'));
-  await cp(join(ROOT, 'playbooks'), join(dir, 'playbooks'), { recursive: true });
+  dir = await copyOfBuild('lb-damaged-build-');
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   cliDir = join(dir, 'dist', 'cli');
 });

@@ -3,19 +3,16 @@
  * sandbox works, and what needs it says which package is missing (exit 64) instead of a stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { cp, mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from './cli.js';
+import { copyOfBuild } from './cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 let dir: string;
 
 beforeAll(async () => {
-  dir = await tempDir('lb-no-sandbox-');
-  await cp(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
-  await cp(join(ROOT, 'package.json'), join(dir, 'package.json'));
-  await cp(join(ROOT, 'playbooks'), join(dir, 'playbooks'), { recursive: true });
+  dir = await copyOfBuild('lb-no-sandbox-');
   // the product's dependencies, but not @ledgerbook/sandbox
   await mkdir(join(dir, 'node_modules'));
   for (const name of await readdir(join(ROOT, 'node_modules'))) {
