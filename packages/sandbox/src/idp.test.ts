@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createLocalJWKSet,
+  decodeJwt,
   decodeProtectedHeader,
   jwtVerify,
   type JSONWebKeySet,
@@ -199,6 +200,22 @@ describe('sandbox identity provider', () => {
       scope: 'profile email',
     });
     expect(claims.exp! - claims.iat!).toBe(TTL);
+  });
+
+  it('a token’s exp is its iat plus the lifespan, as Keycloak issues it, even when the clock ticks while it is made', async () => {
+    // every read of the clock 0.7 s after the one before: the provider's reads straddle a second's boundary
+    const now = Date.now.bind(Date);
+    let reads = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now() + 700 * reads++);
+    try {
+      for (const grant of [() => clientCredentialsGrant(idp), () => passwordGrant(idp)]) {
+        // unverified: jose's checks read the moved clock too
+        const claims = decodeJwt(accessToken(await grant()));
+        expect(claims.exp! - claims.iat!).toBe(TTL);
+      }
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   describe('the Auth0 variant: POST /oauth/token with a JSON body (wrapped-api.md §3.2)', () => {

@@ -246,6 +246,9 @@ export async function startIdp(options: IdpOptions): Promise<IdpHandle> {
     formats: {
       customizers: {
         jwt: (_ctx, token, { payload }) => {
+          // Keycloak issues at one instant: exp is iat plus the lifespan. oidc-provider reads the clock twice (exp
+          // when it saves the token, iat when it formats it), and across a second's boundary exp - iat was 59
+          if (typeof payload.exp === 'number') payload.iat = payload.exp - ttlSeconds;
           const clientId = token.clientId ?? '';
           let roles: string[];
           if (token.kind === 'AccessToken') {
