@@ -26,8 +26,10 @@ export function damagedBuildProblem(error: unknown, dir: string = executableDir(
   }
   const { code, requireStack } = error as NodeJS.ErrnoException & { requireStack?: string[] };
   const missing = /^Cannot find module '([^']+)'/.exec(error.message)?.[1];
-  if (code !== 'MODULE_NOT_FOUND' || missing === undefined || !own(requireStack?.[0])) return undefined;
-  return `ledgerbook's build is damaged: ${missing}, which ${requireStack?.[0] ?? ''} loads, is missing`;
+  const loader = requireStack?.[0];
+  if (code !== 'MODULE_NOT_FOUND' || missing === undefined || loader === undefined || !own(loader))
+    return undefined;
+  return `ledgerbook's build is damaged: ${missing}, which ${loader} loads, is missing`;
 }
 
 /** The report of a damaged build (damagedBuildProblem), for the handlers outside a command; undefined otherwise. */
